@@ -1,0 +1,199 @@
+"""Rule settings: a frozen, validated configuration and the named presets.
+
+Every difference between the rules texts is a field here; the engine reads
+fields, never preset names.
+
+>>> r = Rules.preset("pagat", players=6)
+>>> (r.packs, r.hand_size, r.kitty_size, r.friend_calls)
+(2, 17, 6, 2)
+>>> Rules.preset("pagat", players=6, kitty_multiplier="triple")
+Traceback (most recent call last):
+...
+core.errors.RulesError: kitty_multiplier: 'triple' is not one of double, by_cards, unit_double, unit_power, cards_per_player
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .errors import RulesError
+
+__all__ = ["Rules", "PLAYER_TABLE", "PRESETS"]
+
+#: players -> (packs, red jokers, black jokers, cards per player), from the
+#: table of ``000_99040cfb4a5a08c4.txt``; the kitty is whatever is left.
+PLAYER_TABLE: dict[int, tuple[int, int, int, int]] = {
+    5: (2, 2, 2, 20),
+    6: (2, 2, 2, 17),
+    7: (2, 0, 0, 14),
+    8: (3, 2, 0, 19),
+    9: (3, 3, 0, 17),
+    10: (3, 0, 0, 15),
+    11: (3, 2, 2, 14),
+    12: (4, 2, 0, 17),
+}
+
+#: friend cards called per player count (``000``).
+FRIEND_CALLS = {5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 5}
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "failed_throw_unit": ("smallest_lowest", "first_found"),
+    "kitty_multiplier": ("double", "by_cards", "unit_double", "unit_power", "cards_per_player"),
+    "scoring": ("pagat", "bands", "heli"),
+    "exposure": ("pagat", "heli", "bottom_eight", "stack"),
+    "levels": ("active_passive", "plain"),
+}
+
+PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One table's rules. Build with :meth:`preset`; every field is validated.
+
+    Deal shape: ``players``, ``packs``, ``red_jokers``, ``black_jokers``,
+    ``hand_size``, ``kitty_size`` (``hand_size * players + kitty_size`` must be
+    every card). Play settings:
+
+    - ``follow_ladder``: when the led shape cannot be met, fall back step by
+      step (tractors, then shorter or narrower tractors, sets, smaller sets).
+    - ``protect_longer_sets``: a set larger than the one asked for never has
+      to be broken to meet a follow obligation.
+    - ``tractor_past_ace``: trump-suit A, off-suit trump-rank sets, the
+      trump-suit trump-rank set, BJ and RJ form one chain for tractors.
+    - ``failed_throw_unit``: which beatable unit a failed throw leaves:
+      ``smallest_lowest`` (fewest cards, then lowest) or ``first_found``.
+    - ``throw_penalty``: card points moved per withdrawn card of a failed throw.
+    - ``kitty_multiplier``: ``double``; ``by_cards`` (x2/x3/x4 by the cards of
+      the last trick's winning play); ``unit_double`` (2 x largest unit);
+      ``unit_power`` (2 ** largest unit); ``cards_per_player`` (2 x cards).
+    - ``scoring``: ``pagat`` table, two-deck ``bands`` scaled by packs, ``heli``.
+    - ``friend_calls``, ``friend_other`` (allow "the other" calls),
+      ``exposure`` (trump-making procedure), ``levels``, ``target_rank``
+      (match ends when a level reaches it), ``target_points`` (or when a
+      player's game points reach it), ``joker_level``.
+    """
+
+    players: int = 6
+    packs: int = 2
+    red_jokers: int = 2
+    black_jokers: int = 2
+    hand_size: int = 17
+    kitty_size: int = 6
+    follow_ladder: bool = False
+    protect_longer_sets: bool = False
+    tractor_past_ace: bool = False
+    failed_throw_unit: str = "smallest_lowest"
+    throw_penalty: int = 10
+    kitty_multiplier: str = "double"
+    scoring: str = "pagat"
+    friend_calls: int = 2
+    friend_other: bool = False
+    exposure: str = "pagat"
+    levels: str = "active_passive"
+    target_rank: int = 14
+    target_points: int = 0
+    joker_level: bool = False
+    name: str = field(default="custom", compare=False)
+
+    _BOOLS: ClassVar[tuple[str, ...]] = (
+        "follow_ladder", "protect_longer_sets", "tractor_past_ace", "friend_other", "joker_level",
+    )
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if f.name in self._BOOLS:
+                if not isinstance(v, bool):
+                    raise RulesError(f"{f.name}: expected true or false, got {v!r}")
+            elif f.name in _CHOICES:
+                if v not in _CHOICES[f.name]:
+                    raise RulesError(f"{f.name}: {v!r} is not one of {', '.join(_CHOICES[f.name])}")
+            elif f.name != "name":
+                if not isinstance(v, int) or isinstance(v, bool):
+                    raise RulesError(f"{f.name}: expected a whole number, got {v!r}")
+        if not 4 <= self.players <= 12:
+            raise RulesError(f"players: {self.players} is not a table size from 4 to 12")
+        if not 1 <= self.packs <= 4:
+            raise RulesError(f"packs: {self.packs} is not from 1 to 4")
+        for name in ("red_jokers", "black_jokers"):
+            if not 0 <= getattr(self, name) <= self.packs:
+                raise RulesError(f"{name}: {getattr(self, name)} is not from 0 to packs ({self.packs})")
+        total = 52 * self.packs + self.red_jokers + self.black_jokers
+        if self.hand_size < 1 or self.kitty_size < 0:
+            raise RulesError("hand_size: must be positive, and kitty_size not negative")
+        if self.hand_size * self.players + self.kitty_size != total:
+            raise RulesError(
+                f"hand_size: {self.players} hands of {self.hand_size} plus a kitty of "
+                f"{self.kitty_size} is not the {total} cards in play"
+            )
+        if self.throw_penalty < 0:
+            raise RulesError("throw_penalty: must not be negative")
+        if not 0 <= self.friend_calls < self.players:
+            raise RulesError(f"friend_calls: {self.friend_calls} is not from 0 to {self.players - 1}")
+        if not 2 <= self.target_rank <= 14:
+            raise RulesError(f"target_rank: {self.target_rank} is not a rank from 2 to 14 (ace)")
+        if self.target_points < 0:
+            raise RulesError("target_points: must not be negative (0 means unused)")
+
+    @property
+    def total_points(self) -> int:
+        """Card points in the deal: 100 per pack."""
+        return 100 * self.packs
+
+    def replace(self, **changes: Any) -> "Rules":
+        """A copy with some settings changed (validated)."""
+        bad = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
+        if bad:
+            raise RulesError(f"{bad[0]}: no such rule setting")
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def preset(cls, name: str = "pagat", players: int | None = None, **overrides: Any) -> "Rules":
+        """Build a named preset for a table size, then apply overrides.
+
+        >>> Rules.preset("bottom-eight").kitty_size
+        8
+        >>> Rules.preset("stack", players=7)
+        Traceback (most recent call last):
+        ...
+        core.errors.RulesError: players: preset 'stack' is for 6 players, not 7
+        """
+        fixed = {"bottom-eight": 5, "stack": 6}
+        if name not in PRESETS:
+            raise RulesError(f"preset: unknown preset {name!r} (known: {', '.join(PRESETS)})")
+        if players is None:
+            players = fixed.get(name, 6)
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise RulesError(f"players: expected a whole number, got {players!r}")
+        if name in fixed and players != fixed[name]:
+            raise RulesError(f"players: preset {name!r} is for {fixed[name]} players, not {players}")
+        if players not in PLAYER_TABLE:
+            raise RulesError(f"players: {players} is not a table size from 5 to 12")
+        packs, red, black, hand = PLAYER_TABLE[players]
+        base: dict[str, Any] = dict(
+            players=players, packs=packs, red_jokers=red, black_jokers=black, hand_size=hand,
+            kitty_size=52 * packs + red + black - hand * players,
+            friend_calls=FRIEND_CALLS[players], name=name,
+        )
+        if name == "thirteen":
+            base.update(target_points=13)
+        elif name == "heli":
+            base.update(scoring="heli", exposure="heli", levels="plain", joker_level=True)
+        elif name == "bottom-eight":
+            base.update(
+                scoring="bands", exposure="bottom_eight", levels="plain", throw_penalty=0,
+                friend_calls=1, friend_other=True, kitty_multiplier="double",
+            )
+        elif name == "stack":
+            base.update(
+                scoring="bands", exposure="stack", levels="plain", friend_calls=2,
+                kitty_multiplier="unit_double",
+            )
+        bad = sorted(set(overrides) - {f.name for f in dataclasses.fields(cls)})
+        if bad:
+            raise RulesError(f"{bad[0]}: no such rule setting")
+        base.update(overrides)
+        return cls(**base)
