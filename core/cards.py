@@ -112,7 +112,7 @@ class Cards(tuple):
 
     >>> c = Cards.from_str("KH 5S KH")
     >>> c, str(c), c.count(parse_card("KH")), c.points()
-    (Cards.from_str('5S KH KH'), '5S KH KH', 2, 25)
+    (Cards.from_str('KH KH 5S'), 'KH KH 5S', 2, 25)
     >>> c == Cards([parse_card("5S"), parse_card("KH"), parse_card("KH")])
     True
     """
