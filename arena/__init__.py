@@ -1,0 +1,1 @@
+"""Tournaments, ratings, storage and the ``pengyou`` command line."""

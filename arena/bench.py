@@ -1,0 +1,84 @@
+"""Speed of the compiled kernel against the naive reference, measured in one run.
+
+Both implementations see the same random positions; the figures are operations
+per second of wall time on one core, and their ratios.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from core import kernel, reference
+from core.cards import Cards
+from core.positions import Position, random_position
+from core.rules import Rules
+
+__all__ = ["run_bench"]
+
+
+def _positions(n: int, seed: int) -> list[Position]:
+    rng = random.Random(seed)
+    tables = [Rules.preset("pagat", players=p) for p in (6, 8, 12)]
+    return [random_position(rng, tables[i % 3], max_lead=6, max_suit=9) for i in range(n)]
+
+
+def _rate(fn: Callable[[], int], min_time: float) -> float:
+    """Operations per second: repeat ``fn`` (which returns its op count) for min_time."""
+    ops = 0
+    start = time.perf_counter()
+    while True:
+        ops += fn()
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_time:
+            return ops / elapsed
+
+
+def _suite(impl: Any, positions: list[Position], plays: list[list[Cards]], seed: int,
+           min_time: float) -> dict[str, float]:
+    def follow_checks() -> int:
+        for p, ps in zip(positions, plays):
+            impl.is_legal_follow(p.hands[0], p.lead, ps[1], p.trump, p.rules)
+        return len(positions)
+
+    def winners() -> int:
+        for p, ps in zip(positions, plays):
+            impl.trick_winner(ps, p.trump, p.rules)
+        return len(positions)
+
+    rng = random.Random(seed)
+
+    def random_follows() -> int:
+        for p in positions:
+            if hasattr(impl, "random_follow"):
+                impl.random_follow(p.hands[0], p.lead, p.trump, p.rules, rng)
+            else:  # the reference draws uniformly from its full list
+                rng.choice(sorted(impl.legal_follows(p.hands[0], p.lead, p.trump, p.rules)))
+        return len(positions)
+
+    return {
+        "follow_checks_per_s": _rate(follow_checks, min_time),
+        "winners_per_s": _rate(winners, min_time),
+        "random_follows_per_s": _rate(random_follows, min_time),
+    }
+
+
+def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0) -> dict[str, Any]:
+    """Measure the kernel and the reference on the same positions; return figures and ratios."""
+    pos = _positions(positions, seed)
+    rng = random.Random(seed + 1)
+    plays = []
+    for p in pos:
+        trick = [p.lead] + [kernel.random_follow(h, p.lead, p.trump, p.rules, rng) for h in p.hands]
+        plays.append(trick)
+    core_figs = _suite(kernel, pos, plays, seed, min_time)
+    ref_figs = _suite(reference, pos, plays, seed, min_time)
+    return {
+        "positions": positions,
+        "seed": seed,
+        "core": core_figs,
+        "reference": ref_figs,
+        "ratio": {k: core_figs[k] / ref_figs[k] for k in core_figs},
+    }

@@ -1,0 +1,175 @@
+"""The ``pengyou`` command line (also ``python -m arena``).
+
+Every user mistake ends with one line on stderr and exit status 2, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from core import kernel
+from core.cards import RANK_NAMES, SUIT_LETTERS, Trump, format_cards, parse_cards
+from core.errors import PengyouError
+from core.rules import PRESETS, Rules
+
+__all__ = ["main", "parse_trump", "build_rules"]
+
+
+class UsageError(PengyouError):
+    """A command-line option is malformed."""
+
+
+def parse_trump(text: str) -> Trump:
+    """Read ``--trump``: a rank then an optional suit (``5H``, ``10S``, ``QD``,
+    ``7`` for no trump suit) or ``jokers`` for a jokers-only level.
+
+    >>> parse_trump("10h"), parse_trump("7"), parse_trump("jokers")
+    (Trump(rank=10, suit=2), Trump(rank=7, suit=None), Trump(rank=None, suit=None))
+    """
+    t = text.strip().upper()
+    if t in ("JOKERS", "NONE", "NT"):
+        return Trump(None, None)
+    ranks = {v: k for k, v in RANK_NAMES.items()} | {"T": 10}
+    suit = None
+    if t and t[-1] in SUIT_LETTERS:
+        suit = SUIT_LETTERS.index(t[-1])
+        t = t[:-1]
+    if t not in ranks:
+        raise UsageError(f"--trump: {text!r} is not a rank with an optional suit (e.g. 5H, 10S, 7) or 'jokers'")
+    return Trump(ranks[t], suit)
+
+
+def _value(text: str) -> Any:
+    low = text.lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def build_rules(preset: str, players: int | None, settings: Sequence[str]) -> Rules:
+    """A :class:`Rules` from a preset name, a player count and ``key=value`` overrides."""
+    overrides = {}
+    for item in settings:
+        if "=" not in item:
+            raise UsageError(f"--set: {item!r} is not key=value")
+        key, val = item.split("=", 1)
+        overrides[key.strip()] = _value(val.strip())
+    return Rules.preset(preset, players=players, **overrides)
+
+
+def _add_rules_args(p: argparse.ArgumentParser, trump: bool = True) -> None:
+    p.add_argument("--preset", default="pagat", help=f"rule preset ({', '.join(PRESETS)})")
+    p.add_argument("--players", type=int, default=None, help="table size (5 to 12)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a rule setting (repeatable)")
+    if trump:
+        p.add_argument("--trump", required=True, help="trump rank and suit, e.g. 5H, 10S, 7, jokers")
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="pengyou", description="Zhao Pengyou rules engine, bots and arena")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("demo", help="play one seeded deal's play phase between random players")
+    _add_rules_args(p, trump=False)
+    p.add_argument("--seed", type=int, default=1)
+
+    p = sub.add_parser("bench", help="kernel speed against the naive reference")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--positions", type=int, default=200)
+    p.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
+    p.add_argument("--seed", type=int, default=1)
+
+    p = sub.add_parser("lead", help="read a lead into units")
+    p.add_argument("cards")
+    _add_rules_args(p)
+
+    p = sub.add_parser("follow", help="check a follow and list the legal ones")
+    p.add_argument("--hand", required=True)
+    p.add_argument("--lead", required=True)
+    p.add_argument("--play", default=None)
+    _add_rules_args(p)
+
+    p = sub.add_parser("trick", help="who wins a trick (first play is the lead)")
+    p.add_argument("plays", nargs="+")
+    _add_rules_args(p)
+
+    p = sub.add_parser("throw", help="check a throw against the other hands")
+    p.add_argument("lead")
+    p.add_argument("--hands", nargs="+", required=True, help="the other hands, in seat order")
+    _add_rules_args(p)
+    return ap
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command == "bench":
+        from .bench import run_bench
+
+        if args.positions < 1 or args.seconds <= 0:
+            raise UsageError("bench: --positions must be at least 1 and --seconds positive")
+        res = run_bench(positions=args.positions, seed=args.seed, min_time=args.seconds)
+        if args.json:
+            print(json.dumps(res))
+        else:
+            print(f"{'measure':24s} {'core':>12s} {'reference':>12s} {'ratio':>8s}")
+            for k in res["core"]:
+                print(f"{k:24s} {res['core'][k]:12.0f} {res['reference'][k]:12.1f} {res['ratio'][k]:8.1f}")
+        return 0
+    rules = build_rules(args.preset, args.players, args.set)
+    if args.command == "demo":
+        from core.playout import play_random_deal
+
+        print("\n".join(play_random_deal(rules, args.seed).lines()))
+        return 0
+    trump = parse_trump(args.trump)
+    if args.command == "lead":
+        lead = kernel.make_lead(parse_cards(args.cards), trump, rules)
+        kind = "throw" if lead.is_throw else "lead"
+        print(f"{kind} of {len(lead)} cards: " + " + ".join(
+            f"[{format_cards(u.cards)}]" for u in lead.units))
+    elif args.command == "follow":
+        hand, lead = parse_cards(args.hand), kernel.make_lead(parse_cards(args.lead), trump, rules)
+        if len(hand) < len(lead):
+            raise UsageError(f"--hand: {len(hand)} cards cannot follow a lead of {len(lead)}")
+        if args.play is not None:
+            err = kernel.follow_error(hand, lead, parse_cards(args.play), trump, rules)
+            print("legal" if err is None else f"illegal: {err}")
+            return 0 if err is None else 1
+        for play in kernel.legal_follows(hand, lead, trump, rules):
+            print(format_cards(play))
+    elif args.command == "trick":
+        plays = [parse_cards(p) for p in args.plays]
+        lead = kernel.make_lead(plays[0], trump, rules)
+        w = kernel.trick_winner(plays, trump, rules, lead=lead)
+        print(f"play {w} wins: {format_cards(plays[w])}")
+    elif args.command == "throw":
+        res = kernel.check_throw(parse_cards(args.lead), [parse_cards(h) for h in args.hands], trump, rules)
+        if res.stands:
+            print("stands")
+        else:
+            print(f"fails: hand {res.beaten_by} beats it; lead {format_cards(res.unit)} instead, "
+                  f"{res.withdrawn} cards withdrawn, penalty {res.penalty}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``pengyou`` command."""
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except PengyouError as exc:
+        print(f"pengyou: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("pengyou: interrupted", file=sys.stderr)
+        return 130

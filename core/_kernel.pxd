@@ -1,0 +1,54 @@
+# Header of the compiled rules kernel: C structs and the C-level functions
+# that the deal engine and the playout code call without Python objects.
+
+from libc.stdint cimport uint8_t, int8_t, uint64_t
+
+cdef enum:
+    NF = 54
+    NSUIT = 5          # four printed suits + trumps (4)
+    NLVL = 16          # order levels 0..15
+    MAXU = 64          # units in one lead
+    MAXLEN = 18        # longest tractor
+
+ctypedef uint8_t cnt_t
+
+cdef struct Ctx:
+    int8_t esuit[NF]
+    int8_t lvl[NF]
+    uint8_t elig[NF]
+    int8_t lf[NSUIT][NLVL][4]     # faces on each level of each effective suit
+    int8_t nlf[NSUIT][NLVL]
+    int8_t sf[NSUIT][NF]          # faces of each effective suit, ascending level
+    int8_t nsf[NSUIT]
+
+cdef struct CUnit:
+    int k
+    int L
+    int top
+    int8_t faces[MAXLEN]          # faces[i] is on level top - i
+
+cdef struct CLead:
+    int esuit
+    int n
+    int nu
+    CUnit u[MAXU]
+
+cdef struct Flags:
+    int ladder
+    int protect
+    int past_ace
+
+cdef class TrumpContext:
+    cdef Ctx c
+    cdef readonly object trump
+    cdef readonly bint past_ace
+
+cdef int c_decompose(const Ctx* c, cnt_t* cnt, CLead* out) noexcept nogil
+cdef int c_follow_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play,
+                     const CLead* lead, Flags fl) noexcept nogil
+cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
+                         Flags fl, uint64_t* rng, cnt_t* out) noexcept nogil
+cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int lead_suit_trump,
+                    int* cls) noexcept nogil
+cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead) noexcept nogil
+cdef uint64_t xrand(uint64_t* s) noexcept nogil

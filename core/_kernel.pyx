@@ -1,0 +1,1064 @@
+# cython: language_level=3
+"""Compiled rules kernel: trump contexts, lead decomposition, follow legality,
+random follows, trick winners and throw checks over per-face count arrays.
+
+The exact definitions live in ``docs/kernel.md``; ``core/reference.py`` is the
+naive implementation the tests compare this one with. Public names are
+re-exported by :mod:`core.kernel`.
+"""
+
+from libc.string cimport memset, memcpy
+from libc.stdint cimport uint8_t, int8_t, uint64_t
+
+from .cards import Cards, Trump, Unit, ThrowResult, parse_cards, card_name
+from .errors import IllegalActionError, InvalidActionError
+
+cdef int NO = -1
+
+# ----------------------------------------------------------------------------
+# random numbers: xorshift64*, seeded from Python
+# ----------------------------------------------------------------------------
+
+cdef uint64_t xrand(uint64_t* s) noexcept nogil:
+    cdef uint64_t x = s[0]
+    x ^= x >> 12
+    x ^= x << 25
+    x ^= x >> 27
+    s[0] = x
+    return x * <uint64_t>2685821657736338717ULL
+
+cdef inline int xbelow(uint64_t* s, int n) noexcept nogil:
+    return <int>((xrand(s) >> 33) % <uint64_t>n)
+
+cdef uint64_t seed_from(object rng) except? 0:
+    """A nonzero 64-bit seed drawn from ``rng`` (random.Random, numpy Generator or int)."""
+    cdef uint64_t v
+    if rng is None:
+        raise InvalidActionError("rng: pass a random.Random, a numpy Generator or an int seed")
+    if isinstance(rng, int):
+        v = <uint64_t>((rng * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & 0xFFFFFFFFFFFFFFFF)
+    elif hasattr(rng, "getrandbits"):
+        v = <uint64_t>rng.getrandbits(64)
+    elif hasattr(rng, "integers"):
+        v = <uint64_t>int(rng.integers(0, 2**63))
+    else:
+        raise InvalidActionError(f"rng: cannot draw from {type(rng).__name__}")
+    return v if v != 0 else <uint64_t>0x9E3779B97F4A7C15ULL
+
+# ----------------------------------------------------------------------------
+# trump context
+# ----------------------------------------------------------------------------
+
+cdef class TrumpContext:
+    """Effective suit, order level and tractor eligibility of every face."""
+
+    def __init__(self, trump, bint past_ace=False):
+        cdef int r, s, face, fr, fs, es, lv, e, t, i
+        rank, suit = trump
+        if rank is not None and not (isinstance(rank, int) and 2 <= rank <= 14):
+            raise InvalidActionError(f"trump rank {rank!r} is not a rank from 2 to 14 or None")
+        if suit is not None and not (isinstance(suit, int) and 0 <= suit <= 3):
+            raise InvalidActionError(f"trump suit {suit!r} is not a suit from 0 to 3 or None")
+        self.trump = Trump(rank, suit)
+        self.past_ace = past_ace
+        r = -1 if rank is None else rank
+        s = -1 if suit is None else suit
+        memset(&self.c, 0, sizeof(Ctx))
+        for face in range(NF):
+            if face >= 52:
+                es = 4
+                lv = 14 if face == 52 else 15
+                self.c.elig[face] = past_ace
+            else:
+                fr = face % 13 + 2
+                fs = face // 13
+                if r != -1 and fr == r:
+                    es = 4
+                    lv = 13 if (s == -1 or fs == s) else 12
+                    self.c.elig[face] = past_ace
+                else:
+                    es = 4 if fs == s else fs
+                    lv = fr - 2 - (1 if (r != -1 and fr > r) else 0)
+                    self.c.elig[face] = 1
+            self.c.esuit[face] = es
+            self.c.lvl[face] = lv
+            i = self.c.nlf[es][lv]
+            self.c.lf[es][lv][i] = face
+            self.c.nlf[es][lv] = i + 1
+        for e in range(NSUIT):
+            for t in range(NLVL):
+                for i in range(self.c.nlf[e][t]):
+                    self.c.sf[e][self.c.nsf[e]] = self.c.lf[e][t][i]
+                    self.c.nsf[e] += 1
+
+    def level(self, int face):
+        """Order level of a face inside its effective suit."""
+        _check_face(face)
+        return self.c.lvl[face]
+
+    def effective_suit(self, int face):
+        """0..3 for a plain suit, 4 for trumps."""
+        _check_face(face)
+        return self.c.esuit[face]
+
+    def is_trump(self, int face):
+        """True when the face belongs to the trump suit."""
+        _check_face(face)
+        return self.c.esuit[face] == 4
+
+    def __repr__(self):
+        return f"TrumpContext({self.trump!r}, past_ace={self.past_ace})"
+
+
+cdef dict _CTX_CACHE = {}
+
+
+def context(trump, bint past_ace=False) -> TrumpContext:
+    """The cached :class:`TrumpContext` of a trump rank and suit."""
+    key = (trump[0], trump[1], past_ace)
+    ctx = _CTX_CACHE.get(key)
+    if ctx is None:
+        ctx = TrumpContext(trump, past_ace)
+        _CTX_CACHE[key] = ctx
+    return ctx
+
+
+def _check_face(face):
+    if not 0 <= face < NF:
+        raise InvalidActionError(f"no card face {face!r}: faces are 0..53")
+
+# ----------------------------------------------------------------------------
+# small helpers over count arrays
+# ----------------------------------------------------------------------------
+
+cdef inline int suit_total(const Ctx* c, const cnt_t* cnt, int e) noexcept nogil:
+    cdef int i, t = 0
+    for i in range(c.nsf[e]):
+        t += cnt[c.sf[e][i]]
+    return t
+
+cdef inline int best_face(const Ctx* c, const cnt_t* cnt, int e, int t, int k) noexcept nogil:
+    """Highest face on level t of suit e held at least k times, or -1."""
+    cdef int i, f, b = -1
+    if t < 0 or t >= NLVL:
+        return -1
+    for i in range(c.nlf[e][t]):
+        f = c.lf[e][t][i]
+        if cnt[f] >= k and f > b:
+            b = f
+    return b
+
+cdef inline int key_gt(int k1, int L1, int t1, int k2, int L2, int t2) noexcept nogil:
+    if k1 * L1 != k2 * L2:
+        return k1 * L1 > k2 * L2
+    if (L1 >= 2) != (L2 >= 2):
+        return L1 >= 2
+    if k1 != k2:
+        return k1 > k2
+    return t1 > t2
+
+cdef int c_decompose(const Ctx* c, cnt_t* cnt, CLead* out) noexcept nogil:
+    """Greedy canonical decomposition of the cards of out.esuit in cnt (consumed)."""
+    cdef int e = out.esuit
+    cdef int total = suit_total(c, cnt, e)
+    cdef int k, t, f, g, L, i, bk, bL, bt
+    cdef int8_t bf[MAXLEN]
+    cdef int8_t cf[MAXLEN]
+    out.nu = 0
+    while total > 0:
+        bk = 0
+        bL = 0
+        bt = -1
+        for k in range(1, 5):
+            for t in range(NLVL - 1, -1, -1):
+                f = best_face(c, cnt, e, t, k)
+                if f < 0:
+                    continue
+                cf[0] = f
+                L = 1
+                if k >= 2 and c.elig[f]:
+                    while L < MAXLEN:
+                        g = best_face(c, cnt, e, t - L, k)
+                        if g < 0 or not c.elig[g]:
+                            break
+                        cf[L] = g
+                        L += 1
+                if bk == 0 or key_gt(k, L, t, bk, bL, bt):
+                    bk = k
+                    bL = L
+                    bt = t
+                    memcpy(bf, cf, L)
+        if bk == 0 or out.nu >= MAXU:
+            return -1
+        out.u[out.nu].k = bk
+        out.u[out.nu].L = bL
+        out.u[out.nu].top = bt
+        memcpy(out.u[out.nu].faces, bf, bL)
+        out.nu += 1
+        for i in range(bL):
+            cnt[bf[i]] -= bk
+        total -= bk * bL
+    return 0
+
+# ----------------------------------------------------------------------------
+# run placements: all ways to put a (k, L) component with top level t
+# ----------------------------------------------------------------------------
+
+cdef struct RunOpts:
+    int n                   # number of combinations (0: impossible)
+    int L
+    int8_t opt[MAXLEN][4]
+    int8_t nopt[MAXLEN]
+
+cdef inline int run_options(const Ctx* c, const cnt_t* cnt, const cnt_t* restr, int e,
+                            int t, int L, int k, RunOpts* ro) noexcept nogil:
+    """Fill ro with the faces that can stand on each level of the run."""
+    cdef int i, j, f, lv, m
+    ro.n = 1
+    ro.L = L
+    if t - L + 1 < 0:
+        ro.n = 0
+        return 0
+    for i in range(L):
+        lv = t - i
+        m = 0
+        for j in range(c.nlf[e][lv]):
+            f = c.lf[e][lv][j]
+            if cnt[f] < k:
+                continue
+            if L >= 2 and not c.elig[f]:
+                continue
+            if restr != NULL and restr[f] != k:
+                continue
+            ro.opt[i][m] = f
+            m += 1
+        ro.nopt[i] = m
+        ro.n *= m
+        if m == 0:
+            ro.n = 0
+            return 0
+    return ro.n
+
+cdef inline void run_pick(const RunOpts* ro, int combo, int8_t* faces) noexcept nogil:
+    cdef int i
+    for i in range(ro.L):
+        faces[i] = ro.opt[i][combo % ro.nopt[i]]
+        combo //= ro.nopt[i]
+
+# ----------------------------------------------------------------------------
+# follow obligations
+# ----------------------------------------------------------------------------
+
+cdef enum:
+    MAXCLS = 72
+
+cdef struct Match:
+    const Ctx* c
+    int e
+    int ncls
+    int ck[MAXCLS]
+    int cl[MAXCLS]
+    int nu
+    int uk[MAXU]
+    int cap[MAXU]
+    const cnt_t* restr
+    cnt_t cnt[NF]
+    int cur[MAXCLS]
+    int best[MAXCLS]
+    int has_best
+    # placements made on the current path and at the best leaf
+    int depth
+    int8_t pf[64]
+    int8_t pk[64]
+    int bdepth
+    int8_t bpf[64]
+    int8_t bpk[64]
+
+cdef inline int lex_cmp(const int* a, const int* b, int n) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        if a[i] != b[i]:
+            return 1 if a[i] > b[i] else -1
+    return 0
+
+cdef void ladder_classes(const CLead* lead, Match* m) noexcept nogil:
+    """Component shapes in priority order: tractors before sets, bigger first, wider first."""
+    cdef int K = 0, Lm = 0, i, k, l, j, tk, tl
+    for i in range(lead.nu):
+        if lead.u[i].k >= 2:
+            if lead.u[i].k > K:
+                K = lead.u[i].k
+            if lead.u[i].L > Lm:
+                Lm = lead.u[i].L
+    m.ncls = 0
+    for k in range(2, K + 1):
+        for l in range(1, Lm + 1):
+            if m.ncls < MAXCLS:
+                m.ck[m.ncls] = k
+                m.cl[m.ncls] = l
+                m.ncls += 1
+    # insertion sort by (l >= 2, k*l, k) descending
+    for i in range(1, m.ncls):
+        tk = m.ck[i]
+        tl = m.cl[i]
+        j = i - 1
+        while j >= 0 and _cls_lt(m.ck[j], m.cl[j], tk, tl):
+            m.ck[j + 1] = m.ck[j]
+            m.cl[j + 1] = m.cl[j]
+            j -= 1
+        m.ck[j + 1] = tk
+        m.cl[j + 1] = tl
+
+cdef inline int _cls_lt(int k1, int l1, int k2, int l2) noexcept nogil:
+    if (l1 >= 2) != (l2 >= 2):
+        return l2 >= 2
+    if k1 * l1 != k2 * l2:
+        return k1 * l1 < k2 * l2
+    return k1 < k2
+
+cdef void match_dfs(Match* m, int ci, int pos) noexcept nogil:
+    cdef int k, l, p, f, u, v, dup, t, combo, i
+    cdef RunOpts ro
+    cdef int8_t faces[MAXLEN]
+    if ci == m.ncls:
+        if not m.has_best or lex_cmp(m.cur, m.best, m.ncls) > 0:
+            memcpy(m.best, m.cur, m.ncls * sizeof(int))
+            m.has_best = 1
+            m.bdepth = m.depth
+            memcpy(m.bpf, m.pf, m.depth)
+            memcpy(m.bpk, m.pk, m.depth)
+        return
+    if pos == 0 and m.has_best and ci > 0 and lex_cmp(m.cur, m.best, ci) < 0:
+        return
+    k = m.ck[ci]
+    l = m.cl[ci]
+    if l == 1:
+        for p in range(pos, m.c.nsf[m.e]):
+            f = m.c.sf[m.e][p]
+            if m.cnt[f] < k:
+                continue
+            if m.restr != NULL and m.restr[f] != k:
+                continue
+            for u in range(m.nu):
+                if m.uk[u] < k or m.cap[u] < 1:
+                    continue
+                dup = 0
+                for v in range(u):
+                    if m.uk[v] == m.uk[u] and m.cap[v] == m.cap[u]:
+                        dup = 1
+                        break
+                if dup or m.depth + 1 > 64:
+                    continue
+                m.cnt[f] -= k
+                m.cap[u] -= 1
+                m.cur[ci] += 1
+                m.pf[m.depth] = f
+                m.pk[m.depth] = k
+                m.depth += 1
+                match_dfs(m, ci, p)
+                m.depth -= 1
+                m.cur[ci] -= 1
+                m.cap[u] += 1
+                m.cnt[f] += k
+    else:
+        for t in range(pos, NLVL):
+            if run_options(m.c, m.cnt, m.restr, m.e, t, l, k, &ro) == 0:
+                continue
+            for combo in range(ro.n):
+                run_pick(&ro, combo, faces)
+                for u in range(m.nu):
+                    if m.uk[u] < k or m.cap[u] < l:
+                        continue
+                    dup = 0
+                    for v in range(u):
+                        if m.uk[v] == m.uk[u] and m.cap[v] == m.cap[u]:
+                            dup = 1
+                            break
+                    if dup or m.depth + l > 64:
+                        continue
+                    for i in range(l):
+                        m.cnt[faces[i]] -= k
+                        m.pf[m.depth + i] = faces[i]
+                        m.pk[m.depth + i] = k
+                    m.depth += l
+                    m.cap[u] -= l
+                    m.cur[ci] += 1
+                    match_dfs(m, ci, t)
+                    m.cur[ci] -= 1
+                    m.cap[u] += l
+                    m.depth -= l
+                    for i in range(l):
+                        m.cnt[faces[i]] += k
+    match_dfs(m, ci + 1, 0)
+
+cdef void ladder_value(const Ctx* c, const cnt_t* cnt, const cnt_t* restr, const CLead* lead,
+                       Match* m) noexcept nogil:
+    """Lexicographically best matching under follow_ladder (value in m.best)."""
+    cdef int i
+    m.c = c
+    m.e = lead.esuit
+    ladder_classes(lead, m)
+    m.nu = 0
+    for i in range(lead.nu):
+        if lead.u[i].k >= 2:
+            m.uk[m.nu] = lead.u[i].k
+            m.cap[m.nu] = lead.u[i].L
+            m.nu += 1
+    m.restr = restr
+    memcpy(m.cnt, cnt, NF)
+    memset(m.cur, 0, sizeof(m.cur))
+    memset(m.best, 0, sizeof(m.best))
+    m.has_best = 0
+    m.depth = 0
+    m.bdepth = 0
+    match_dfs(m, 0, 0)
+
+cdef void demand(const CLead* lead, int* d) noexcept nogil:
+    """d[k] = number of sets of width k the lead asks for (default rule)."""
+    cdef int i
+    for i in range(5):
+        d[i] = 0
+    for i in range(lead.nu):
+        if lead.u[i].k >= 2:
+            d[lead.u[i].k] += lead.u[i].L
+
+cdef void greedy_value(const Ctx* c, const cnt_t* cnt, int protect, const CLead* lead,
+                       int* vec) noexcept nogil:
+    """Default-rule value (sets of width 4, 3, 2 matched) of the suit cards in cnt."""
+    cdef int d[5]
+    cdef int e = lead.esuit
+    cdef int i, f, n4 = 0, n3 = 0, n3b = 0, n2 = 0, m4, m3, use3, x
+    cdef int have[5]
+    demand(lead, d)
+    if protect:
+        for i in range(5):
+            have[i] = 0
+        for i in range(c.nsf[e]):
+            x = cnt[c.sf[e][i]]
+            if 2 <= x <= 4:
+                have[x] += 1
+        vec[0] = d[4] if d[4] < have[4] else have[4]
+        vec[1] = d[3] if d[3] < have[3] else have[3]
+        vec[2] = d[2] if d[2] < have[2] else have[2]
+        return
+    # faces by count class
+    for i in range(c.nsf[e]):
+        x = cnt[c.sf[e][i]]
+        if x >= 4:
+            n4 += 1
+        elif x == 3:
+            n3 += 1
+        elif x == 2:
+            n2 += 1
+    m4 = d[4] if d[4] < n4 else n4
+    n4 -= m4
+    # width 3: faces of 3 first (leave nothing), then faces of 4 (leave a single)
+    m3 = 0
+    use3 = d[3] if d[3] < n3 else n3
+    m3 += use3
+    n3 -= use3
+    x = d[3] - use3
+    if x > n4:
+        x = n4
+    m3 += x
+    n4 -= x
+    # width 2: every remaining face gives count // 2 pairs
+    x = n2 + n3 + 2 * n4
+    vec[0] = m4
+    vec[1] = m3
+    vec[2] = d[2] if d[2] < x else x
+
+cdef int c_follow_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play,
+                     const CLead* lead, Flags fl) noexcept nogil:
+    cdef int f, tot = 0, hs, ps, e = lead.esuit, n = lead.n
+    cdef int gv[3]
+    cdef int pv[3]
+    cdef Match* m1
+    cdef Match* m2
+    cdef int r
+    for f in range(NF):
+        if play[f] > hand[f]:
+            return 0
+        tot += play[f]
+    if tot != n:
+        return 0
+    hs = suit_total(c, hand, e)
+    ps = suit_total(c, play, e)
+    if hs <= n:
+        return ps == hs
+    if ps != n:
+        return 0
+    if not fl.ladder:
+        greedy_value(c, hand, fl.protect, lead, gv)
+        greedy_value(c, play, 0, lead, pv)
+        return lex_cmp(pv, gv, 3) >= 0
+    return ladder_ok(c, hand, play, lead, fl)
+
+cdef int ladder_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play, const CLead* lead,
+                   Flags fl) noexcept nogil:
+    cdef Match a
+    cdef Match b
+    ladder_value(c, hand, hand if fl.protect else NULL, lead, &a)
+    ladder_value(c, play, NULL, lead, &b)
+    return lex_cmp(b.best, a.best, a.ncls) >= 0
+
+# ----------------------------------------------------------------------------
+# random legal follow (no enumeration)
+# ----------------------------------------------------------------------------
+
+cdef int fill_random(const Ctx* c, const cnt_t* src, cnt_t* out, int need, int e,
+                     uint64_t* rng) noexcept nogil:
+    """Add `need` random card copies of src minus out (suit e, or all if e < 0)."""
+    cdef int8_t pool[256]
+    cdef int np = 0, f, i, j, left
+    cdef int8_t tmp
+    for f in range(NF):
+        if e >= 0 and c.esuit[f] != e:
+            continue
+        left = src[f] - out[f]
+        for i in range(left):
+            if np < 256:
+                pool[np] = f
+                np += 1
+    if need > np:
+        return -1
+    for i in range(need):
+        j = i + xbelow(rng, np - i)
+        tmp = pool[i]
+        pool[i] = pool[j]
+        pool[j] = tmp
+        out[pool[i]] += 1
+    return 0
+
+cdef void shuffle_faces(int8_t* a, int n, uint64_t* rng) noexcept nogil:
+    cdef int i, j
+    cdef int8_t tmp
+    for i in range(n - 1, 0, -1):
+        j = xbelow(rng, i + 1)
+        tmp = a[i]
+        a[i] = a[j]
+        a[j] = tmp
+
+cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
+                         Flags fl, uint64_t* rng, cnt_t* out) noexcept nogil:
+    cdef int e = lead.esuit, n = lead.n, hs, f, i, used = 0, x, want
+    cdef int d[5]
+    cdef int8_t c4[NF]
+    cdef int8_t c3[NF]
+    cdef int8_t slots[NF * 2]
+    cdef int n4 = 0, n3 = 0, ns = 0
+    cdef cnt_t left[NF]
+    cdef Match m
+    memset(out, 0, NF)
+    hs = suit_total(c, hand, e)
+    if hs <= n:
+        for i in range(c.nsf[e]):
+            f = c.sf[e][i]
+            out[f] = hand[f]
+        return fill_random(c, hand, out, n - hs, -1, rng)
+    if fl.ladder:
+        ladder_value(c, hand, hand if fl.protect else NULL, lead, &m)
+        for i in range(m.bdepth):
+            out[m.bpf[i]] += m.bpk[i]
+            used += m.bpk[i]
+        return fill_random(c, hand, out, n - used, e, rng)
+    demand(lead, d)
+    memcpy(left, hand, NF)
+    # width 4
+    for i in range(c.nsf[e]):
+        f = c.sf[e][i]
+        if left[f] == 4 or (left[f] > 4 and not fl.protect):
+            c4[n4] = f
+            n4 += 1
+    shuffle_faces(c4, n4, rng)
+    want = d[4]
+    i = 0
+    while want > 0 and i < n4:
+        f = c4[i]
+        out[f] += 4
+        left[f] -= 4
+        used += 4
+        want -= 1
+        i += 1
+    # width 3: exact triples first, then (unprotected) faces of four
+    n3 = 0
+    for i in range(c.nsf[e]):
+        f = c.sf[e][i]
+        if left[f] == 3 and hand[f] == 3:
+            c3[n3] = f
+            n3 += 1
+    shuffle_faces(c3, n3, rng)
+    x = n3
+    if not fl.protect:
+        n4 = 0
+        for i in range(c.nsf[e]):
+            f = c.sf[e][i]
+            if left[f] >= 4:
+                c4[n4] = f
+                n4 += 1
+        shuffle_faces(c4, n4, rng)
+        for i in range(n4):
+            c3[n3] = c4[i]
+            n3 += 1
+    want = d[3]
+    i = 0
+    while want > 0 and i < n3:
+        f = c3[i]
+        out[f] += 3
+        left[f] -= 3
+        used += 3
+        want -= 1
+        i += 1
+    # width 2: pair slots
+    for i in range(c.nsf[e]):
+        f = c.sf[e][i]
+        if fl.protect:
+            if hand[f] == 2 and left[f] == 2:
+                slots[ns] = f
+                ns += 1
+        else:
+            x = left[f] // 2
+            while x > 0:
+                slots[ns] = f
+                ns += 1
+                x -= 1
+    shuffle_faces(slots, ns, rng)
+    want = d[2]
+    i = 0
+    while want > 0 and i < ns:
+        f = slots[i]
+        out[f] += 2
+        used += 2
+        want -= 1
+        i += 1
+    return fill_random(c, hand, out, n - used, e, rng)
+
+# ----------------------------------------------------------------------------
+# trick winner
+# ----------------------------------------------------------------------------
+
+cdef int place_rest(const Ctx* c, cnt_t* cnt, int es, const CLead* lead, int i) noexcept nogil:
+    """Can lead units i.. (non-singles) all be placed in cnt?"""
+    cdef int k, L, t, combo, j, ok
+    cdef RunOpts ro
+    cdef int8_t faces[MAXLEN]
+    while i < lead.nu and lead.u[i].k < 2:
+        i += 1
+    if i >= lead.nu:
+        return 1
+    k = lead.u[i].k
+    L = lead.u[i].L
+    for t in range(NLVL - 1, -1, -1):
+        if run_options(c, cnt, NULL, es, t, L, k, &ro) == 0:
+            continue
+        for combo in range(ro.n):
+            run_pick(&ro, combo, faces)
+            for j in range(L):
+                cnt[faces[j]] -= k
+            ok = place_rest(c, cnt, es, lead, i + 1)
+            for j in range(L):
+                cnt[faces[j]] += k
+            if ok:
+                return 1
+    return 0
+
+cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int lead_suit_trump,
+                    int* cls) noexcept nogil:
+    """Strength of a play against the lead's shape, or -1 if it cannot win."""
+    cdef int f, e = lead.esuit, es, all_e = 1, all_t = 1, n = 0, k, L, t, combo, j, ok, best
+    cdef RunOpts ro
+    cdef int8_t faces[MAXLEN]
+    cdef cnt_t cnt[NF]
+    for f in range(NF):
+        if play[f]:
+            n += play[f]
+            if c.esuit[f] != e:
+                all_e = 0
+            if c.esuit[f] != 4:
+                all_t = 0
+    if n != lead.n or n == 0:
+        return -1
+    if all_e:
+        es = e
+        cls[0] = 1 if e == 4 else 0
+    elif all_t:
+        es = 4
+        cls[0] = 1
+    else:
+        return -1
+    if lead.nu == 0:
+        return -1
+    k = lead.u[0].k
+    L = lead.u[0].L
+    if k == 1:
+        best = -1
+        for f in range(NF):
+            if play[f] and c.lvl[f] > best:
+                best = c.lvl[f]
+        return best
+    memcpy(cnt, play, NF)
+    for t in range(NLVL - 1, -1, -1):
+        if run_options(c, cnt, NULL, es, t, L, k, &ro) == 0:
+            continue
+        for combo in range(ro.n):
+            run_pick(&ro, combo, faces)
+            for j in range(L):
+                cnt[faces[j]] -= k
+            ok = place_rest(c, cnt, es, lead, 1)
+            for j in range(L):
+                cnt[faces[j]] += k
+            if ok:
+                return t
+    return -1
+
+cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead) noexcept nogil:
+    cdef int i, s, cl = 0, bs, bc = 0, best = 0
+    bs = c_strength(c, plays, lead, lead.esuit == 4, &bc)
+    for i in range(1, nplays):
+        s = c_strength(c, plays + i * NF, lead, lead.esuit == 4, &cl)
+        if s >= 0 and (cl > bc or (cl == bc and s > bs)):
+            best = i
+            bs = s
+            bc = cl
+    return best
+
+# ----------------------------------------------------------------------------
+# throws
+# ----------------------------------------------------------------------------
+
+cdef int beats_unit(const Ctx* c, const cnt_t* cnt, int e, const CUnit* u) noexcept nogil:
+    cdef int f, i, t
+    cdef RunOpts ro
+    if u.L == 1:
+        for i in range(c.nsf[e]):
+            f = c.sf[e][i]
+            if cnt[f] >= u.k and c.lvl[f] > u.top:
+                return 1
+        return 0
+    for t in range(u.top + 1, NLVL):
+        if run_options(c, cnt, NULL, e, t, u.L, u.k, &ro) > 0:
+            return 1
+    return 0
+
+# ----------------------------------------------------------------------------
+# Python API
+# ----------------------------------------------------------------------------
+
+cdef class Lead:
+    """A lead read into units (canonical, or the leader's explicit choice)."""
+
+    cdef CLead cl
+    cdef readonly TrumpContext ctx
+    cdef readonly object cards
+
+    @property
+    def units(self):
+        """The units, biggest first, as :class:`core.cards.Unit` values."""
+        out = []
+        cdef int i, j
+        for i in range(self.cl.nu):
+            faces = []
+            for j in range(self.cl.u[i].L):
+                faces.extend([self.cl.u[i].faces[j]] * self.cl.u[i].k)
+            out.append(Unit(self.cl.u[i].k, self.cl.u[i].L, self.cl.u[i].top, Cards(faces)))
+        return out
+
+    @property
+    def is_throw(self):
+        """True when the lead has two or more units."""
+        return self.cl.nu >= 2
+
+    @property
+    def suit(self):
+        """Effective suit of the lead (4 = trumps)."""
+        return self.cl.esuit
+
+    def __len__(self):
+        return self.cl.n
+
+    def __repr__(self):
+        return f"Lead({str(self.cards)!r}, units={[str(u.cards) for u in self.units]})"
+
+
+cdef int to_counts(object cards, cnt_t* out, object rules, str what) except -1:
+    cdef int f
+    memset(out, 0, NF)
+    for f in cards:
+        if not 0 <= f < NF:
+            raise InvalidActionError(f"no card face {f!r}: faces are 0..53")
+        out[f] += 1
+    if rules is not None:
+        for f in range(NF):
+            if out[f] and out[f] > _copies(f, rules):
+                raise InvalidActionError(
+                    f"{what}: {card_name(f)} appears {out[f]} times but only "
+                    f"{_copies(f, rules)} are in play"
+                )
+    return 0
+
+
+cdef int _copies(int f, object rules):
+    if f == 52:
+        return rules.black_jokers
+    if f == 53:
+        return rules.red_jokers
+    return rules.packs
+
+
+cdef Flags flags_of(object rules):
+    cdef Flags fl
+    fl.ladder = rules.follow_ladder
+    fl.protect = rules.protect_longer_sets
+    fl.past_ace = rules.tractor_past_ace
+    return fl
+
+
+def make_lead(cards, trump, rules, units=None) -> Lead:
+    """Read a lead: check it is one effective suit, then decompose it.
+
+    ``units`` (a list of card lists) is the leader's own reading; it must split
+    the lead exactly into valid units, and is ordered biggest first.
+    """
+    cdef Lead ld = Lead.__new__(Lead)
+    cdef cnt_t cnt[NF]
+    cdef int f, e = -1, i
+    cards = parse_cards(cards)
+    ld.ctx = context(trump, rules.tractor_past_ace)
+    ld.cards = cards
+    to_counts(cards, cnt, rules, "lead")
+    if len(cards) == 0:
+        raise IllegalActionError("a lead needs at least one card")
+    for f in range(NF):
+        if cnt[f]:
+            if e == -1:
+                e = ld.ctx.c.esuit[f]
+            elif ld.ctx.c.esuit[f] != e:
+                raise IllegalActionError(f"lead {cards} mixes suits: a lead must be all one suit (trumps count as one)")
+    ld.cl.esuit = e
+    ld.cl.n = len(cards)
+    if units is None:
+        if c_decompose(&ld.ctx.c, cnt, &ld.cl) != 0:
+            raise IllegalActionError(f"lead {cards} has too many units")
+        return ld
+    _set_units(ld, [parse_cards(u) for u in units], rules)
+    return ld
+
+
+cdef _set_units(Lead ld, list units, object rules):
+    cdef Ctx* c = &ld.ctx.c
+    cdef int i, j, k, L, top
+    if sum(len(u) for u in units) != ld.cl.n or sorted(f for u in units for f in u) != list(ld.cards):
+        raise IllegalActionError("the units given do not split the lead exactly")
+    if len(units) > MAXU:
+        raise IllegalActionError("too many units in the lead")
+    keyed = []
+    for u in units:
+        faces = sorted(set(u), key=lambda f: -c.lvl[f])
+        k = len(u) // len(faces)
+        L = len(faces)
+        if any(u.count(f) != k for f in faces):
+            raise IllegalActionError(f"{u} is not a unit: every face must appear equally often")
+        if L >= 2:
+            if k < 2:
+                raise IllegalActionError(f"{u} is not a unit: a tractor is made of sets of two or more")
+            for j in range(L):
+                if not c.elig[faces[j]] or (j and c.lvl[faces[j]] != c.lvl[faces[j - 1]] - 1):
+                    raise IllegalActionError(f"{u} is not a tractor: its sets are not on adjacent ranks")
+        top = c.lvl[faces[0]]
+        keyed.append(((k * L, L >= 2, k, top, tuple(sorted(u, reverse=True))), k, L, top, faces))
+    keyed.sort(key=lambda x: x[0], reverse=True)
+    ld.cl.nu = len(keyed)
+    for i, (_, k, L, top, faces) in enumerate(keyed):
+        ld.cl.u[i].k = k
+        ld.cl.u[i].L = L
+        ld.cl.u[i].top = top
+        for j in range(L):
+            ld.cl.u[i].faces[j] = faces[j]
+
+
+cdef Lead as_lead(object lead, object trump, object rules):
+    if isinstance(lead, Lead):
+        return <Lead>lead
+    return make_lead(lead, trump, rules)
+
+
+def level(int face, trump) -> int:
+    """Order level of a face in its effective suit (docs/kernel.md)."""
+    return context(trump).level(face)
+
+
+def effective_suit(int face, trump) -> int:
+    """Effective suit of a face: 0..3, or 4 for trumps."""
+    return context(trump).effective_suit(face)
+
+
+def decompose(lead, trump, rules) -> list:
+    """Canonical reading of a lead into units, biggest first.
+
+    >>> from core.cards import parse_cards, Trump, format_cards
+    >>> from core.rules import Rules
+    >>> units = decompose(parse_cards("3S 3S 2S 2S 2S"), Trump(5, 2), Rules.preset("pagat", players=8))
+    >>> [(u.width, u.length, format_cards(u.cards)) for u in units]
+    [(2, 2, '2S 2S 3S 3S'), (1, 1, '2S')]
+    """
+    return make_lead(lead, trump, rules).units
+
+
+def follow_error(hand, lead, play, trump, rules):
+    """The reason a play breaks the follow rules, or None when it is legal."""
+    cdef cnt_t h[NF]
+    cdef cnt_t p[NF]
+    cdef Lead ld = as_lead(lead, trump, rules)
+    cdef Flags fl = flags_of(rules)
+    cdef int f, hs, ps
+    hand = parse_cards(hand)
+    play = parse_cards(play)
+    to_counts(hand, h, rules, "hand")
+    to_counts(play, p, rules, "play")
+    for f in range(NF):
+        if p[f] > h[f]:
+            return f"{card_name(f)} is not in the hand"
+    if len(play) != ld.cl.n:
+        return f"the lead has {ld.cl.n} cards, so the play must have {ld.cl.n}, not {len(play)}"
+    if c_follow_ok(&ld.ctx.c, h, p, &ld.cl, fl):
+        return None
+    hs = suit_total(&ld.ctx.c, h, ld.cl.esuit)
+    ps = suit_total(&ld.ctx.c, p, ld.cl.esuit)
+    if ps < min(hs, ld.cl.n):
+        return f"must play {min(hs, ld.cl.n)} cards of the led suit, not {ps}"
+    return "must follow the led shape: play the sets (or tractors) of the led suit the rules ask for"
+
+
+def check_follow(hand, lead, play, trump, rules) -> None:
+    """Raise :class:`IllegalActionError` naming the broken rule if the play is illegal."""
+    err = follow_error(hand, lead, play, trump, rules)
+    if err is not None:
+        raise IllegalActionError(err)
+
+
+def is_legal_follow(hand, lead, play, trump, rules) -> bool:
+    """True when ``play`` (from ``hand``) is a legal answer to ``lead``."""
+    cdef cnt_t h[NF]
+    cdef cnt_t p[NF]
+    cdef Lead ld = as_lead(lead, trump, rules)
+    to_counts(parse_cards(hand), h, rules, "hand")
+    to_counts(parse_cards(play), p, None, "play")
+    return bool(c_follow_ok(&ld.ctx.c, h, p, &ld.cl, flags_of(rules)))
+
+
+def random_follow(hand, lead, trump, rules, rng) -> Cards:
+    """A random legal follow, built directly (the legal set is never listed)."""
+    cdef cnt_t h[NF]
+    cdef cnt_t out[NF]
+    cdef Lead ld = as_lead(lead, trump, rules)
+    cdef uint64_t s = seed_from(rng)
+    hand = parse_cards(hand)
+    to_counts(hand, h, rules, "hand")
+    if len(hand) < ld.cl.n:
+        raise IllegalActionError(f"the hand has {len(hand)} cards, fewer than the {ld.cl.n} led")
+    if c_random_follow(&ld.ctx.c, h, &ld.cl, flags_of(rules), &s, out) != 0:
+        raise IllegalActionError("no legal follow exists")
+    return Cards.from_counts([out[i] for i in range(NF)])
+
+
+def legal_follows(hand, lead, trump, rules):
+    """Lazily yield every distinct legal follow (as :class:`Cards`)."""
+    cdef Lead ld = as_lead(lead, trump, rules)
+    cdef cnt_t h[NF]
+    cdef int f, e = ld.cl.esuit, n = ld.cl.n, hs
+    hand = parse_cards(hand)
+    to_counts(hand, h, rules, "hand")
+    hs = suit_total(&ld.ctx.c, h, e)
+    suit_faces = [(f, h[f]) for f in range(NF) if h[f] and ld.ctx.c.esuit[f] == e]
+    other_faces = [(f, h[f]) for f in range(NF) if h[f] and ld.ctx.c.esuit[f] != e]
+    if hs <= n:
+        base = [f for f, k in suit_faces for _ in range(k)]
+        for extra in _multisets(other_faces, n - hs):
+            yield Cards(base + extra)
+        return
+    buf = bytearray(2 * NF)
+    for combo in _multisets(suit_faces, n):
+        if _check_counts(ld, h, combo, buf, rules):
+            yield Cards(combo)
+
+
+cdef bint _check_counts(Lead ld, cnt_t* h, list combo, bytearray buf, object rules):
+    cdef cnt_t* p = <cnt_t*><char*>buf
+    cdef int f
+    memset(p, 0, NF)
+    for f in combo:
+        p[f] += 1
+    return c_follow_ok(&ld.ctx.c, h, p, &ld.cl, flags_of(rules))
+
+
+def _multisets(list faces, int n, int start=0):
+    """Every multiset of n cards drawn from (face, copies) pairs, as face lists."""
+    if n == 0:
+        yield []
+        return
+    if start >= len(faces):
+        return
+    left = sum(k for _, k in faces[start:])
+    if left < n:
+        return
+    f, k = faces[start]
+    for take in range(min(k, n), -1, -1):
+        for rest in _multisets(faces, n - take, start + 1):
+            yield [f] * take + rest
+
+
+def trick_winner(plays, trump, rules, lead=None) -> int:
+    """Index of the play that wins the trick (``plays[0]`` is the lead).
+
+    ``lead`` may pass the leader's own reading (a :class:`Lead`).
+    """
+    cdef Lead ld
+    cdef int i, nplays = len(plays)
+    cdef bytearray buf
+    cdef cnt_t* p
+    if nplays == 0:
+        raise IllegalActionError("a trick needs at least the lead")
+    plays = [parse_cards(x) for x in plays]
+    ld = lead if lead is not None else make_lead(plays[0], trump, rules)
+    buf = bytearray(NF * nplays)
+    p = <cnt_t*><char*>buf
+    for i in range(nplays):
+        if len(plays[i]) != ld.cl.n:
+            raise IllegalActionError(f"play {i} has {len(plays[i])} cards; the lead has {ld.cl.n}")
+        to_counts(plays[i], p + i * NF, rules, f"play {i}")
+    return c_winner(&ld.ctx.c, p, nplays, &ld.cl)
+
+
+def check_throw(lead, others, trump, rules) -> ThrowResult:
+    """Check a lead against the other hands (seat order after the leader).
+
+    A single unit always stands. A throw fails if any other hand, using its
+    cards of the led suit only, beats one of its units; the lead then shrinks
+    to one beatable unit, as ``rules.failed_throw_unit`` says.
+    """
+    cdef Lead ld = as_lead(lead, trump, rules)
+    cdef cnt_t h[NF]
+    cdef int i, j, e = ld.cl.esuit
+    cdef Ctx* c = &ld.ctx.c
+    units = ld.units
+    if ld.cl.nu < 2:
+        return ThrowResult(True, None, 0, 0, None)
+    beaten = {}          # unit index -> first hand index that beats it
+    first = None
+    for i, hand in enumerate(others):
+        to_counts(parse_cards(hand), h, rules, f"hand {i}")
+        for j in range(ld.cl.nu):
+            if beats_unit(c, h, e, &ld.cl.u[j]):
+                beaten.setdefault(j, i)
+                if first is None:
+                    first = (j, i)
+    if not beaten:
+        return ThrowResult(True, None, 0, 0, None)
+    if rules.failed_throw_unit == "first_found":
+        j, i = first
+    else:
+        j = min(beaten, key=lambda j: (len(units[j].cards), units[j].top, min(units[j].cards)))
+        i = beaten[j]
+    kept = units[j].cards
+    withdrawn = ld.cl.n - len(kept)
+    return ThrowResult(False, kept, withdrawn, withdrawn * rules.throw_penalty, i)

@@ -1,0 +1,38 @@
+"""The fast rules kernel (compiled): the public face of ``core._kernel``.
+
+Same API as :mod:`core.reference`; exact definitions in ``docs/kernel.md``.
+
+>>> from core.cards import parse_cards, Trump, SPADES, DIAMONDS
+>>> from core.rules import Rules
+>>> rules = Rules.preset("pagat", players=6)
+>>> trump = Trump(rank=4, suit=DIAMONDS)
+>>> lead = parse_cards("AS KS JS JS")
+>>> check_throw(lead, [parse_cards("QS QS 3H")], trump, rules)
+ThrowResult(stands=False, unit=Cards.from_str('JS JS'), withdrawn=2, penalty=20, beaten_by=0)
+>>> trick_winner([parse_cards("QS QS"), parse_cards("AS KS"), parse_cards("3D 3D")], trump, rules)
+2
+"""
+
+from ._kernel import (  # noqa: F401
+    Lead,
+    TrumpContext,
+    check_follow,
+    check_throw,
+    context,
+    decompose,
+    effective_suit,
+    follow_error,
+    is_legal_follow,
+    legal_follows,
+    level,
+    make_lead,
+    random_follow,
+    trick_winner,
+)
+from .cards import points  # noqa: F401
+
+__all__ = [
+    "Lead", "TrumpContext", "check_follow", "check_throw", "context", "decompose",
+    "effective_suit", "follow_error", "is_legal_follow", "legal_follows", "level",
+    "make_lead", "points", "random_follow", "trick_winner",
+]

@@ -1,0 +1,568 @@
+"""A naive, brute-force reference implementation of the rules kernel.
+
+Everything here follows ``docs/kernel.md`` literally and favours obvious
+correctness over speed: decompositions are found by listing *every* partition
+of a lead into units, follow obligations by trying *every* matching of
+components to lead units, legal follows by filtering *every* distinct
+sub-multiset of the right size, and trick strengths by trying *every*
+assignment of a play to the lead's units. It exists to be compared with the
+fast implementation, so it only relies on :mod:`core.cards`,
+:mod:`core.rules` (the fields ``packs``, ``follow_ladder``,
+``protect_longer_sets``, ``tractor_past_ace``, ``failed_throw_unit`` and
+``throw_penalty``) and :mod:`core.errors`.
+
+Multisets of faces are handled internally as sorted tuples of ints, so that
+copies of a face are never told apart and memoised results can be shared.
+The memos are pure functions of their (hashable) arguments and are bounded,
+so long cross-checking runs do not grow without limit.
+
+>>> from core.cards import SPADES, HEARTS
+>>> t = Trump(rank=5, suit=HEARTS)
+>>> [str(u.cards) for u in decompose(parse_cards("6S 6S 4S 4S"), t, Rules())]
+['4S 4S 6S 6S']
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from functools import lru_cache
+from typing import Iterable, Optional, Sequence
+
+from .cards import BJ, RJ, Cards, ThrowResult, Trump, Unit, parse_cards, rank_of, suit_of
+from .errors import IllegalActionError
+from .rules import Rules
+
+__all__ = [
+    "TRUMPS", "level", "effective_suit", "is_trump", "tractor_eligible",
+    "decompose", "is_legal_follow", "legal_follows", "trick_winner", "check_throw", "points",
+]
+
+#: The effective suit number shared by all trumps.
+TRUMPS = 4
+
+# An internal unit: (width k, length L, top level t, faces from the top level down).
+_IUnit = tuple[int, int, int, tuple[int, ...]]
+_MSet = tuple[int, ...]  # a sorted tuple of faces
+
+
+# --------------------------------------------------------------------------
+# Trump context: effective suits, levels, tractor eligibility
+# --------------------------------------------------------------------------
+
+def _trump(trump: Trump) -> Trump:
+    return trump if isinstance(trump, Trump) else Trump(*trump)
+
+
+def effective_suit(face: int, trump: Trump) -> int:
+    """The effective suit of a face: its printed suit 0..3, or 4 for any trump.
+
+    Trumps are both jokers, every card of the trump rank and every card of the
+    trump suit.
+    """
+    trump = _trump(trump)
+    if face == BJ or face == RJ:
+        return TRUMPS
+    if trump.rank is not None and rank_of(face) == trump.rank:
+        return TRUMPS
+    if trump.suit is not None and suit_of(face) == trump.suit:
+        return TRUMPS
+    return suit_of(face)
+
+
+def is_trump(face: int, trump: Trump) -> bool:
+    """True when the face belongs to the trump effective suit."""
+    return effective_suit(face, trump) == TRUMPS
+
+
+def level(face: int, trump: Trump) -> int:
+    """The order level of a face inside its effective suit (higher beats lower).
+
+    Plain ranks count from 0 with the trump rank left out; off-suit trump-rank
+    cards are 12 (13 when there is no trump suit); the trump-rank card of the
+    trump suit is 13; BJ is 14 and RJ is 15.
+    """
+    trump = _trump(trump)
+    if face == RJ:
+        return 15
+    if face == BJ:
+        return 14
+    rank, suit = rank_of(face), suit_of(face)
+    if trump.rank is not None and rank == trump.rank:
+        if trump.suit is None:
+            # Read literally: with no trump suit, level 12 stays empty, so even
+            # with tractor_past_ace an ace and the trump-rank cards are not
+            # adjacent (nor is a trump-suit ace, 12, and BJ, 14, at no rank).
+            return 13
+        return 13 if suit == trump.suit else 12
+    lvl = rank - 2
+    if trump.rank is not None and rank > trump.rank:
+        lvl -= 1  # the trump rank is left out of the plain order
+    return lvl
+
+
+def tractor_eligible(face: int, trump: Trump, past_ace: bool) -> bool:
+    """Whether a face may be part of a tractor.
+
+    By default: not a joker and not of the trump rank. With ``past_ace``
+    (``Rules.tractor_past_ace``) every trump face is eligible as well.
+    """
+    trump = _trump(trump)
+    if face not in (BJ, RJ) and rank_of(face) != trump.rank:
+        return True
+    return past_ace and is_trump(face, trump)
+
+
+# --------------------------------------------------------------------------
+# Multiset helpers
+# --------------------------------------------------------------------------
+
+def _mset(cards: Iterable[int] | str) -> _MSet:
+    return tuple(parse_cards(cards))
+
+
+def _minus(ms: _MSet, take: Iterable[int]) -> _MSet:
+    c = Counter(ms)
+    c.subtract(take)
+    assert all(v >= 0 for v in c.values()), "took cards that are not there"
+    return tuple(sorted(c.elements()))
+
+
+def _is_sub(small: Iterable[int], big: Iterable[int]) -> bool:
+    cs, cb = Counter(small), Counter(big)
+    return all(cb[f] >= n for f, n in cs.items())
+
+
+def _unit_faces(u: _IUnit) -> list[int]:
+    k, _L, _t, faces = u
+    return [f for f in faces for _ in range(k)]
+
+
+def _sub_multisets(ms: _MSet, size: int) -> list[_MSet]:
+    """Every distinct sub-multiset of ``ms`` with ``size`` cards (each once)."""
+    items = sorted(Counter(ms).items())
+    out: list[_MSet] = []
+
+    def rec(i: int, left: int, acc: list[int]) -> None:
+        if left == 0:
+            out.append(tuple(acc))
+            return
+        if i == len(items):
+            return
+        face, cnt = items[i]
+        for take in range(min(cnt, left), -1, -1):
+            rec(i + 1, left - take, acc + [face] * take)
+
+    rec(0, size, [])
+    return out
+
+
+# --------------------------------------------------------------------------
+# Units
+# --------------------------------------------------------------------------
+
+@lru_cache(maxsize=1 << 17)
+def _units_of_shape(ms: _MSet, k: int, L: int, trump: Trump, past_ace: bool) -> tuple[_IUnit, ...]:
+    """Every unit of shape ``(k, L)`` that can be taken out of ``ms``.
+
+    ``(1, 1)`` is a single, ``(k, 1)`` a set of ``k`` copies of one face (a
+    larger count supplies it), ``(k, L >= 2)`` a tractor: one set of width
+    ``k`` of an eligible face on each of ``L`` adjacent levels of one
+    effective suit. Several faces can share a level (off-suit trump-rank
+    cards), so every choice of face per level is listed.
+    """
+    cnt = Counter(ms)
+    out: list[_IUnit] = []
+    if L == 1:
+        for f in sorted(cnt):
+            if cnt[f] >= k:
+                out.append((k, 1, level(f, trump), (f,)))
+        return tuple(out)
+    if k < 2:
+        return ()  # a tractor is made of sets
+    at: dict[tuple[int, int], list[int]] = {}
+    for f in sorted(cnt):
+        if cnt[f] >= k and tractor_eligible(f, trump, past_ace):
+            at.setdefault((effective_suit(f, trump), level(f, trump)), []).append(f)
+    for (suit, top) in sorted(at):
+        spots = [(suit, top - j) for j in range(L)]
+        if all(s in at for s in spots):
+            for faces in itertools.product(*(at[s] for s in spots)):
+                out.append((k, L, top, tuple(faces)))
+    return tuple(out)
+
+
+def _all_units(ms: _MSet, trump: Trump, past_ace: bool) -> list[_IUnit]:
+    """Every unit of any shape that can be taken out of ``ms``."""
+    if not ms:
+        return []
+    top_count = max(Counter(ms).values())
+    out: list[_IUnit] = list(_units_of_shape(ms, 1, 1, trump, past_ace))
+    for k in range(2, top_count + 1):
+        out.extend(_units_of_shape(ms, k, 1, trump, past_ace))
+        L = 2
+        while True:
+            tractors = _units_of_shape(ms, k, L, trump, past_ace)
+            if not tractors:
+                break  # no tractor of length L means none longer either
+            out.extend(tractors)
+            L += 1
+    return out
+
+
+def _key(u: _IUnit) -> tuple[int, bool, int, int, int]:
+    """The unit ordering key ``(k*L, L >= 2, k, top level, highest face number)``.
+
+    "Highest face number" is read as the largest face number among the
+    unit's cards (for a single or a set: its one face).
+    """
+    k, L, top, faces = u
+    return (k * L, L >= 2, k, top, max(faces))
+
+
+def _to_unit(u: _IUnit) -> Unit:
+    k, L, top, _faces = u
+    return Unit(k, L, top, Cards(_unit_faces(u)))
+
+
+# --------------------------------------------------------------------------
+# Reading a lead
+# --------------------------------------------------------------------------
+
+@lru_cache(maxsize=1 << 14)
+def _partitions(ms: _MSet, trump: Trump, past_ace: bool) -> frozenset[tuple[_IUnit, ...]]:
+    """Every partition of ``ms`` into units (each partition a sorted tuple).
+
+    The unit holding (a copy of) the smallest remaining face is chosen in every
+    possible way, then the rest is partitioned recursively; every partition
+    has such a unit, so none is missed.
+    """
+    if not ms:
+        return frozenset({()})
+    low = ms[0]
+    found: set[tuple[_IUnit, ...]] = set()
+    for u in _all_units(ms, trump, past_ace):
+        if low not in u[3]:
+            continue
+        rest = _minus(ms, _unit_faces(u))
+        for p in _partitions(rest, trump, past_ace):
+            found.add(tuple(sorted(p + (u,))))
+    return frozenset(found)
+
+
+def _ordered(p: Iterable[_IUnit]) -> list[_IUnit]:
+    """Units biggest first (by key; equal keys by their faces, for determinism)."""
+    return sorted(p, key=lambda u: (_key(u), u[3]), reverse=True)
+
+
+@lru_cache(maxsize=1 << 14)
+def _canonical(ms: _MSet, trump: Trump, past_ace: bool) -> tuple[_IUnit, ...]:
+    """The canonical decomposition of a one-suit lead, by brute force.
+
+    Among all partitions, the one whose keys sorted descending form the
+    lexicographically largest list. Should two partitions give the very same
+    key list with different cards (the docs say nothing about it), the one
+    whose list of unit faces, in that order, is largest is taken.
+    """
+    best: Optional[tuple[list, list]] = None
+    best_p: tuple[_IUnit, ...] = ()
+    for p in _partitions(ms, trump, past_ace):
+        units = _ordered(p)
+        score = ([_key(u) for u in units], [u[3] for u in units])
+        if best is None or score > best:
+            best, best_p = score, tuple(units)
+    return best_p
+
+
+def _lead_suit(lead: _MSet, trump: Trump) -> int:
+    if not lead:
+        raise IllegalActionError("illegal lead: no cards (a lead is one or more cards, no mixed suits)")
+    suits = {effective_suit(f, trump) for f in lead}
+    if len(suits) != 1:
+        raise IllegalActionError("illegal lead: mixed suits (all led cards must be of one suit, trumps counting as one)")
+    return suits.pop()
+
+
+def decompose(lead: Cards, trump: Trump, rules: Rules) -> list[Unit]:
+    """The canonical decomposition of a lead into units, biggest first.
+
+    Computed by listing every decomposition and taking the one whose sorted
+    list of unit keys is lexicographically largest. Raises
+    :class:`IllegalActionError` when the lead is empty or mixes effective
+    suits.
+    """
+    trump = _trump(trump)
+    ms = _mset(lead)
+    _lead_suit(ms, trump)
+    return [_to_unit(u) for u in _canonical(ms, trump, rules.tractor_past_ace)]
+
+
+# --------------------------------------------------------------------------
+# Following
+# --------------------------------------------------------------------------
+
+def _shape_order(lead_shapes: tuple[tuple[int, int], ...], ladder: bool) -> tuple[tuple[int, int], ...]:
+    """The component shapes indexing a matching's value vector, highest priority first."""
+    takers = [(k, L) for k, L in lead_shapes if k >= 2]
+    if not takers:
+        return ()
+    if not ladder:
+        return tuple((k, 1) for k in sorted({k for k, _ in takers}, reverse=True))
+    max_k = max(k for k, _ in takers)
+    max_L = max(L for _, L in takers)
+    shapes = [(k2, l2) for k2 in range(2, max_k + 1) for l2 in range(1, max_L + 1)]
+    return tuple(sorted(shapes, key=lambda s: (s[1] >= 2, s[0] * s[1], s[0]), reverse=True))
+
+
+def _allowed(k: int, L: int, ladder: bool) -> list[tuple[int, int]]:
+    """Component shapes a lead unit of shape ``(k, L)`` may receive."""
+    if k < 2:
+        return []
+    if not ladder:
+        return [(k, 1)]
+    return [(k2, l2) for k2 in range(2, k + 1) for l2 in range(1, L + 1)]
+
+
+@lru_cache(maxsize=1 << 16)
+def _f(x: _MSet, lead_shapes: tuple[tuple[int, int], ...], ladder: bool,
+       only_exact: Optional[tuple[tuple[int, int], ...]], trump: Trump, past_ace: bool) -> tuple[int, ...]:
+    """``f(X)``: the lexicographically largest value over all matchings of ``x``.
+
+    ``lead_shapes`` are the lead units' shapes in order. A matching is built
+    unit by unit: a unit keeps receiving components (any allowed shape that
+    still fits its remaining length budget, taken from the cards still free)
+    until it is closed, then the next unit is served. Every matching is
+    reached this way; the memo only merges identical sub-problems (same unit,
+    same budget, same free cards), whose best completions are equal, and
+    vector addition preserves the lexicographic order.
+
+    ``only_exact`` (face counts of the holding), when given, restricts the
+    components to faces whose count there equals the component width
+    (``protect_longer_sets``).
+    """
+    order = _shape_order(lead_shapes, ladder)
+    index = {s: i for i, s in enumerate(order)}
+    zero = (0,) * len(order)
+    exact = dict(only_exact) if only_exact is not None else None
+    units = list(lead_shapes)
+    memo: dict[tuple[int, _MSet, int], tuple[int, ...]] = {}
+
+    def best(i: int, free: _MSet, budget: int) -> tuple[int, ...]:
+        if i == len(units):
+            return zero
+        key = (i, free, budget)
+        if key in memo:
+            return memo[key]
+        nxt_budget = units[i + 1][1] if i + 1 < len(units) else 0
+        result = best(i + 1, free, nxt_budget)  # close unit i
+        k, L = units[i]
+        for k2, l2 in _allowed(k, L, ladder):
+            if l2 > budget:
+                continue
+            for comp in _units_of_shape(free, k2, l2, trump, past_ace):
+                if exact is not None and any(exact.get(f, 0) != k2 for f in comp[3]):
+                    continue
+                v = list(best(i, _minus(free, _unit_faces(comp)), budget - l2))
+                v[index[(k2, l2)]] += 1
+                if tuple(v) > result:
+                    result = tuple(v)
+        memo[key] = result
+        return result
+
+    if not units:
+        return zero
+    return best(0, x, units[0][1])
+
+
+def _lead_shapes(lead: _MSet, trump: Trump, past_ace: bool) -> tuple[tuple[int, int], ...]:
+    return tuple((u[0], u[1]) for u in _canonical(lead, trump, past_ace))
+
+
+def _obligation(hs: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, rules: Rules) -> tuple[int, ...]:
+    """``g``: ``f`` of the led-suit holding (only exact-count faces when protecting)."""
+    only = tuple(sorted(Counter(hs).items())) if rules.protect_longer_sets else None
+    return _f(hs, shapes, rules.follow_ladder, only, trump, rules.tractor_past_ace)
+
+
+def is_legal_follow(hand: Cards, lead: Cards, play: Cards, trump: Trump, rules: Rules) -> bool:
+    """Whether ``play`` is a legal follow to ``lead`` from ``hand`` (docs/kernel.md, Following).
+
+    Returns False (never raises) when ``play`` is not part of ``hand`` or does
+    not have the lead's card count. A bad lead still raises
+    :class:`IllegalActionError`.
+    """
+    trump = _trump(trump)
+    hand_ms, lead_ms, play_ms = _mset(hand), _mset(lead), _mset(play)
+    suit = _lead_suit(lead_ms, trump)
+    n = len(lead_ms)
+    if len(play_ms) != n or not _is_sub(play_ms, hand_ms):
+        return False
+    hs = tuple(f for f in hand_ms if effective_suit(f, trump) == suit)
+    if len(hs) <= n:
+        return _is_sub(hs, play_ms)
+    if any(effective_suit(f, trump) != suit for f in play_ms):
+        return False
+    shapes = _lead_shapes(lead_ms, trump, rules.tractor_past_ace)
+    g = _obligation(hs, shapes, trump, rules)
+    fp = _f(play_ms, shapes, rules.follow_ladder, None, trump, rules.tractor_past_ace)
+    return fp >= g
+
+
+def legal_follows(hand: Cards, lead: Cards, trump: Trump, rules: Rules) -> set[Cards]:
+    """Every distinct legal play (as a multiset) following ``lead`` from ``hand``.
+
+    Candidates are all distinct sub-multisets of the right size of the
+    led-suit holding (or, when it is too short, the whole holding plus every
+    distinct completion from the other cards: nothing else can be legal),
+    each filtered with :func:`is_legal_follow`.
+    """
+    trump = _trump(trump)
+    hand_ms, lead_ms = _mset(hand), _mset(lead)
+    suit = _lead_suit(lead_ms, trump)
+    n = len(lead_ms)
+    hs = tuple(f for f in hand_ms if effective_suit(f, trump) == suit)
+    if len(hs) > n:
+        candidates = _sub_multisets(hs, n)
+    else:
+        rest = tuple(f for f in hand_ms if effective_suit(f, trump) != suit)
+        candidates = [tuple(sorted(hs + extra)) for extra in _sub_multisets(rest, n - len(hs))]
+    return {Cards(c) for c in candidates if is_legal_follow(hand_ms, lead_ms, c, trump, rules)}
+
+
+# --------------------------------------------------------------------------
+# Winning a trick
+# --------------------------------------------------------------------------
+
+@lru_cache(maxsize=1 << 16)
+def _fits(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, past_ace: bool) -> bool:
+    """Whether ``ms`` splits into disjoint units of exactly these shapes (all cards used)."""
+    if not shapes:
+        return not ms
+    k, L = shapes[0]
+    for u in _units_of_shape(ms, k, L, trump, past_ace):
+        if _fits(_minus(ms, _unit_faces(u)), shapes[1:], trump, past_ace):
+            return True
+    return False
+
+
+def _strength(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, past_ace: bool) -> Optional[int]:
+    """The best top level of the unit given to the lead's first unit, or None if the shape is not matched."""
+    if not shapes or sum(k * L for k, L in shapes) != len(ms):
+        return None
+    k, L = shapes[0]
+    best: Optional[int] = None
+    for u in _units_of_shape(ms, k, L, trump, past_ace):
+        if _fits(_minus(ms, _unit_faces(u)), shapes[1:], trump, past_ace):
+            if best is None or u[2] > best:
+                best = u[2]
+    return best
+
+
+def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
+    """The index of the play that wins the trick; ``plays[0]`` is the lead.
+
+    A play can take the trick only if it is all in the led suit (or all
+    trumps against a non-trump lead) and splits into units of exactly the
+    lead's shapes; it then competes by (all trumps, best top level of the
+    unit matching the lead's biggest unit), strictly, earlier plays winning
+    ties.
+    """
+    trump = _trump(trump)
+    past_ace = rules.tractor_past_ace
+    lead = _mset(plays[0])
+    suit = _lead_suit(lead, trump)
+    shapes = _lead_shapes(lead, trump, past_ace)
+    lead_strength = _strength(lead, shapes, trump, past_ace)
+    assert lead_strength is not None
+    best_i, best_v = 0, (1 if suit == TRUMPS else 0, lead_strength)
+    for i in range(1, len(plays)):
+        p = _mset(plays[i])
+        if not p:
+            continue
+        in_suit = all(effective_suit(f, trump) == suit for f in p)
+        all_trumps = all(is_trump(f, trump) for f in p)
+        if not (in_suit or (suit != TRUMPS and all_trumps)):
+            continue
+        st = _strength(p, shapes, trump, past_ace)
+        if st is None:
+            continue
+        v = (1 if all_trumps else 0, st)
+        if v > best_v:
+            best_i, best_v = i, v
+    return best_i
+
+
+# --------------------------------------------------------------------------
+# Throws
+# --------------------------------------------------------------------------
+
+def _beats(hs: _MSet, u: _IUnit, suit: int, trump: Trump, past_ace: bool) -> bool:
+    """Whether a led-suit holding ``hs`` beats the lead unit ``u`` (docs/kernel.md, Throws)."""
+    k, L, top, _faces = u
+    cnt = Counter(f for f in hs if effective_suit(f, trump) == suit)
+    if L == 1:
+        return any(c >= k and level(f, trump) > top for f, c in cnt.items())
+    # "L adjacent eligible levels ... each holding some face with count >= k":
+    # each level needs a tractor-eligible face of the led suit with k copies.
+    good_levels = {level(f, trump) for f, c in cnt.items()
+                   if c >= k and tractor_eligible(f, trump, past_ace)}
+    for u_top in range(top + 1, 16):
+        if all(u_top - j in good_levels for j in range(L)):
+            return True
+    return False
+
+
+def check_throw(lead: Cards, others: Sequence[Cards], trump: Trump, rules: Rules) -> ThrowResult:
+    """Whether a lead stands against the other hands (seat order after the leader).
+
+    A single-unit lead always stands. Otherwise, if some hand beats one of the
+    lead's units with its led-suit cards, the throw fails and the result names
+    the unit led instead (``rules.failed_throw_unit`` picks it), the withdrawn
+    card count, the penalty and the index in ``others`` of the hand that
+    showed the beating cards.
+    """
+    trump = _trump(trump)
+    past_ace = rules.tractor_past_ace
+    ms = _mset(lead)
+    suit = _lead_suit(ms, trump)
+    units = list(_canonical(ms, trump, past_ace))
+    if len(units) == 1:
+        return ThrowResult(True, None, 0, 0, None)
+    hands = [tuple(f for f in _mset(h) if effective_suit(f, trump) == suit) for h in others]
+
+    def fail(u: _IUnit, by: int) -> ThrowResult:
+        withdrawn = len(ms) - u[0] * u[1]
+        return ThrowResult(False, Cards(_unit_faces(u)), withdrawn, rules.throw_penalty * withdrawn, by)
+
+    if rules.failed_throw_unit == "first_found":
+        for hi, hs in enumerate(hands):
+            for u in units:
+                if _beats(hs, u, suit, trump, past_ace):
+                    return fail(u, hi)
+        return ThrowResult(True, None, 0, 0, None)
+
+    beatable = [u for u in units if any(_beats(hs, u, suit, trump, past_ace) for hs in hands)]
+    if not beatable:
+        return ThrowResult(True, None, 0, 0, None)
+    # Fewest cards, then lowest top level, then lowest face number. "Face
+    # number" of a unit is read as in the unit key (its highest face); the
+    # unit's faces break any remaining tie deterministically.
+    chosen = min(beatable, key=lambda u: (u[0] * u[1], u[2], max(u[3]), u[3]))
+    by = next(hi for hi, hs in enumerate(hands) if _beats(hs, chosen, suit, trump, past_ace))
+    return fail(chosen, by)
+
+
+# --------------------------------------------------------------------------
+# Points
+# --------------------------------------------------------------------------
+
+def points(cards: Cards | str | Iterable[int]) -> int:
+    """Card points: each K and 10 is worth 10, each 5 is worth 5."""
+    total = 0
+    for f in parse_cards(cards):
+        r = rank_of(f)
+        if r in (10, 13):
+            total += 10
+        elif r == 5:
+            total += 5
+    return total

@@ -1,0 +1,19 @@
+"""Build the compiled parts of ``core`` (metadata lives in pyproject.toml)."""
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+DIRECTIVES = {
+    "language_level": 3,
+    "boundscheck": False,
+    "wraparound": False,
+    "cdivision": True,
+    "initializedcheck": False,
+    "embedsignature": True,
+}
+
+extensions = [
+    Extension("core._kernel", ["core/_kernel.pyx"], extra_compile_args=["-O3"]),
+]
+
+setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES))
