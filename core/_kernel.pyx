@@ -14,6 +14,8 @@ from .cards import Cards, Trump, Unit, ThrowResult, parse_cards, card_name
 from .errors import IllegalActionError, InvalidActionError
 
 cdef int NO = -1
+cdef enum:
+    MAXPLAYS = 16
 
 # ----------------------------------------------------------------------------
 # random numbers: xorshift64*, seeded from Python
@@ -113,14 +115,29 @@ cdef class TrumpContext:
 cdef dict _CTX_CACHE = {}
 
 
-def context(trump, bint past_ace=False) -> TrumpContext:
-    """The cached :class:`TrumpContext` of a trump rank and suit."""
+cdef object _last_trump = None
+cdef bint _last_pa = False
+cdef TrumpContext _last_ctx = None
+
+
+cdef TrumpContext ctx_of(object trump, bint past_ace):
+    global _last_trump, _last_pa, _last_ctx
+    if trump is _last_trump and past_ace == _last_pa:
+        return _last_ctx
     key = (trump[0], trump[1], past_ace)
     ctx = _CTX_CACHE.get(key)
     if ctx is None:
         ctx = TrumpContext(trump, past_ace)
         _CTX_CACHE[key] = ctx
+    _last_trump = trump
+    _last_pa = past_ace
+    _last_ctx = ctx
     return ctx
+
+
+def context(trump, bint past_ace=False) -> TrumpContext:
+    """The cached :class:`TrumpContext` of a trump rank and suit."""
+    return ctx_of(trump, past_ace)
 
 
 def _check_face(face):
@@ -164,13 +181,29 @@ cdef int c_decompose(const Ctx* c, cnt_t* cnt, CLead* out) noexcept nogil:
     cdef int k, t, f, g, L, i, bk, bL, bt
     cdef int8_t bf[MAXLEN]
     cdef int8_t cf[MAXLEN]
+    cdef int occ[NLVL]
+    cdef int nocc, maxc, j, x
     out.nu = 0
     while total > 0:
         bk = 0
         bL = 0
         bt = -1
-        for k in range(1, 5):
-            for t in range(NLVL - 1, -1, -1):
+        # occupied levels (descending) and the largest count present
+        nocc = 0
+        maxc = 0
+        for t in range(NLVL - 1, -1, -1):
+            x = 0
+            for j in range(c.nlf[e][t]):
+                if cnt[c.lf[e][t][j]] > x:
+                    x = cnt[c.lf[e][t][j]]
+            if x:
+                occ[nocc] = t
+                nocc += 1
+                if x > maxc:
+                    maxc = x
+        for k in range(1, maxc + 1):
+            for j in range(nocc):
+                t = occ[j]
                 f = best_face(c, cnt, e, t, k)
                 if f < 0:
                     continue
@@ -780,37 +813,91 @@ cdef class Lead:
         return f"Lead({str(self.cards)!r}, units={[str(u.cards) for u in self.units]})"
 
 
+cdef struct RInfo:
+    int packs
+    int bj
+    int rj
+    Flags fl
+
+cdef object _last_rules = None
+cdef RInfo _last_info
+
+
+cdef RInfo* rinfo(object rules) except NULL:
+    """Settings the kernel reads, fetched once per rules object."""
+    global _last_rules
+    if rules is not _last_rules:
+        _last_info.packs = rules.packs
+        _last_info.bj = rules.black_jokers
+        _last_info.rj = rules.red_jokers
+        _last_info.fl.ladder = rules.follow_ladder
+        _last_info.fl.protect = rules.protect_longer_sets
+        _last_info.fl.past_ace = rules.tractor_past_ace
+        _last_rules = rules
+    return &_last_info
+
+
+cdef inline object as_cards(object x):
+    if type(x) is Cards:
+        return x
+    return parse_cards(x)
+
+
 cdef int to_counts(object cards, cnt_t* out, object rules, str what) except -1:
-    cdef int f
+    cdef int f, i, lim, packs, bj, rj
+    cdef RInfo* ri
     memset(out, 0, NF)
     for f in cards:
         if not 0 <= f < NF:
             raise InvalidActionError(f"no card face {f!r}: faces are 0..53")
         out[f] += 1
     if rules is not None:
-        for f in range(NF):
-            if out[f] and out[f] > _copies(f, rules):
-                raise InvalidActionError(
-                    f"{what}: {card_name(f)} appears {out[f]} times but only "
-                    f"{_copies(f, rules)} are in play"
-                )
+        ri = rinfo(rules)
+        packs = ri.packs
+        bj = ri.bj
+        rj = ri.rj
+        for i in range(NF):
+            if out[i]:
+                lim = bj if i == 52 else (rj if i == 53 else packs)
+                if out[i] > lim:
+                    raise InvalidActionError(
+                        f"{what}: {card_name(i)} appears {out[i]} times but only {lim} are in play"
+                    )
     return 0
 
 
-cdef int _copies(int f, object rules):
-    if f == 52:
-        return rules.black_jokers
-    if f == 53:
-        return rules.red_jokers
-    return rules.packs
+cdef object from_counts(const cnt_t* cnt):
+    """A :class:`Cards` from a count array (already sorted, so no re-sort)."""
+    cdef list out = []
+    cdef int f, j
+    for f in range(NF):
+        for j in range(cnt[f]):
+            out.append(f)
+    return tuple.__new__(Cards, out)
 
 
-cdef Flags flags_of(object rules):
-    cdef Flags fl
-    fl.ladder = rules.follow_ladder
-    fl.protect = rules.protect_longer_sets
-    fl.past_ace = rules.tractor_past_ace
-    return fl
+cdef Flags flags_of(object rules) except *:
+    return rinfo(rules).fl
+
+
+cdef int read_lead(object cards, TrumpContext ctx, object rules, CLead* out) except -1:
+    """Check a lead is one effective suit and decompose it into out."""
+    cdef cnt_t cnt[NF]
+    cdef int f, e = -1
+    to_counts(cards, cnt, rules, "lead")
+    if len(cards) == 0:
+        raise IllegalActionError("a lead needs at least one card")
+    for f in range(NF):
+        if cnt[f]:
+            if e == -1:
+                e = ctx.c.esuit[f]
+            elif ctx.c.esuit[f] != e:
+                raise IllegalActionError(f"lead {cards} mixes suits: a lead must be all one suit (trumps count as one)")
+    out.esuit = e
+    out.n = len(cards)
+    if c_decompose(&ctx.c, cnt, out) != 0:
+        raise IllegalActionError(f"lead {cards} has too many units")
+    return 0
 
 
 def make_lead(cards, trump, rules, units=None) -> Lead:
@@ -820,27 +907,12 @@ def make_lead(cards, trump, rules, units=None) -> Lead:
     the lead exactly into valid units, and is ordered biggest first.
     """
     cdef Lead ld = Lead.__new__(Lead)
-    cdef cnt_t cnt[NF]
-    cdef int f, e = -1, i
-    cards = parse_cards(cards)
-    ld.ctx = context(trump, rules.tractor_past_ace)
+    cards = as_cards(cards)
+    ld.ctx = ctx_of(trump, rinfo(rules).fl.past_ace)
     ld.cards = cards
-    to_counts(cards, cnt, rules, "lead")
-    if len(cards) == 0:
-        raise IllegalActionError("a lead needs at least one card")
-    for f in range(NF):
-        if cnt[f]:
-            if e == -1:
-                e = ld.ctx.c.esuit[f]
-            elif ld.ctx.c.esuit[f] != e:
-                raise IllegalActionError(f"lead {cards} mixes suits: a lead must be all one suit (trumps count as one)")
-    ld.cl.esuit = e
-    ld.cl.n = len(cards)
-    if units is None:
-        if c_decompose(&ld.ctx.c, cnt, &ld.cl) != 0:
-            raise IllegalActionError(f"lead {cards} has too many units")
-        return ld
-    _set_units(ld, [parse_cards(u) for u in units], rules)
+    read_lead(cards, ld.ctx, rules, &ld.cl)
+    if units is not None:
+        _set_units(ld, [parse_cards(u) for u in units], rules)
     return ld
 
 
@@ -940,10 +1012,19 @@ def is_legal_follow(hand, lead, play, trump, rules) -> bool:
     """True when ``play`` (from ``hand``) is a legal answer to ``lead``."""
     cdef cnt_t h[NF]
     cdef cnt_t p[NF]
-    cdef Lead ld = as_lead(lead, trump, rules)
-    to_counts(parse_cards(hand), h, rules, "hand")
-    to_counts(parse_cards(play), p, None, "play")
-    return bool(c_follow_ok(&ld.ctx.c, h, p, &ld.cl, flags_of(rules)))
+    cdef CLead cl
+    cdef const CLead* lp
+    cdef TrumpContext ctx
+    if type(lead) is Lead:
+        lp = &(<Lead>lead).cl
+        ctx = (<Lead>lead).ctx
+    else:
+        ctx = ctx_of(trump, rinfo(rules).fl.past_ace)
+        read_lead(as_cards(lead), ctx, rules, &cl)
+        lp = &cl
+    to_counts(as_cards(hand), h, rules, "hand")
+    to_counts(as_cards(play), p, None, "play")
+    return bool(c_follow_ok(&ctx.c, h, p, lp, rinfo(rules).fl))
 
 
 def random_follow(hand, lead, trump, rules, rng) -> Cards:
@@ -958,7 +1039,7 @@ def random_follow(hand, lead, trump, rules, rng) -> Cards:
         raise IllegalActionError(f"the hand has {len(hand)} cards, fewer than the {ld.cl.n} led")
     if c_random_follow(&ld.ctx.c, h, &ld.cl, flags_of(rules), &s, out) != 0:
         raise IllegalActionError("no legal follow exists")
-    return Cards.from_counts([out[i] for i in range(NF)])
+    return from_counts(out)
 
 
 def legal_follows(hand, lead, trump, rules):
@@ -1014,19 +1095,18 @@ def trick_winner(plays, trump, rules, lead=None) -> int:
     """
     cdef Lead ld
     cdef int i, nplays = len(plays)
-    cdef bytearray buf
-    cdef cnt_t* p
+    cdef cnt_t buf[MAXPLAYS * NF]
     if nplays == 0:
         raise IllegalActionError("a trick needs at least the lead")
-    plays = [parse_cards(x) for x in plays]
+    if nplays > MAXPLAYS:
+        raise IllegalActionError(f"a trick has at most {MAXPLAYS} plays, not {nplays}")
+    plays = [as_cards(x) for x in plays]
     ld = lead if lead is not None else make_lead(plays[0], trump, rules)
-    buf = bytearray(NF * nplays)
-    p = <cnt_t*><char*>buf
     for i in range(nplays):
         if len(plays[i]) != ld.cl.n:
             raise IllegalActionError(f"play {i} has {len(plays[i])} cards; the lead has {ld.cl.n}")
-        to_counts(plays[i], p + i * NF, rules, f"play {i}")
-    return c_winner(&ld.ctx.c, p, nplays, &ld.cl)
+        to_counts(plays[i], buf + i * NF, rules, "play")
+    return c_winner(&ld.ctx.c, buf, nplays, &ld.cl)
 
 
 def check_throw(lead, others, trump, rules) -> ThrowResult:
