@@ -1,0 +1,30 @@
+# Everything sets itself up: a .venv with the package (compiled core included)
+# and the test tools. `make run` is the main job, `make test` the tests.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test bench build clean
+
+$(STAMP): pyproject.toml setup.py core/_kernel.pyx core/_kernel.pxd
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "setuptools>=64" wheel "Cython>=3.0"
+	$(PY) -m pip install --quiet --no-build-isolation -e ".[test]"
+	@touch $(STAMP)
+
+build: $(STAMP)
+	$(PY) setup.py --quiet build_ext --inplace
+
+run: build
+	$(VENV)/bin/pengyou demo --seed 1
+
+test: build
+	$(PY) -m pytest
+
+bench: build
+	$(VENV)/bin/pengyou bench
+
+clean:
+	rm -rf build $(VENV) core/*.c core/*.so *.egg-info
