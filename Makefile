@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml setup.py core/_kernel.pyx core/_kernel.pxd
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "setuptools>=64" wheel "Cython>=3.0"
+	$(PY) -m pip install --quiet "setuptools>=70" "Cython>=3.0"
 	$(PY) -m pip install --quiet --no-build-isolation -e ".[test]"
 	@touch $(STAMP)
 
