@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: run test bench build clean
 
-$(STAMP): pyproject.toml setup.py core/_kernel.pyx core/_kernel.pxd
+$(STAMP): pyproject.toml setup.py
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "setuptools>=70" "Cython>=3.0"

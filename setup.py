@@ -14,6 +14,7 @@ DIRECTIVES = {
 
 extensions = [
     Extension("core._kernel", ["core/_kernel.pyx"], extra_compile_args=["-O3"]),
+    Extension("core._play", ["core/_play.pyx"], extra_compile_args=["-O3"]),
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES))

@@ -52,3 +52,10 @@ cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int lead
                     int* cls) noexcept nogil
 cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead) noexcept nogil
 cdef uint64_t xrand(uint64_t* s) noexcept nogil
+cdef int beats_unit(const Ctx* c, const cnt_t* cnt, int e, const CUnit* u) noexcept nogil
+cdef int suit_total(const Ctx* c, const cnt_t* cnt, int e) noexcept nogil
+cdef uint64_t seed_from(object rng) except? 0
+cdef int to_counts(object cards, cnt_t* out, object rules, str what) except -1
+cdef object from_counts(const cnt_t* cnt)
+cdef TrumpContext ctx_of(object trump, bint past_ace)
+cdef Flags flags_of(object rules) except *

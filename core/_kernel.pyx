@@ -115,7 +115,8 @@ cdef class TrumpContext:
 cdef dict _CTX_CACHE = {}
 
 
-cdef object _last_trump = None
+cdef object _NO_TRUMP_YET = object()
+cdef object _last_trump = _NO_TRUMP_YET
 cdef bint _last_pa = False
 cdef TrumpContext _last_ctx = None
 
@@ -124,6 +125,8 @@ cdef TrumpContext ctx_of(object trump, bint past_ace):
     global _last_trump, _last_pa, _last_ctx
     if trump is _last_trump and past_ace == _last_pa:
         return _last_ctx
+    if not isinstance(trump, tuple) or len(trump) != 2:
+        raise InvalidActionError(f"trump {trump!r} is not a (rank, suit) pair")
     key = (trump[0], trump[1], past_ace)
     ctx = _CTX_CACHE.get(key)
     if ctx is None:
@@ -148,7 +151,7 @@ def _check_face(face):
 # small helpers over count arrays
 # ----------------------------------------------------------------------------
 
-cdef inline int suit_total(const Ctx* c, const cnt_t* cnt, int e) noexcept nogil:
+cdef int suit_total(const Ctx* c, const cnt_t* cnt, int e) noexcept nogil:
     cdef int i, t = 0
     for i in range(c.nsf[e]):
         t += cnt[c.sf[e][i]]
@@ -545,14 +548,22 @@ cdef int fill_random(const Ctx* c, const cnt_t* src, cnt_t* out, int need, int e
     cdef int8_t pool[256]
     cdef int np = 0, f, i, j, left
     cdef int8_t tmp
-    for f in range(NF):
-        if e >= 0 and c.esuit[f] != e:
-            continue
-        left = src[f] - out[f]
-        for i in range(left):
-            if np < 256:
+    if need <= 0:
+        return 0 if need == 0 else -1
+    if e >= 0:
+        for j in range(c.nsf[e]):
+            f = c.sf[e][j]
+            left = src[f] - out[f]
+            for i in range(left):
                 pool[np] = f
                 np += 1
+    else:
+        for f in range(NF):
+            left = src[f] - out[f]
+            for i in range(left):
+                if np < 256:
+                    pool[np] = f
+                    np += 1
     if need > np:
         return -1
     for i in range(need):
@@ -562,6 +573,7 @@ cdef int fill_random(const Ctx* c, const cnt_t* src, cnt_t* out, int need, int e
         pool[j] = tmp
         out[pool[i]] += 1
     return 0
+
 
 cdef void shuffle_faces(int8_t* a, int n, uint64_t* rng) noexcept nogil:
     cdef int i, j
@@ -596,6 +608,8 @@ cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
             used += m.bpk[i]
         return fill_random(c, hand, out, n - used, e, rng)
     demand(lead, d)
+    if d[2] == 0 and d[3] == 0 and d[4] == 0:
+        return fill_random(c, hand, out, n, e, rng)
     memcpy(left, hand, NF)
     # width 4
     for i in range(c.nsf[e]):
@@ -698,17 +712,23 @@ cdef int place_rest(const Ctx* c, cnt_t* cnt, int es, const CLead* lead, int i) 
 cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int lead_suit_trump,
                     int* cls) noexcept nogil:
     """Strength of a play against the lead's shape, or -1 if it cannot win."""
-    cdef int f, e = lead.esuit, es, all_e = 1, all_t = 1, n = 0, k, L, t, combo, j, ok, best
+    cdef int f, e = lead.esuit, es, all_e = 1, all_t = 1, n = 0, k, L, t, combo, j, ok, best = -1
+    cdef int x
     cdef RunOpts ro
     cdef int8_t faces[MAXLEN]
     cdef cnt_t cnt[NF]
     for f in range(NF):
         if play[f]:
+            x = c.esuit[f]
             n += play[f]
-            if c.esuit[f] != e:
+            if x != e:
                 all_e = 0
-            if c.esuit[f] != 4:
+                if x != 4:
+                    return -1
+            if x != 4:
                 all_t = 0
+            if c.lvl[f] > best:
+                best = c.lvl[f]
     if n != lead.n or n == 0:
         return -1
     if all_e:
@@ -724,10 +744,6 @@ cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int lead
     k = lead.u[0].k
     L = lead.u[0].L
     if k == 1:
-        best = -1
-        for f in range(NF):
-            if play[f] and c.lvl[f] > best:
-                best = c.lvl[f]
         return best
     memcpy(cnt, play, NF)
     for t in range(NLVL - 1, -1, -1):
@@ -850,6 +866,8 @@ cdef int to_counts(object cards, cnt_t* out, object rules, str what) except -1:
     for f in cards:
         if not 0 <= f < NF:
             raise InvalidActionError(f"no card face {f!r}: faces are 0..53")
+        if out[f] == 250:
+            raise InvalidActionError(f"{what}: {card_name(f)} appears far more often than any deal holds")
         out[f] += 1
     if rules is not None:
         ri = rinfo(rules)
@@ -925,6 +943,8 @@ cdef _set_units(Lead ld, list units, object rules):
         raise IllegalActionError("too many units in the lead")
     keyed = []
     for u in units:
+        if len(u) == 0:
+            raise IllegalActionError("a unit needs at least one card")
         faces = sorted(set(u), key=lambda f: -c.lvl[f])
         k = len(u) // len(faces)
         L = len(faces)

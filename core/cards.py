@@ -81,7 +81,7 @@ def card_name(face: int, symbols: bool = False) -> str:
     >>> card_name(make_face(10, HEARTS)), card_name(make_face(10, HEARTS), symbols=True)
     ('10H', '10♥')
     """
-    if not (isinstance(face, int) and 0 <= face < NUM_FACES):
+    if not (isinstance(face, int) and not isinstance(face, bool) and 0 <= face < NUM_FACES):
         raise InvalidActionError(f"no card face {face!r}: faces are 0..53")
     if face == BJ:
         return "BJ"
@@ -122,7 +122,7 @@ class Cards(tuple):
     def __new__(cls, faces: Iterable[int] = ()) -> "Cards":
         items = sorted(faces)
         for f in items:
-            if not (isinstance(f, int) and 0 <= f < NUM_FACES):
+            if not (isinstance(f, int) and not isinstance(f, bool) and 0 <= f < NUM_FACES):
                 raise InvalidActionError(f"no card face {f!r}: faces are 0..53")
         return super().__new__(cls, items)
 
@@ -155,7 +155,7 @@ class Cards(tuple):
 
     def __sub__(self, other: Iterable[int]) -> "Cards":
         c = self.counts()
-        for f in other:
+        for f in Cards(other):
             if c[f] == 0:
                 raise InvalidActionError(f"card {card_name(f)} is not in {self}")
             c[f] -= 1

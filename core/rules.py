@@ -49,6 +49,12 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack")
 
 
+def _setting_name(name: object) -> str:
+    """A setting name fit for a one-line message."""
+    text = str(name)
+    return text if text.isidentifier() else repr(text)
+
+
 @dataclass(frozen=True)
 class Rules:
     """One table's rules. Build with :meth:`preset`; every field is validated.
@@ -74,6 +80,9 @@ class Rules:
       ``exposure`` (trump-making procedure), ``levels``, ``target_rank``
       (match ends when a level reaches it), ``target_points`` (or when a
       player's game points reach it), ``joker_level``.
+    - ``short_side_multiplier``: a maker side left short of its full size
+      (1 + ``friend_calls``) multiplies the game points it wins by
+      1 + the number of missing members.
     """
 
     players: int = 6
@@ -96,10 +105,12 @@ class Rules:
     target_rank: int = 14
     target_points: int = 0
     joker_level: bool = False
+    short_side_multiplier: bool = True
     name: str = field(default="custom", compare=False)
 
     _BOOLS: ClassVar[tuple[str, ...]] = (
         "follow_ladder", "protect_longer_sets", "tractor_past_ace", "friend_other", "joker_level",
+        "short_side_multiplier",
     )
 
     def __post_init__(self) -> None:
@@ -114,16 +125,18 @@ class Rules:
             elif f.name != "name":
                 if not isinstance(v, int) or isinstance(v, bool):
                     raise RulesError(f"{f.name}: expected a whole number, got {v!r}")
-        if not 4 <= self.players <= 12:
-            raise RulesError(f"players: {self.players} is not a table size from 4 to 12")
+        if not 5 <= self.players <= 12:
+            raise RulesError(f"players: {self.players} is not a table size from 5 to 12")
         if not 1 <= self.packs <= 4:
             raise RulesError(f"packs: {self.packs} is not from 1 to 4")
         for name in ("red_jokers", "black_jokers"):
             if not 0 <= getattr(self, name) <= self.packs:
                 raise RulesError(f"{name}: {getattr(self, name)} is not from 0 to packs ({self.packs})")
         total = 52 * self.packs + self.red_jokers + self.black_jokers
-        if self.hand_size < 1 or self.kitty_size < 0:
-            raise RulesError("hand_size: must be positive, and kitty_size not negative")
+        if self.hand_size < 1:
+            raise RulesError("hand_size: must be positive")
+        if self.kitty_size < 0:
+            raise RulesError("kitty_size: must not be negative")
         if self.hand_size * self.players + self.kitty_size != total:
             raise RulesError(
                 f"hand_size: {self.players} hands of {self.hand_size} plus a kitty of "
@@ -147,7 +160,7 @@ class Rules:
         """A copy with some settings changed (validated)."""
         bad = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
         if bad:
-            raise RulesError(f"{bad[0]}: no such rule setting")
+            raise RulesError(f"{_setting_name(bad[0])}: no such rule setting")
         return dataclasses.replace(self, **changes)
 
     @classmethod
@@ -186,14 +199,15 @@ class Rules:
             base.update(
                 scoring="bands", exposure="bottom_eight", levels="plain", throw_penalty=0,
                 friend_calls=1, friend_other=True, kitty_multiplier="double",
+                short_side_multiplier=False,
             )
         elif name == "stack":
             base.update(
                 scoring="bands", exposure="stack", levels="plain", friend_calls=2,
-                kitty_multiplier="unit_double",
+                kitty_multiplier="unit_double", short_side_multiplier=False,
             )
         bad = sorted(set(overrides) - {f.name for f in dataclasses.fields(cls)})
         if bad:
-            raise RulesError(f"{bad[0]}: no such rule setting")
+            raise RulesError(f"{_setting_name(bad[0])}: no such rule setting")
         base.update(overrides)
         return cls(**base)

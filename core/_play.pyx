@@ -1,0 +1,503 @@
+# cython: language_level=3
+"""The play phase of a deal in C: hands, tricks, throws, friends, points.
+
+:class:`PlayCore` is what :class:`core.state.State` uses once the friend cards
+are called; its random playout runs without touching Python objects.
+"""
+
+from libc.string cimport memset, memcpy
+from libc.stdint cimport uint64_t
+
+from core._kernel cimport (
+    NF, NSUIT, MAXU, Ctx, CLead, CUnit, Flags, cnt_t, TrumpContext,
+    c_decompose, c_follow_ok, c_random_follow, c_winner, beats_unit, suit_total,
+    xrand, seed_from, to_counts, from_counts, ctx_of, flags_of,
+)
+
+from .cards import Cards, card_name, points as card_points
+from .errors import IllegalActionError, InvalidActionError
+
+cdef enum:
+    MAXP = 12
+    MAXCALLS = 8
+
+cdef int POINTS[NF]
+for _f in range(NF):
+    POINTS[_f] = card_points([_f]) if _f < 52 else 0
+
+
+cdef struct PlayS:
+    Ctx ctx
+    Flags fl
+    int n
+    int packs
+    int maker
+    int leader
+    int turn
+    int ntricks
+    int done
+    int throw_penalty
+    int first_found
+    cnt_t hand[MAXP][NF]
+    cnt_t trick[MAXP][NF]
+    CLead lead
+    int points[MAXP]
+    int held[MAXP]
+    int trick_pts
+    int penalty[MAXP]
+    int side[MAXP]
+    int ncalls
+    int call_face[MAXCALLS]
+    int call_ord[MAXCALLS]
+    int call_seen[MAXCALLS]
+    int call_by[MAXCALLS]
+    int last_winner
+    int last_cards
+    int last_unit
+    cnt_t played[NF]
+    # the last lead attempt that failed (for the Python side)
+    int failed
+    cnt_t attempt[NF]
+
+
+cdef inline uint64_t xr(uint64_t* s) noexcept nogil:
+    return xrand(s)
+
+
+cdef inline int xb(uint64_t* s, int n) noexcept nogil:
+    return <int>((xrand(s) >> 33) % <uint64_t>n)
+
+
+cdef int lead_of(PlayS* s, const cnt_t* cards, CLead* out) noexcept nogil:
+    """Read cards as a lead: -1 if empty or of mixed suits."""
+    cdef cnt_t tmp[NF]
+    cdef int f, e = -1, n = 0
+    for f in range(NF):
+        if cards[f]:
+            n += cards[f]
+            if e == -1:
+                e = s.ctx.esuit[f]
+            elif s.ctx.esuit[f] != e:
+                return -1
+    if n == 0:
+        return -1
+    out.esuit = e
+    out.n = n
+    memcpy(tmp, cards, NF)
+    return c_decompose(&s.ctx, tmp, out)
+
+
+cdef int play_error(PlayS* s, const cnt_t* cards) noexcept nogil:
+    """0 if the current player may play these cards, else an error code."""
+    cdef int seat = (s.leader + s.turn) % s.n
+    cdef int f, n = 0
+    cdef CLead tmp
+    if s.done:
+        return 1
+    for f in range(NF):
+        if cards[f] > s.hand[seat][f]:
+            return 2
+        n += cards[f]
+    if s.turn == 0:
+        if n == 0:
+            return 3
+        if lead_of(s, cards, &tmp) != 0:
+            return 4
+        return 0
+    if n != s.lead.n:
+        return 5
+    if not c_follow_ok(&s.ctx, s.hand[seat], cards, &s.lead, s.fl):
+        return 6
+    return 0
+
+
+cdef void reveal(PlayS* s, int seat, const cnt_t* cards) noexcept nogil:
+    cdef int i, f, j
+    for i in range(s.ncalls):
+        if s.call_by[i] >= 0:
+            continue
+        f = s.call_face[i]
+        if not cards[f]:
+            continue
+        if s.call_ord[i] == 0:          # "the other": first copy by anyone but the maker
+            if seat != s.maker:
+                s.call_by[i] = seat
+                s.side[seat] = 1
+            continue
+        for j in range(cards[f]):
+            s.call_seen[i] += 1
+            if s.call_seen[i] == s.call_ord[i]:
+                s.call_by[i] = seat
+                s.side[seat] = 1
+                break
+
+
+cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
+    """Apply a legal play (checked by the caller)."""
+    cdef int seat = (s.leader + s.turn) % s.n
+    cdef int f, i, j, w, pts, best, e
+    cdef cnt_t cards[NF]
+    cdef CUnit* u
+    memcpy(cards, cards_in, NF)
+    if s.turn == 0:
+        s.failed = 0
+        lead_of(s, cards, &s.lead)
+        if s.lead.nu >= 2:
+            e = s.lead.esuit
+            best = -1
+            # smallest_lowest: fewest cards, then lowest top, then lowest face,
+            # over every hand; first_found: the first hand in seat order, then
+            # the first unit in reading order
+            for j in range(1, s.n):
+                for i in range(s.lead.nu):
+                    if beats_unit(&s.ctx, s.hand[(seat + j) % s.n], e, &s.lead.u[i]):
+                        if best < 0 or (not s.first_found and _smaller(&s.lead.u[i], &s.lead.u[best])):
+                            best = i
+                if best >= 0 and s.first_found:
+                    break
+            if best >= 0:
+                s.failed = 1
+                memcpy(s.attempt, cards, NF)
+                memset(cards, 0, NF)
+                u = &s.lead.u[best]
+                for i in range(u.L):
+                    cards[u.faces[i]] += u.k
+                s.penalty[seat] += (s.lead.n - u.k * u.L) * s.throw_penalty
+                lead_of(s, cards, &s.lead)
+    for f in range(NF):
+        if cards[f]:
+            s.hand[seat][f] -= cards[f]
+            s.played[f] += cards[f]
+            s.held[seat] -= cards[f]
+            s.trick_pts += POINTS[f] * cards[f]
+    memcpy(s.trick[s.turn], cards, NF)
+    reveal(s, seat, cards)
+    s.turn += 1
+    if s.turn < s.n:
+        return
+    w = c_winner(&s.ctx, &s.trick[0][0], s.n, &s.lead)
+    w = (s.leader + w) % s.n
+    s.points[w] += s.trick_pts
+    s.trick_pts = 0
+    s.ntricks += 1
+    s.last_winner = w
+    s.last_cards = s.lead.n
+    s.last_unit = s.lead.u[0].k * s.lead.u[0].L
+    s.leader = w
+    s.turn = 0
+    if s.held[w] == 0:
+        s.done = 1
+
+
+cdef inline int _smaller(const CUnit* a, const CUnit* b) noexcept nogil:
+    cdef int na = a.k * a.L, nb = b.k * b.L, fa, fb, i
+    if na != nb:
+        return na < nb
+    if a.top != b.top:
+        return a.top < b.top
+    fa = 99
+    fb = 99
+    for i in range(a.L):
+        if a.faces[i] < fa:
+            fa = a.faces[i]
+    for i in range(b.L):
+        if b.faces[i] < fb:
+            fb = b.faces[i]
+    return fa < fb
+
+
+cdef int pick_card(const cnt_t* cnt, int total, uint64_t* rng) noexcept nogil:
+    """A face drawn with probability proportional to its count."""
+    cdef int r = xb(rng, total), f
+    for f in range(NF):
+        r -= cnt[f]
+        if r < 0:
+            return f
+    return -1
+
+
+cdef void add_unit_at(PlayS* s, const cnt_t* hand, int f, uint64_t* rng, cnt_t* out) noexcept nogil:
+    """Add to out a random unit holding face f: a single, its whole set, or a
+    tractor through that set (only cards not already in out)."""
+    cdef int e = s.ctx.esuit[f], k = hand[f] - out[f], t, g, lo, hi, i, j
+    if k <= 0:
+        return
+    if xb(rng, 4) == 0:
+        k = 1
+    if k >= 2 and s.ctx.elig[f] and xb(rng, 2) == 0:
+        # extend over adjacent levels holding a free set of k
+        t = s.ctx.lvl[f]
+        lo = t
+        hi = t
+        while True:
+            g = _free_face(s, hand, out, e, lo - 1, k)
+            if g < 0:
+                break
+            lo -= 1
+        while True:
+            g = _free_face(s, hand, out, e, hi + 1, k)
+            if g < 0:
+                break
+            hi += 1
+        for j in range(lo, hi + 1):
+            g = f if j == t else _free_face(s, hand, out, e, j, k)
+            out[g] += k
+        return
+    out[f] += k
+
+
+cdef inline int _free_face(PlayS* s, const cnt_t* hand, const cnt_t* out, int e, int t, int k) noexcept nogil:
+    cdef int i, f, b = -1
+    if t < 0 or t >= 16:
+        return -1
+    for i in range(s.ctx.nlf[e][t]):
+        f = s.ctx.lf[e][t][i]
+        if s.ctx.elig[f] and hand[f] - out[f] >= k and f > b:
+            b = f
+    return b
+
+
+cdef void random_lead(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
+    """A random lead: a unit around a random card, now and then two units."""
+    cdef const cnt_t* hand = s.hand[s.leader]
+    cdef int f, g, i, e, left
+    cdef cnt_t rest[NF]
+    memset(out, 0, NF)
+    f = pick_card(hand, s.held[s.leader], rng)
+    add_unit_at(s, hand, f, rng, out)
+    if xb(rng, 8) == 0:
+        e = s.ctx.esuit[f]
+        memset(rest, 0, NF)
+        left = 0
+        for i in range(s.ctx.nsf[e]):
+            g = s.ctx.sf[e][i]
+            rest[g] = hand[g] - out[g]
+            left += rest[g]
+        if left > 0:
+            g = pick_card(rest, left, rng)
+            add_unit_at(s, hand, g, rng, out)
+
+
+cdef void random_play(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
+    if s.turn == 0:
+        random_lead(s, rng, out)
+    else:
+        c_random_follow(&s.ctx, s.hand[(s.leader + s.turn) % s.n], &s.lead, s.fl, rng, out)
+
+
+cdef void playout(PlayS* s, uint64_t* rng) noexcept nogil:
+    cdef cnt_t out[NF]
+    while not s.done:
+        random_play(s, rng, out)
+        play_apply(s, out)
+
+
+_ERRORS = {
+    1: "the deal is over",
+    2: "cards not in the hand",
+    3: "a lead needs at least one card",
+    4: "a lead must be all one suit (trumps count as one suit)",
+    5: "wrong number of cards: play as many as were led",
+    6: "must follow suit and the led shape as far as possible",
+}
+
+
+cdef class PlayCore:
+    """The play phase of one deal (C state behind a small Python API).
+
+    Seats play in increasing order mod ``players``; the maker leads first.
+    Friend calls are ``(face, ordinal)`` pairs, ordinal 0 meaning "the other".
+    """
+
+    cdef PlayS s
+    cdef readonly object rules
+    cdef readonly object trump
+
+    @staticmethod
+    def start(rules, trump, int maker, hands, calls=()):
+        """Begin play: ``hands`` in seat order, the maker leads the first trick."""
+        cdef PlayCore pc = PlayCore.__new__(PlayCore)
+        cdef TrumpContext ctx
+        cdef int i, n = rules.players
+        if len(hands) != n:
+            raise InvalidActionError(f"expected {n} hands, got {len(hands)}")
+        if not 0 <= maker < n:
+            raise InvalidActionError(f"maker seat {maker} is not a seat from 0 to {n - 1}")
+        if len(calls) > MAXCALLS:
+            raise InvalidActionError(f"at most {MAXCALLS} friend calls")
+        memset(&pc.s, 0, sizeof(PlayS))
+        ctx = ctx_of(trump, rules.tractor_past_ace)
+        pc.rules = rules
+        pc.trump = ctx.trump
+        pc.s.ctx = ctx.c
+        pc.s.fl = flags_of(rules)
+        pc.s.n = n
+        pc.s.packs = rules.packs
+        pc.s.maker = maker
+        pc.s.leader = maker
+        pc.s.throw_penalty = rules.throw_penalty
+        pc.s.first_found = rules.failed_throw_unit == "first_found"
+        pc.s.side[maker] = 1
+        for i in range(n):
+            to_counts(hands[i], pc.s.hand[i], rules, f"hand {i}")
+        pc.s.ncalls = len(calls)
+        for i, (face, ordinal) in enumerate(calls):
+            pc.s.call_face[i] = face
+            pc.s.call_ord[i] = ordinal
+            pc.s.call_by[i] = -1
+        pc.s.last_winner = -1
+        for i in range(n):
+            pc.s.held[i] = len(hands[i])
+        pc.s.done = pc.s.held[maker] == 0
+        return pc
+
+    def clone(self) -> PlayCore:
+        """An independent copy (one memcpy)."""
+        cdef PlayCore pc = PlayCore.__new__(PlayCore)
+        memcpy(&pc.s, &self.s, sizeof(PlayS))
+        pc.rules = self.rules
+        pc.trump = self.trump
+        return pc
+
+    @property
+    def done(self) -> bool:
+        """True when every card has been played."""
+        return bool(self.s.done)
+
+    @property
+    def current_player(self) -> int:
+        """The seat to play, or -1 when the play is over."""
+        return -1 if self.s.done else (self.s.leader + self.s.turn) % self.s.n
+
+    @property
+    def leader(self) -> int:
+        """The seat that leads (or led) the current trick."""
+        return self.s.leader
+
+    @property
+    def is_leading(self) -> bool:
+        """True when the next play starts a trick."""
+        return self.s.turn == 0 and not self.s.done
+
+    @property
+    def tricks_played(self) -> int:
+        return self.s.ntricks
+
+    def hand(self, int seat) -> Cards:
+        """The cards a seat holds."""
+        self._seat(seat)
+        return from_counts(self.s.hand[seat])
+
+    def trick(self) -> list:
+        """The plays of the current trick so far, in play order from the leader."""
+        return [from_counts(self.s.trick[i]) for i in range(self.s.turn)]
+
+    def played(self) -> Cards:
+        """Every card played so far."""
+        return from_counts(self.s.played)
+
+    @property
+    def points(self) -> list:
+        """Card points won by each seat."""
+        return [self.s.points[i] for i in range(self.s.n)]
+
+    @property
+    def penalties(self) -> list:
+        """Throw penalties charged to each seat (card points)."""
+        return [self.s.penalty[i] for i in range(self.s.n)]
+
+    @property
+    def maker_side(self) -> frozenset:
+        """The maker and every friend revealed so far."""
+        return frozenset(i for i in range(self.s.n) if self.s.side[i])
+
+    @property
+    def calls_filled(self) -> list:
+        """For each friend call, the seat that filled it, or None."""
+        return [None if self.s.call_by[i] < 0 else self.s.call_by[i] for i in range(self.s.ncalls)]
+
+    @property
+    def last_trick(self):
+        """(winner seat, cards per play, cards of the largest unit) of the last trick played."""
+        return (self.s.last_winner, self.s.last_cards, self.s.last_unit)
+
+    @property
+    def lead_units(self) -> list:
+        """The current trick's lead read into units (empty before the lead)."""
+        from .cards import Unit
+        cdef int i, j
+        if self.s.turn == 0:
+            return []
+        out = []
+        for i in range(self.s.lead.nu):
+            faces = []
+            for j in range(self.s.lead.u[i].L):
+                faces.extend([self.s.lead.u[i].faces[j]] * self.s.lead.u[i].k)
+            out.append(Unit(self.s.lead.u[i].k, self.s.lead.u[i].L, self.s.lead.u[i].top, Cards(faces)))
+        return out
+
+    def _seat(self, int seat):
+        if not 0 <= seat < self.s.n:
+            raise InvalidActionError(f"seat {seat} is not a seat from 0 to {self.s.n - 1}")
+
+    def play_error(self, cards):
+        """Why the current player may not play ``cards``, or None."""
+        cdef cnt_t c[NF]
+        to_counts(cards, c, None, "play")
+        code = play_error(&self.s, c)
+        return None if code == 0 else _ERRORS[code]
+
+    def can_play(self, cards) -> bool:
+        """True when the current player may play ``cards``."""
+        cdef cnt_t c[NF]
+        to_counts(cards, c, None, "play")
+        return play_error(&self.s, c) == 0
+
+    def play(self, cards, bint check=True):
+        """Play ``cards`` for the current player.
+
+        Returns ``(seat, cards actually played, attempted throw or None)``: a
+        throw that fails is replaced by the unit that must be led instead.
+        """
+        cdef cnt_t c[NF]
+        cdef int seat = (self.s.leader + self.s.turn) % self.s.n
+        to_counts(cards, c, None, "play")
+        if check:
+            code = play_error(&self.s, c)
+            if code:
+                raise IllegalActionError(f"seat {seat} cannot play {Cards(cards)}: {_ERRORS[code]}")
+        leading = self.s.turn == 0
+        play_apply(&self.s, c)
+        played = from_counts(self.s.trick[self.s.n - 1 if self.s.turn == 0 else self.s.turn - 1])
+        attempt = from_counts(self.s.attempt) if (leading and self.s.failed) else None
+        return seat, played, attempt
+
+    def random_play(self, rng) -> Cards:
+        """A random legal play for the current player (nothing is enumerated)."""
+        cdef cnt_t out[NF]
+        cdef uint64_t r = seed_from(rng)
+        if self.s.done:
+            raise IllegalActionError("the deal is over")
+        random_play(&self.s, &r, out)
+        return from_counts(out)
+
+    def playout(self, rng) -> None:
+        """Finish the play with random legal plays, all in C."""
+        cdef uint64_t r = seed_from(rng)
+        with nogil:
+            playout(&self.s, &r)
+
+
+def playouts(PlayCore start, int count, rng) -> int:
+    """Run ``count`` random playouts from copies of ``start``; returns the
+    total of the first seat's points (so the work cannot be skipped)."""
+    cdef PlayS s
+    cdef uint64_t r = seed_from(rng)
+    cdef int i
+    cdef long total = 0
+    with nogil:
+        for i in range(count):
+            memcpy(&s, &start.s, sizeof(PlayS))
+            playout(&s, &r)
+            total += s.points[0]
+    return total

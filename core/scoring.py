@@ -1,0 +1,231 @@
+"""Scoring one deal: the kitty multiplier, the opponents' card points, game points.
+
+Everything here is a pure function of a :class:`~core.rules.Rules` and a few
+numbers; the caller (the deal engine) supplies what happened in play.
+
+Sides are named ``'maker'`` (the trump maker and the friends who joined) and
+``'opponents'`` (everyone else), whatever a source calls them.
+
+A 6-player ``pagat`` deal where the opponents took 55 points in tricks, won
+the last trick over a kitty holding 25, and the maker side paid a 20-point
+throw penalty while an opponent paid 30:
+
+>>> from core.rules import Rules
+>>> r = Rules.preset("pagat", players=6)
+>>> m = kitty_multiplier(r, winning_play_cards=1, largest_unit_cards=1, cards_per_player=1)
+>>> p = opponents_points([25, 10, 40, 15, 0, 30], {0, 2}, 25, True, m, [20, 0, 0, 30, 0, 0])
+>>> p
+95
+>>> score_deal(r, p, maker_side_size=2)
+DealScore(winner='opponents', game_points=1, next_side='opponents')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import NamedTuple, Optional
+
+from .errors import PengyouError
+from .rules import Rules
+
+__all__ = ["DealScore", "kitty_multiplier", "opponents_points", "score_deal", "MAKER", "OPPONENTS"]
+
+MAKER = "maker"
+OPPONENTS = "opponents"
+
+
+def kitty_multiplier(
+    rules: Rules, winning_play_cards: int, largest_unit_cards: int, cards_per_player: int
+) -> int:
+    """How many times the kitty's points count when the opponents take the last trick.
+
+    ``winning_play_cards``: cards in the play that won the last trick;
+    ``largest_unit_cards``: cards in the largest unit of the last trick (a
+    single 1, a pair 2, a tractor of two pairs 4); ``cards_per_player``: cards
+    each player put into the last trick. By ``rules.kitty_multiplier``:
+
+    - ``double``: always 2;
+    - ``by_cards``: 2, 3 or 4 for a winning play of 1, 2, or 3 or more cards;
+    - ``unit_double``: twice the largest unit's size;
+    - ``unit_power``: 2 to the power of the largest unit's size;
+    - ``cards_per_player``: twice the cards each player played.
+
+    >>> from core.rules import Rules
+    >>> [kitty_multiplier(Rules(kitty_multiplier=k), 4, 4, 4)
+    ...  for k in ("double", "by_cards", "unit_double", "unit_power", "cards_per_player")]
+    [2, 4, 8, 16, 8]
+    >>> kitty_multiplier(Rules(kitty_multiplier="by_cards"), 2, 2, 2)
+    3
+    """
+    for name, value in (
+        ("winning_play_cards", winning_play_cards),
+        ("largest_unit_cards", largest_unit_cards),
+        ("cards_per_player", cards_per_player),
+    ):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise PengyouError(f"{name}: expected a whole number of cards, at least 1, got {value!r}")
+    if largest_unit_cards > cards_per_player or winning_play_cards > cards_per_player:
+        raise PengyouError(
+            f"the last trick has {cards_per_player} cards per player: a unit of {largest_unit_cards} "
+            f"or a play of {winning_play_cards} cards does not fit"
+        )
+    kind = rules.kitty_multiplier
+    if kind == "double":
+        return 2
+    if kind == "by_cards":
+        return 1 + min(winning_play_cards, 3)
+    if kind == "unit_double":
+        return 2 * largest_unit_cards
+    if kind == "unit_power":
+        return 2 ** largest_unit_cards
+    if kind == "cards_per_player":
+        return 2 * cards_per_player
+    raise PengyouError(f"kitty_multiplier: unknown setting {kind!r}")  # pragma: no cover
+
+
+def opponents_points(
+    points_by_seat: Sequence[int],
+    maker_side: Collection[int],
+    kitty_points: int,
+    kitty_to_opponents: bool,
+    multiplier: int,
+    penalties_by_seat: Sequence[int],
+) -> int:
+    """The opponents' card points at the end of a deal.
+
+    ``points_by_seat[s]``: card points seat ``s`` won in tricks (a friend's
+    points from before the reveal included; they count for the side the seat
+    ends on). ``maker_side``: the seats of the maker side, known once the deal
+    is over. ``penalties_by_seat[s]``: card points seat ``s`` forfeits for its
+    failed throws; a penalty moves from the thrower's side to the other side,
+    so a maker-side penalty adds to the opponents and an opponent's penalty
+    subtracts from them. When ``kitty_to_opponents`` the kitty's points count
+    ``multiplier`` times for the opponents. The result is never below 0.
+
+    >>> opponents_points([0, 30, 0, 10, 0], {0, 2}, 20, True, 2, [0, 0, 0, 0, 0])
+    80
+    >>> opponents_points([0, 30, 0, 10, 0], {0, 2}, 20, False, 2, [0, 20, 0, 0, 0])
+    20
+    >>> opponents_points([0, 10, 0, 0, 0], {0}, 0, False, 2, [0, 0, 0, 30, 0])
+    0
+    """
+    n = len(points_by_seat)
+    if len(penalties_by_seat) != n:
+        raise PengyouError(
+            f"penalties_by_seat: {len(penalties_by_seat)} seats, but points_by_seat has {n}"
+        )
+    side = set(maker_side)
+    if not side or any(not isinstance(s, int) or not 0 <= s < n for s in side):
+        raise PengyouError(f"maker_side: {sorted(side, key=repr)} is not a non-empty set of seats 0..{n - 1}")
+    if len(side) == n:
+        raise PengyouError("maker_side: every seat is on the maker side; the opponents need a seat")
+    for name, values in (("points_by_seat", points_by_seat), ("penalties_by_seat", penalties_by_seat)):
+        if any(v < 0 for v in values):
+            raise PengyouError(f"{name}: card points must not be negative")
+    if kitty_points < 0 or multiplier < 1:
+        raise PengyouError("kitty_points must not be negative and multiplier must be at least 1")
+    total = 0
+    for seat in range(n):
+        if seat in side:
+            total += penalties_by_seat[seat]
+        else:
+            total += points_by_seat[seat] - penalties_by_seat[seat]
+    if kitty_to_opponents:
+        total += kitty_points * multiplier
+    return max(total, 0)
+
+
+class DealScore(NamedTuple):
+    """The result of one deal.
+
+    ``winner``: ``'maker'``, ``'opponents'``, or ``None`` in the no-score band
+    of ``bands`` and ``heli``. ``game_points``: levels (or game points) each
+    winner gains, 0 with no winner. ``next_side``: the side that takes control
+    of the next deal (where the next maker is predetermined): the winner, and
+    the opponents in the no-score band.
+    """
+
+    winner: Optional[str]
+    game_points: int
+    next_side: Optional[str]
+
+
+def _full_side(rules: Rules) -> int:
+    return 1 + rules.friend_calls
+
+
+def score_deal(rules: Rules, opponents_points: int, maker_side_size: int) -> DealScore:
+    """Game points of a deal from the opponents' card points ``P``.
+
+    With ``p = rules.packs`` (``pagat`` table of ``000``; also ``thirteen``):
+
+    ======================  ===============
+    P                       result
+    ======================  ===============
+    0                       maker 2
+    5 .. below 40p          maker 1
+    40p .. below 80p        opponents 1
+    80p .. below 100p       opponents 2
+    100p or more            opponents 3
+    ======================  ===============
+
+    ``bands`` (the two-deck table of ``003``/``004`` with its edges scaled by
+    p/2, so one step is 20p points) and ``heli`` (steps of 20 % of the deal's
+    100p points, again 20p) share one table, with ``s = 20 * p``:
+    0 maker 3; below s maker 2; below 2s maker 1; below 3s no score (the
+    opponents take the next deal); below 4s opponents 1; below 5s opponents 2;
+    5s or more opponents 3.
+
+    When ``rules.short_side_multiplier`` is set, a maker-side win is
+    multiplied by 1 + the members missing from a full side (1 + friend_calls);
+    the opponents' wins never are.
+
+    >>> from core.rules import Rules
+    >>> six = Rules.preset("pagat", players=6)
+    >>> score_deal(six, 75, maker_side_size=1)
+    DealScore(winner='maker', game_points=3, next_side='maker')
+    >>> score_deal(six, 160, maker_side_size=3)
+    DealScore(winner='opponents', game_points=2, next_side='opponents')
+    >>> score_deal(Rules.preset("bottom-eight"), 115, maker_side_size=2)
+    DealScore(winner=None, game_points=0, next_side='opponents')
+    >>> score_deal(Rules.preset("heli", players=5), 35, maker_side_size=1)
+    DealScore(winner='maker', game_points=4, next_side='maker')
+    """
+    points = opponents_points
+    if not isinstance(points, int) or isinstance(points, bool) or points < 0:
+        raise PengyouError(f"opponents_points: expected a whole number of card points, at least 0, got {points!r}")
+    full = _full_side(rules)
+    if not isinstance(maker_side_size, int) or not 1 <= maker_side_size <= full:
+        raise PengyouError(f"maker_side_size: {maker_side_size!r} is not from 1 to {full} (1 + friend_calls)")
+    p = rules.packs
+    winner: Optional[str]
+    if rules.scoring == "pagat":
+        if points == 0:
+            winner, gain = MAKER, 2
+        elif points < 40 * p:
+            winner, gain = MAKER, 1
+        elif points < 80 * p:
+            winner, gain = OPPONENTS, 1
+        elif points < 100 * p:
+            winner, gain = OPPONENTS, 2
+        else:
+            winner, gain = OPPONENTS, 3
+    else:  # "bands" and "heli": steps of 20 points per pack
+        step = 20 * p
+        if points == 0:
+            winner, gain = MAKER, 3
+        elif points < step:
+            winner, gain = MAKER, 2
+        elif points < 2 * step:
+            winner, gain = MAKER, 1
+        elif points < 3 * step:
+            return DealScore(None, 0, OPPONENTS)
+        elif points < 4 * step:
+            winner, gain = OPPONENTS, 1
+        elif points < 5 * step:
+            winner, gain = OPPONENTS, 2
+        else:
+            winner, gain = OPPONENTS, 3
+    if winner == MAKER and rules.short_side_multiplier:
+        gain *= 1 + (full - maker_side_size)
+    return DealScore(winner, gain, winner)

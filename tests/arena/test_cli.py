@@ -1,0 +1,304 @@
+"""The ``pengyou`` command line, run as ``python -m arena`` in a subprocess.
+
+Normal output of every subcommand, and bad input: each mistake ends with one
+line on stderr starting ``pengyou: error:`` and exit status 2 (an illegal but
+well-formed ``follow --play`` prints ``illegal: ...`` and exits 1), never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from core.cards import parse_card, parse_cards, points
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONUTF8="1")
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def ok(*args: str) -> list[str]:
+    """Run a command that must succeed; its stdout lines."""
+    p = run(*args)
+    assert p.returncode == 0, (p.returncode, p.stdout, p.stderr)
+    assert p.stderr == ""
+    assert "Traceback" not in p.stdout
+    return p.stdout.splitlines()
+
+
+# --------------------------------------------------------------------------
+# lead
+
+
+@pytest.mark.parametrize(
+    "cards,trump,want",
+    [
+        ("AS AS KS KS 3S", "5H", "throw of 5 cards: [KS KS AS AS] + [3S]"),
+        ("QS QS JS JS 9S", "5H", "throw of 5 cards: [JS JS QS QS] + [9S]"),
+        ("AS", "5H", "lead of 1 cards: [AS]"),
+        ("QS QS JS JS", "5H", "lead of 4 cards: [JS JS QS QS]"),
+        ("6S 6S 4S 4S", "5H", "lead of 4 cards: [4S 4S 6S 6S]"),  # trump rank 5 left out
+        ("A♠ a♠", "5H", "lead of 2 cards: [AS AS]"),                 # symbols in, ASCII out
+        ("10S TS 9S 9S", "7", "lead of 4 cards: [9S 9S 10S 10S]"),   # no trump suit
+        ("RJ BJ", "jokers", "throw of 2 cards: [RJ] + [BJ]"),
+        ("KH 5S", "5H", "throw of 2 cards: [5S] + [KH]"),            # all trumps
+    ],
+    ids=["throw-tractor", "throw-tractor-2", "single", "tractor", "tractor-over-rank",
+         "symbols", "no-trump-suit", "jokers", "trumps"],
+)
+def test_lead(cards, trump, want):
+    assert ok("lead", cards, "--trump", trump) == [want]
+
+
+# --------------------------------------------------------------------------
+# follow
+
+
+def test_follow_lists_the_only_legal_follow():
+    assert ok("follow", "--hand", "AS AS KS 3S 2D", "--lead", "QS QS", "--trump", "5H") == ["AS AS"]
+
+
+def test_follow_lists_short_suit_follows():
+    lines = ok("follow", "--hand", "KS 3D 2D", "--lead", "QS QS", "--trump", "5H")
+    assert sorted(lines) == ["2D KS", "3D KS"]
+
+
+def test_follow_lists_every_card_when_void():
+    lines = ok("follow", "--hand", "3D 4H 2C", "--lead", "AS", "--trump", "7C")
+    assert sorted(lines) == ["2C", "3D", "4H"]
+
+
+def test_follow_play_legal():
+    p = run("follow", "--hand", "AS AS KS 3S 2D", "--lead", "QS QS", "--play", "AS AS", "--trump", "5H")
+    assert (p.returncode, p.stdout, p.stderr) == (0, "legal\n", "")
+
+
+@pytest.mark.parametrize(
+    "hand,lead,play,reason",
+    [
+        ("AS AS KS 3S 2D", "QS QS", "AS KS",
+         "must follow the led shape: play the sets (or tractors) of the led suit the rules ask for"),
+        ("KS QS 3D", "AS", "3D", "must play 1 cards of the led suit, not 0"),
+        ("KS QS", "AS", "JS", "JS is not in the hand"),
+        ("KS QS", "AS", "KS QS", "the lead has 1 cards, so the play must have 1, not 2"),
+    ],
+    ids=["shape", "suit", "not-in-hand", "wrong-size"],
+)
+def test_follow_play_illegal(hand, lead, play, reason):
+    p = run("follow", "--hand", hand, "--lead", lead, "--play", play, "--trump", "5H")
+    assert p.returncode == 1
+    assert p.stdout == f"illegal: {reason}\n"
+    assert p.stderr == ""
+    assert "Traceback" not in p.stdout + p.stderr
+
+
+# --------------------------------------------------------------------------
+# trick
+
+
+@pytest.mark.parametrize(
+    "plays,trump,want",
+    [
+        (["QS QS", "3D 3D", "AS AS"], "5D", "play 1 wins: 3D 3D"),     # trump pair ruffs
+        (["QS QS", "3D 3D", "AS AS"], "5H", "play 2 wins: AS AS"),     # no trumps: highest pair
+        (["QS QS", "AS KS", "3D 3D"], "4D", "play 2 wins: 3D 3D"),
+        (["AS", "KS", "QS"], "5H", "play 0 wins: AS"),
+        (["AS", "KS", "2S"], "2H", "play 2 wins: 2S"),                 # trump rank
+        (["AS", "KS", "3H"], "2H", "play 2 wins: 3H"),                 # trump suit
+        (["AS", "3H", "BJ", "RJ"], "2H", "play 3 wins: RJ"),
+        (["5S", "5H", "5S"], "5H", "play 1 wins: 5H"),                 # the trump-suit rank card
+        (["5S", "5C"], "5H", "play 0 wins: 5S"),                       # equal: first played wins
+    ],
+    ids=["ruff", "plain", "docstring", "lead-holds", "rank", "suit", "jokers", "rank-in-suit", "tie"],
+)
+def test_trick(plays, trump, want):
+    assert ok("trick", *plays, "--trump", trump) == [want]
+
+
+# --------------------------------------------------------------------------
+# throw
+
+
+def test_throw_fails():
+    lines = ok("throw", "AS KS JS JS", "--hands", "QS QS 2C", "3H", "--trump", "4D")
+    assert lines == ["fails: hand 0 beats it; lead JS JS instead, 2 cards withdrawn, penalty 20"]
+
+
+def test_throw_fails_second_hand_and_penalty_setting():
+    lines = ok("throw", "AS KS JS JS", "--hands", "3H", "QS QS 2C", "--trump", "4D",
+               "--set", "throw_penalty=5")
+    assert lines == ["fails: hand 1 beats it; lead JS JS instead, 2 cards withdrawn, penalty 10"]
+
+
+def test_throw_stands():
+    assert ok("throw", "AS KS", "--hands", "QS QS 2C", "3H", "--trump", "4D") == ["stands"]
+
+
+def test_single_unit_always_stands():
+    assert ok("throw", "QS", "--hands", "AS AS", "--trump", "4D") == ["stands"]
+
+
+# --------------------------------------------------------------------------
+# demo
+
+TRICK_RE = re.compile(r"^trick +(\d+)  (.*?)  -> seat (\d+) \+(\d+)(?:  \(failed throw (.*)\))?$")
+
+
+def parse_demo(lines: list[str]):
+    head = re.match(r"^deal seed (\d+): (\d+) players, (\d+) packs, trump rank (\d+) suit (.+?); "
+                    r"seat (\d+) made trump and buried (.*)$", lines[0])
+    assert head, lines[0]
+    tricks = []
+    for line in lines[1:]:
+        m = TRICK_RE.match(line)
+        if not m:
+            break
+        plays = []
+        for entry in re.split(r" {2,}", m.group(2)):
+            seat, cards = entry.split(":", 1)
+            plays.append((int(seat), parse_cards(cards)))
+        tricks.append((int(m.group(1)), plays, int(m.group(3)), int(m.group(4))))
+    return head, tricks
+
+
+def full_deck(packs: int, red: int, black: int) -> Counter:
+    deck = Counter({f: packs for f in range(52)})
+    deck[parse_card("BJ")] = black
+    deck[parse_card("RJ")] = red
+    return +deck
+
+
+@pytest.mark.parametrize(
+    "args,players,packs,red,black,kitty",
+    [
+        ((), 6, 2, 2, 2, 6),
+        (("--players", "12", "--seed", "3"), 12, 4, 2, 0, 6),
+        (("--preset", "bottom-eight", "--seed", "7"), 5, 2, 2, 2, 8),
+    ],
+    ids=["default", "12p", "bottom-eight"],
+)
+def test_demo(args, players, packs, red, black, kitty):
+    lines = ok("demo", *args)
+    head, tricks = parse_demo(lines)
+    assert int(head.group(2)) == players and int(head.group(3)) == packs
+    assert int(head.group(4)) == 2                     # the first deal's level
+    buried = parse_cards(head.group(7))
+    assert len(buried) == kitty
+    assert tricks, lines
+    assert [t[0] for t in tricks] == list(range(1, len(tricks) + 1))
+    played = Counter(buried)
+    trick_points = 0
+    for i, (_, plays, winner, pts) in enumerate(tricks):
+        seats = [s for s, _ in plays]
+        assert sorted(seats) == list(range(players))   # every seat plays once
+        assert len({len(c) for _, c in plays}) == 1    # all plays the size of the lead
+        assert pts == sum(points(c) for _, c in plays)
+        assert 0 <= winner < players
+        if i + 1 < len(tricks):
+            assert tricks[i + 1][1][0][0] == winner    # the winner leads next
+        for _, c in plays:
+            played.update(c)
+        trick_points += pts
+    # every card of the deal is played or buried, and the card points add up
+    assert played == full_deck(packs, red, black)
+    assert trick_points + points(buried) == 100 * packs
+    rest = lines[1 + len(tricks):]
+    assert rest[0].startswith("points by seat: ")
+    assert len(rest[0].split()[3:]) == players
+
+
+def test_demo_is_seeded():
+    a = ok("demo", "--seed", "5")
+    assert a == ok("demo", "--seed", "5")
+    assert a != ok("demo", "--seed", "6")
+    assert a[0].startswith("deal seed 5: ")
+
+
+# --------------------------------------------------------------------------
+# bench
+
+
+def test_bench_json():
+    lines = ok("bench", "--json", "--positions", "5", "--seconds", "0.05")
+    assert len(lines) == 1
+    res = json.loads(lines[0])
+    assert isinstance(res, dict)
+    metrics = {"follow_checks_per_s", "winners_per_s", "random_follows_per_s"}
+    for key in ("core", "reference", "ratio"):
+        assert set(res[key]) == metrics, key
+        for m in metrics:
+            v = res[key][m]
+            assert isinstance(v, (int, float)) and not isinstance(v, bool)
+            assert v > 0 and v == v and v != float("inf")
+    for m in metrics:
+        assert res["ratio"][m] == pytest.approx(res["core"][m] / res["reference"][m])
+
+
+# --------------------------------------------------------------------------
+# bad input: exit 2, one line on stderr, no traceback
+
+BAD = [
+    ("malformed-card", ["lead", "1S", "--trump", "5H"], "bad card '1S'"),
+    ("malformed-card-AX", ["lead", "AS AX", "--trump", "5H"], "bad card 'AX'"),
+    ("malformed-trick", ["trick", "AS", "ZZ", "--trump", "5H"], "bad card 'ZZ'"),
+    ("malformed-hand", ["follow", "--hand", "AS 10", "--lead", "KS", "--trump", "5H"], "bad card '10'"),
+    ("malformed-play", ["follow", "--hand", "AS KS", "--lead", "QS", "--play", "1S", "--trump", "5H"], "bad card '1S'"),
+    ("malformed-throw-hand", ["throw", "AS KS", "--hands", "QS 1S", "--trump", "5H"], "bad card '1S'"),
+    ("too-many-copies", ["lead", "AS AS AS", "--trump", "5H"], "AS appears 3 times but only 2 are in play"),
+    ("bj-at-12", ["lead", "BJ", "--trump", "5H", "--players", "12"], "BJ appears 1 times but only 0"),
+    ("too-many-in-play", ["follow", "--hand", "AS AS KS", "--lead", "QS", "--play", "AS AS AS", "--trump", "5H"],
+     "play: AS appears 3 times"),
+    ("too-many-in-hand", ["throw", "AS KS", "--hands", "QS QS QS", "--trump", "5H"], "hand 0: QS appears 3 times"),
+    ("mixed-lead", ["lead", "AS KH", "--trump", "5H"], "mixes suits"),
+    ("mixed-trick-lead", ["trick", "AS KD", "KS QS", "--trump", "5H"], "mixes suits"),
+    ("mixed-throw", ["throw", "AS KD", "--hands", "QS", "--trump", "5H"], "mixes suits"),
+    ("mixed-follow-lead", ["follow", "--hand", "AS KS", "--lead", "QS QD", "--trump", "5H"], "mixes suits"),
+    ("empty-lead", ["lead", "", "--trump", "5H"], "a lead needs at least one card"),
+    ("trump-15", ["lead", "AS", "--trump", "15"], "--trump: '15'"),
+    ("trump-5X", ["lead", "AS", "--trump", "5X"], "--trump: '5X'"),
+    ("trump-suit-only", ["trick", "AS", "KS", "--trump", "H"], "--trump: 'H'"),
+    ("trump-empty", ["lead", "AS", "--trump", ""], "--trump: ''"),
+    ("unknown-preset", ["lead", "AS", "--trump", "5H", "--preset", "nope"], "preset: unknown preset 'nope'"),
+    ("unknown-preset-demo", ["demo", "--preset", "nope"], "preset: unknown preset 'nope'"),
+    ("unknown-set-key", ["lead", "AS", "--trump", "5H", "--set", "bogus=1"], "bogus: no such rule setting"),
+    ("set-no-equals", ["lead", "AS", "--trump", "5H", "--set", "follow_ladder"], "--set: 'follow_ladder' is not key=value"),
+    ("bad-set-bool", ["lead", "AS", "--trump", "5H", "--set", "follow_ladder=maybe"], "follow_ladder: expected true or false"),
+    ("bad-set-choice", ["lead", "AS", "--trump", "5H", "--set", "kitty_multiplier=triple"], "kitty_multiplier: 'triple'"),
+    ("bad-set-negative", ["trick", "AS", "KS", "--trump", "5H", "--set", "throw_penalty=-5"], "throw_penalty: must not be negative"),
+    ("bad-set-int", ["lead", "AS", "--trump", "5H", "--set", "throw_penalty=lots"], "throw_penalty: expected a whole number"),
+    ("bad-set-hand-size", ["lead", "AS", "--trump", "5H", "--set", "hand_size=3"], "hand_size:"),
+    ("players-13", ["lead", "AS", "--trump", "5H", "--players", "13"], "players: 13 is not a table size"),
+    ("players-4", ["trick", "AS", "KS", "--trump", "5H", "--players", "4"], "players: 4 is not a table size"),
+    ("players-stack-7", ["demo", "--preset", "stack", "--players", "7"], "players: preset 'stack' is for 6 players"),
+    ("players-demo-13", ["demo", "--players", "13"], "players: 13"),
+    ("wrong-trick-size", ["trick", "AS AS", "KS", "--trump", "5H"], "play 1 has 1 cards; the lead has 2"),
+    ("wrong-trick-size-3", ["trick", "AS", "KS", "QS JS", "--trump", "5H"], "play 2 has 2 cards; the lead has 1"),
+    ("hand-shorter-than-lead", ["follow", "--hand", "KS", "--lead", "AS AS", "--trump", "5H"], "--hand: 1 cards cannot follow a lead of 2"),
+    ("bench-positions-0", ["bench", "--positions", "0"], "bench: --positions must be at least 1"),
+]
+
+
+@pytest.mark.parametrize("args,fragment", [pytest.param(a, f, id=i) for i, a, f in BAD])
+def test_bad_input(args, fragment):
+    p = run(*args)
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert "Traceback" not in p.stdout + p.stderr
+    assert p.stdout == ""
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("pengyou: error: "), lines[0]
+    assert fragment in lines[0], (fragment, lines[0])
