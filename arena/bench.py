@@ -12,7 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 from core import kernel, reference
-from core.cards import Cards
+from core._play import PlayCore, playouts
+from core.cards import Cards, Trump, make_face
+from core.positions import deck
+from core.refplay import reference_playout
 from core.positions import Position, random_position
 from core.rules import Rules
 
@@ -78,6 +81,41 @@ def _suite(impl: Any, positions: list[Position], plays: list[list[Cards]], seed:
     }
 
 
+def _deals(count: int, seed: int) -> list[tuple[Rules, Trump, list[Cards], list[tuple[int, int]]]]:
+    """Dealt 6-player pagat deals: hands, a trump of rank 2, two non-trump aces called."""
+    rules = Rules.preset("pagat", players=6)
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        d = deck(rules)
+        rng.shuffle(d)
+        hands = [Cards(d[i * rules.hand_size:(i + 1) * rules.hand_size]) for i in range(rules.players)]
+        suit = rng.randrange(4)
+        calls = [(make_face(14, s), 1) for s in range(4) if s != suit][:2]
+        out.append((rules, Trump(2, suit), hands, calls))
+    return out
+
+
+def _playout_rates(seed: int, min_time: float) -> tuple[float, float]:
+    """Complete random play phases per second: compiled core, then reference."""
+    deals = _deals(20, seed)
+    starts = [PlayCore.start(r, t, 0, h, c) for r, t, h, c in deals]
+    rng = random.Random(seed)
+
+    def core_batch() -> int:
+        for pc in starts:
+            playouts(pc, 50, rng)
+        return 50 * len(starts)
+
+    def ref_batch() -> int:
+        reference.clear_caches()
+        for r, t, h, c in deals:
+            reference_playout(r, t, 0, h, c, rng)
+        return len(deals)
+
+    return _rate(core_batch, min_time), _rate(ref_batch, min_time)
+
+
 def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0) -> dict[str, Any]:
     """Measure the kernel and the reference on the same positions; return figures and ratios."""
     pos = _positions(positions, seed)
@@ -88,6 +126,7 @@ def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0) -> dic
         plays.append(trick)
     core_figs = _suite(kernel, pos, plays, seed, min_time)
     ref_figs = _suite(reference, pos, plays, seed, min_time)
+    core_figs["random_playouts_per_s"], ref_figs["random_playouts_per_s"] = _playout_rates(seed, min_time)
     return {
         "positions": positions,
         "seed": seed,
