@@ -237,7 +237,7 @@ def test_bench_json():
     assert len(lines) == 1
     res = json.loads(lines[0])
     assert isinstance(res, dict)
-    metrics = {"follow_checks_per_s", "winners_per_s", "random_follows_per_s"}
+    metrics = {"follow_checks_per_s", "winners_per_s", "random_follows_per_s", "random_playouts_per_s"}
     for key in ("core", "reference", "ratio"):
         assert set(res[key]) == metrics, key
         for m in metrics:
