@@ -626,7 +626,8 @@ class PlayerView:
             rules_name=s.rules.name,
             players=n,
             phase=PHASE_NAMES[s.phase],
-            current_player=s.current_player(),
+            # during the draw, who is deciding would reveal a level card in hand
+            current_player=(s.current_player() if s.phase != DRAW or s.current_player() == seat else -1),
             hand=s.hand(seat),
             hand_sizes=sizes,
             levels=tuple((lv.level, lv.active) for lv in s.levels),
