@@ -604,6 +604,8 @@ class PlayerView:
     points: tuple
     voids: tuple
     no_sets: tuple
+    rules: Rules = field(default=None, compare=False)
+    options: tuple = ()
 
     @classmethod
     def of(cls, s: State, seat: int) -> "PlayerView":
@@ -645,11 +647,69 @@ class PlayerView:
             points=tuple(s.play.points) if in_play else (0,) * n,
             voids=tuple(sorted(s.voids)),
             no_sets=tuple(sorted(s.no_sets)),
+            rules=s.rules,
+            options=(tuple(LegalActions(s)) if s.current_player() == seat and s.phase in (DRAW, CALL_PHASE)
+                     else ()),
         )
+
+    @property
+    def to_move(self) -> bool:
+        """True when this seat decides now."""
+        return self.current_player == self.seat
+
+    @property
+    def lead(self) -> Optional[Cards]:
+        """The current trick's lead, if a trick is under way."""
+        if self.current_trick[1]:
+            return Cards.from_str(self.current_trick[1][0])
+        return None
+
+    def legal_actions(self) -> Iterator[Action]:
+        """The seat's legal actions now (lazily; from what the view holds)."""
+        if not self.to_move:
+            return
+        if self.phase in ("draw", "call"):
+            yield from self.options
+        elif self.phase == "bury":
+            for f in sorted(set(self.hand)):
+                yield Action.bury(f)
+        elif self.phase == "play":
+            lead = self.lead
+            if lead is None:
+                ctx = kernel.context(self.trump, self.rules.tractor_past_ace)
+                by_suit: dict[int, list[tuple[int, int]]] = {}
+                for f in sorted(set(self.hand)):
+                    by_suit.setdefault(ctx.effective_suit(f), []).append((f, self.hand.count(f)))
+                for e in sorted(by_suit):
+                    faces = by_suit[e]
+                    for size in range(1, sum(k for _, k in faces) + 1):
+                        for combo in kernel._multisets(faces, size):
+                            yield Action.play(Cards(combo))
+            else:
+                for p in kernel.legal_follows(self.hand, lead, self.trump, self.rules):
+                    yield Action.play(p)
+
+    def random_action(self, rng: random.Random) -> Action:
+        """A random legal action of this seat (no listing in the play phase)."""
+        if not self.to_move:
+            raise IllegalActionError(f"seat {self.seat} is not to move")
+        if self.phase in ("draw", "call"):
+            return rng.choice(self.options)
+        if self.phase == "bury":
+            return Action.bury(rng.choice(list(self.hand)))
+        lead = self.lead
+        if lead is not None:
+            return Action.play(kernel.random_follow(self.hand, lead, self.trump, self.rules, rng))
+        ctx = kernel.context(self.trump, self.rules.tractor_past_ace)
+        f = rng.choice(list(self.hand))
+        e = ctx.effective_suit(f)
+        holding = Cards(g for g in self.hand if ctx.effective_suit(g) == e)
+        return Action.play(rng.choice([u.cards for u in kernel.decompose(holding, self.trump, self.rules)]))
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict of the view."""
-        d = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k not in ("rules", "options")}
+        d["options"] = [str(a) for a in self.options]
         d["hand"] = str(self.hand)
         d["kitty"] = None if self.kitty is None else str(self.kitty)
         d["trump"] = None if self.trump is None else list(self.trump)
