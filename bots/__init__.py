@@ -1,1 +1,11 @@
-"""Bots for Zhao Pengyou behind one protocol (they see a player's view, never the state)."""
+"""Bots for Zhao Pengyou behind one protocol (they see a player's view, never the state).
+
+>>> from bots import make_bot, registry
+>>> "random" in registry()
+True
+"""
+
+from .base import Bot, BotError, BotSpec, load_bot_module, make_bot, parse_spec, play_deal, register, registry
+
+__all__ = ["Bot", "BotError", "BotSpec", "load_bot_module", "make_bot", "parse_spec", "play_deal",
+           "register", "registry"]

@@ -1,0 +1,206 @@
+"""The bot protocol, bot specs, a registry, and the loop that plays a deal.
+
+A bot sees :class:`core.state.PlayerView` values, never the state:
+
+- ``restart(rules, seat, rng)`` before each deal;
+- ``inform(view, seat, action)`` (optional) after any seat's action, with the
+  bot's own view after it;
+- ``step(view) -> Action`` whenever the bot is to move.
+
+>>> import random
+>>> from core.rules import Rules
+>>> s = play_deal(Rules.preset("pagat", players=5), 4, [make_bot("random")] * 5, random.Random(0))
+>>> s.is_terminal()
+True
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import random
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple, Optional, Protocol, runtime_checkable
+
+from core.actions import Action
+from core.errors import IllegalActionError, PengyouError
+from core.rules import Rules
+from core.state import PlayerView, State
+
+__all__ = [
+    "Bot", "BotError", "BotSpec", "register", "registry", "make_bot", "parse_spec",
+    "load_bot_module", "play_deal",
+]
+
+
+class BotError(PengyouError):
+    """A bot spec, module or class is unusable (the message says why)."""
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """What every bot provides."""
+
+    def restart(self, rules: Rules, seat: int, rng: random.Random) -> None:
+        """Prepare for a new deal in ``seat``."""
+
+    def step(self, view: PlayerView) -> Action:
+        """Choose an action; ``view`` is the bot's own view, and it is to move."""
+
+
+class BotSpec(NamedTuple):
+    """A picklable recipe for a bot: a registry name and its parameters."""
+
+    name: str
+    params: tuple = ()
+
+    @classmethod
+    def of(cls, name: str, **params: Any) -> "BotSpec":
+        """A spec from keyword parameters."""
+        return cls(name, tuple(sorted(params.items())))
+
+    def __str__(self) -> str:
+        if not self.params:
+            return self.name
+        return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.params)
+
+
+_REGISTRY: dict[str, Callable[..., Any]] = {}
+
+
+def register(name: str) -> Callable[[type], type]:
+    """Class decorator: make a bot class buildable as ``name``."""
+
+    def deco(cls: type) -> type:
+        _REGISTRY[name] = cls
+        return cls
+
+    return deco
+
+
+def registry() -> dict[str, Callable[..., Any]]:
+    """The registered bot names and their classes (built-ins load on first use)."""
+    _load_builtins()
+    return dict(_REGISTRY)
+
+
+def _load_builtins() -> None:
+    from . import random_bot  # noqa: F401  (each module registers its bots)
+
+
+def _value(text: str) -> Any:
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_spec(text: str | BotSpec) -> BotSpec:
+    """Read ``name`` or ``name:key=value,key=value`` (a module path
+    ``path/to/bot.py:ClassName`` may stand for the name, params after ``?``).
+
+    >>> parse_spec("ismcts:iterations=1000,c=0.7")
+    BotSpec(name='ismcts', params=(('c', 0.7), ('iterations', 1000)))
+    """
+    if isinstance(text, BotSpec):
+        return text
+    if not isinstance(text, str) or not text.strip():
+        raise BotError(f"bot spec {text!r}: expected a bot name such as 'random' or 'heuristic'")
+    text = text.strip()
+    if ".py:" in text:
+        name, _, rest = text.partition("?")
+        params = rest
+    else:
+        name, _, params = text.partition(":")
+    out = {}
+    for item in filter(None, (p.strip() for p in params.split(","))):
+        if "=" not in item:
+            raise BotError(f"bot spec {text!r}: parameter {item!r} is not key=value")
+        k, v = item.split("=", 1)
+        out[k.strip()] = _value(v.strip())
+    return BotSpec.of(name, **out)
+
+
+def load_bot_module(ref: str) -> type:
+    """Load ``path/to/mybot.py:ClassName`` and register it under ``ref``."""
+    path_text, _, cls_name = ref.rpartition(":")
+    path = Path(path_text)
+    if not path.is_file():
+        raise BotError(f"bot module {path_text!r}: no such file")
+    mod_name = f"pengyou_user_bot_{abs(hash(str(path.resolve())))}"
+    try:
+        spec = importlib.util.spec_from_file_location(mod_name, path)
+        if spec is None or spec.loader is None:
+            raise BotError(f"bot module {path_text!r}: cannot be loaded as Python")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[mod_name] = module
+        spec.loader.exec_module(module)
+    except BotError:
+        raise
+    except SyntaxError as exc:
+        raise BotError(f"bot module {path_text!r}: syntax error on line {exc.lineno}: {exc.msg}") from None
+    except Exception as exc:  # the user's module failed while importing
+        raise BotError(f"bot module {path_text!r}: failed to import: {type(exc).__name__}: {exc}") from None
+    cls = getattr(module, cls_name, None)
+    if cls is None:
+        raise BotError(f"bot module {path_text!r}: defines no {cls_name!r}")
+    if not inspect.isclass(cls):
+        raise BotError(f"bot module {path_text!r}: {cls_name!r} is not a class")
+    missing = [m for m in ("restart", "step") if not callable(getattr(cls, m, None))]
+    if missing:
+        raise BotError(f"bot module {path_text!r}: {cls_name} lacks {' and '.join(missing)}() of the bot protocol")
+    _REGISTRY[ref] = cls
+    return cls
+
+
+def make_bot(spec: str | BotSpec) -> Bot:
+    """Build a bot from a spec (a registered name, or a module path)."""
+    spec = parse_spec(spec)
+    _load_builtins()
+    cls = _REGISTRY.get(spec.name)
+    if cls is None and ".py:" in spec.name:
+        cls = load_bot_module(spec.name)
+    if cls is None:
+        known = ", ".join(sorted(k for k in _REGISTRY if ".py:" not in k))
+        raise BotError(f"unknown bot {spec.name!r} (known: {known}; or path/to/bot.py:ClassName)")
+    try:
+        return cls(**dict(spec.params))
+    except TypeError as exc:
+        raise BotError(f"bot {spec.name!r}: bad parameters {dict(spec.params)}: {exc}") from None
+    except ValueError as exc:
+        raise BotError(f"bot {spec.name!r}: {exc}") from None
+
+
+def play_deal(rules: Rules, seed: int, bots: Sequence[Bot], rng: random.Random,
+              state: Optional[State] = None) -> State:
+    """Play one deal between ``bots`` (one per seat); returns the finished state.
+
+    Each bot gets its own random stream drawn from ``rng``. An illegal action
+    raises :class:`IllegalActionError` naming the seat.
+    """
+    if len(bots) != rules.players:
+        raise BotError(f"need {rules.players} bots, got {len(bots)}")
+    s = state if state is not None else State(rules, seed=seed)
+    for seat, bot in enumerate(bots):
+        bot.restart(rules, seat, random.Random(rng.getrandbits(64)))
+    informs = [getattr(b, "inform", None) for b in bots]
+    while not s.is_terminal():
+        seat = s.current_player()
+        action = bots[seat].step(s.view(seat))
+        if not isinstance(action, Action):
+            raise IllegalActionError(f"seat {seat}: the bot returned {action!r}, not an Action")
+        err = s.action_error(action)
+        if err is not None:
+            raise IllegalActionError(f"seat {seat}: the bot played {action}: {err}")
+        s.apply(action, check=False)
+        for other, inform in enumerate(informs):
+            if inform is not None:
+                inform(s.view(other), seat, action)
+    return s
