@@ -513,6 +513,24 @@ def _turn_up_suit(kitty: Sequence[int], rank: int) -> Optional[int]:
     return None if best is None else suit_of(best)
 
 
+def play_actions(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules) -> Iterator[Action]:
+    """Every legal play, lazily: any non-empty part of one suit's holding when
+    leading, else the legal follows of ``lead``."""
+    if lead is not None:
+        for p in kernel.legal_follows(hand, lead, trump, rules):
+            yield Action.play(p)
+        return
+    ctx = kernel.context(trump, rules.tractor_past_ace)
+    by_suit: dict[int, list[tuple[int, int]]] = {}
+    for f in sorted(set(hand)):
+        by_suit.setdefault(ctx.effective_suit(f), []).append((f, hand.count(f)))
+    for e in sorted(by_suit):
+        faces = by_suit[e]
+        for size in range(1, sum(k for _, k in faces) + 1):
+            for combo in kernel._multisets(faces, size):
+                yield Action.play(Cards(combo))
+
+
 class LegalActions:
     """The legal actions of a state, computed lazily.
 
@@ -549,22 +567,8 @@ class LegalActions:
                     if s._call_error(a) is None:
                         yield a
         else:
-            pc = s.play
-            hand = pc.hand(seat)
-            if pc.is_leading:
-                ctx = kernel.context(s.trump, s.rules.tractor_past_ace)
-                by_suit: dict[int, list[tuple[int, int]]] = {}
-                for f in sorted(set(hand)):
-                    by_suit.setdefault(ctx.effective_suit(f), []).append((f, hand.count(f)))
-                for e in sorted(by_suit):
-                    faces = by_suit[e]
-                    for size in range(1, sum(k for _, k in faces) + 1):
-                        for combo in kernel._multisets(faces, size):
-                            yield Action.play(Cards(combo))
-            else:
-                lead = s._trick[1][0]
-                for p in kernel.legal_follows(hand, lead, s.trump, s.rules):
-                    yield Action.play(p)
+            lead = None if s.play.is_leading else s._trick[1][0]
+            yield from play_actions(s.play.hand(seat), lead, s.trump, s.rules)
 
     def count(self) -> int:
         """How many legal actions there are (enumerates them)."""
@@ -674,20 +678,7 @@ class PlayerView:
             for f in sorted(set(self.hand)):
                 yield Action.bury(f)
         elif self.phase == "play":
-            lead = self.lead
-            if lead is None:
-                ctx = kernel.context(self.trump, self.rules.tractor_past_ace)
-                by_suit: dict[int, list[tuple[int, int]]] = {}
-                for f in sorted(set(self.hand)):
-                    by_suit.setdefault(ctx.effective_suit(f), []).append((f, self.hand.count(f)))
-                for e in sorted(by_suit):
-                    faces = by_suit[e]
-                    for size in range(1, sum(k for _, k in faces) + 1):
-                        for combo in kernel._multisets(faces, size):
-                            yield Action.play(Cards(combo))
-            else:
-                for p in kernel.legal_follows(self.hand, lead, self.trump, self.rules):
-                    yield Action.play(p)
+            yield from play_actions(self.hand, self.lead, self.trump, self.rules)
 
     def random_action(self, rng: random.Random) -> Action:
         """A random legal action of this seat (no listing in the play phase)."""
