@@ -351,6 +351,46 @@ cdef class PlayCore:
         pc.s.done = pc.s.held[maker] == 0
         return pc
 
+    @staticmethod
+    def resume(rules, trump, int maker, hands, calls, calls_filled, call_seen, points, penalties,
+               int tricks_done, int leader, trick_plays):
+        """Rebuild a play phase in progress (for a determinized world).
+
+        ``hands`` are the current holdings; ``trick_plays`` the plays of the
+        trick under way, from ``leader``; ``calls_filled`` the seat that filled
+        each call (or None) and ``call_seen`` the copies of each called face
+        played so far. No throw is re-checked: the trick stands as it was.
+        """
+        cdef PlayCore pc = PlayCore.start(rules, trump, maker, hands, calls)
+        cdef int i, n = rules.players
+        cdef cnt_t tmp[NF]
+        if not 0 <= leader < n:
+            raise InvalidActionError(f"leader {leader} is not a seat from 0 to {n - 1}")
+        if len(trick_plays) >= n:
+            raise InvalidActionError("a trick under way has fewer plays than players")
+        for i in range(pc.s.ncalls):
+            by = calls_filled[i]
+            pc.s.call_by[i] = -1 if by is None else by
+            pc.s.call_seen[i] = call_seen[i]
+            if by is not None:
+                pc.s.side[by] = 1
+        for i in range(n):
+            pc.s.points[i] = points[i]
+            pc.s.penalty[i] = penalties[i]
+        pc.s.ntricks = tricks_done
+        pc.s.leader = leader
+        pc.s.turn = len(trick_plays)
+        for i, p in enumerate(trick_plays):
+            to_counts(p, pc.s.trick[i], None, "trick")
+            for f in p:
+                pc.s.trick_pts += POINTS[f]
+        if trick_plays:
+            to_counts(trick_plays[0], tmp, None, "lead")
+            if lead_of(&pc.s, tmp, &pc.s.lead) != 0:
+                raise InvalidActionError("the trick's lead is not one suit")
+        pc.s.done = 0 if pc.s.held[(leader + pc.s.turn) % n] > 0 else 1
+        return pc
+
     def clone(self) -> PlayCore:
         """An independent copy (one memcpy)."""
         cdef PlayCore pc = PlayCore.__new__(PlayCore)

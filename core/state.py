@@ -26,7 +26,7 @@ from typing import Any, Optional
 from . import kernel
 from ._play import PlayCore
 from .actions import BURY, CALL, EXPOSE, PASS, PLAY, Action
-from .cards import BJ, RJ, Cards, Trump, card_name, format_cards, points, rank_of, suit_of
+from .cards import BJ, RJ, Cards, Trump, card_name, format_cards, parse_card, parse_cards, points, rank_of, suit_of
 from .errors import IllegalActionError, InvalidActionError
 from .match import PlayerLevel, level_rank, redeal_levels, start_levels
 from .positions import deck as full_deck
@@ -34,7 +34,7 @@ from .rules import Rules
 from .scoring import MAKER, OPPONENTS, DealScore, kitty_multiplier, opponents_points, score_deal
 
 __all__ = ["State", "DealResult", "PlayerView", "Phase", "DRAW", "BURY_PHASE", "CALL_PHASE",
-           "PLAY_PHASE", "DONE"]
+           "PLAY_PHASE", "DONE", "play_from_view"]
 
 DRAW, BURY_PHASE, CALL_PHASE, PLAY_PHASE, DONE = range(5)
 PHASE_NAMES = ("draw", "bury", "call", "play", "done")
@@ -529,6 +529,30 @@ def play_actions(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules)
         for size in range(1, sum(k for _, k in faces) + 1):
             for combo in kernel._multisets(faces, size):
                 yield Action.play(Cards(combo))
+
+
+def play_from_view(view: PlayerView, hands: list[Cards]) -> PlayCore:
+    """The play phase of ``view`` rebuilt with ``hands`` as everyone's holdings
+    (the viewer's own and sampled ones for the others): the base of a
+    determinized search."""
+    r = view.rules
+    calls = [(parse_card(name), o) for name, o in view.calls]
+    played: list[Cards] = [parse_cards(p) for _, ps in view.tricks for p in ps]
+    played += [parse_cards(p) for p in view.current_trick[1]]
+    seen = []
+    for face, _ in calls:
+        seen.append(sum(p.count(face) for p in played))
+    penalties = [0] * r.players
+    for seat, attempt, forced in view.failed_throws:
+        penalties[seat] += r.throw_penalty * (len(parse_cards(attempt)) - len(parse_cards(forced)))
+    leader, plays = view.current_trick
+    if leader < 0:
+        leader = view.current_player
+    return PlayCore.resume(
+        r, view.trump, view.maker, hands, calls, list(view.calls_filled) or [None] * len(calls), seen,
+        list(view.points), penalties, len(view.tricks), leader, [parse_cards(p) for p in plays],
+    )
+
 
 
 class LegalActions:
