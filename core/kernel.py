@@ -13,6 +13,7 @@ ThrowResult(stands=False, unit=Cards.from_str('JS JS'), withdrawn=2, penalty=20,
 2
 """
 
+from ._kernel import _multisets as multisets  # noqa: F401
 from ._kernel import (  # noqa: F401
     Lead,
     TrumpContext,
@@ -34,5 +35,5 @@ from .cards import points  # noqa: F401
 __all__ = [
     "Lead", "TrumpContext", "check_follow", "check_throw", "context", "decompose",
     "effective_suit", "follow_error", "is_legal_follow", "legal_follows", "level",
-    "make_lead", "points", "random_follow", "trick_winner",
+    "make_lead", "multisets", "points", "random_follow", "trick_winner",
 ]

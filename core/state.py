@@ -88,6 +88,7 @@ class State:
         self.starter = starter
         self.fixed_maker = maker
         self.levels = list(levels) if levels is not None else start_levels(rules)
+        self.initial_levels = list(self.levels)     # before any redeal
         if len(self.levels) != n:
             raise InvalidActionError(f"levels: expected {n} player levels, got {len(self.levels)}")
         self._rng = random.Random(seed)
@@ -474,6 +475,7 @@ class State:
         s._rng = random.Random()
         s._rng.setstate(self._rng.getstate())
         s.history = list(self.history)
+        s.decks = list(self.decks)
         s.exposures = list(self.exposures)
         s.levels = list(self.levels)
         s.calls = list(self.calls)
@@ -527,7 +529,7 @@ def play_actions(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules)
     for e in sorted(by_suit):
         faces = by_suit[e]
         for size in range(1, sum(k for _, k in faces) + 1):
-            for combo in kernel._multisets(faces, size):
+            for combo in kernel.multisets(faces, size):
                 yield Action.play(Cards(combo))
 
 

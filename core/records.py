@@ -1,0 +1,695 @@
+"""Records of deals and matches as JSON lines: write, read, replay, describe.
+
+A **deal record** is a list of JSON objects, one per line:
+
+1. a header ``{"type": "deal", "version": 1, "rules": {every Rules field},
+   "seed": .., "starter": .., "levels": [[level, active], ...], "maker":
+   null or a seat, "decks": [["AS", "2C", ...], ...]}`` with the levels the
+   deal started with (before any redeal) and the deck order of each
+   (re)deal, so a replay needs no shuffler;
+2. one line per decision, ``{"seat": 3, "action": "play AS AS"}``, in the
+   notation of :class:`~core.actions.Action`;
+3. a result line ``{"type": "result", "maker": .., "maker_side": [sorted
+   seats], "opponents_points": .., "kitty_points": .., "kitty_multiplier":
+   .., "kitty_to_opponents": .., "winner": .., "game_points": ..,
+   "next_side": .., "returns": [per seat]}``.
+
+A **match record** is a header ``{"type": "match", "version": 1, "rules":
+{...}, "seed": .., "max_deals": ..}``, then each finished deal's lines as
+above, then ``{"type": "match_result", "deals": .., "levels": [...],
+"game_points_total": [...], "over": ..}``.
+
+Replaying rebuilds every state with every action checked, and checks that
+the seats, the result and the match's levels agree with the record. Any
+problem (bad JSON, a missing or unknown field, an illegal action, a result
+that differs, a wrong deck) raises :class:`~core.errors.InvalidActionError`
+with a one-line message naming the line (counted from 1).
+
+>>> import io, random
+>>> from core.rules import Rules
+>>> s = State(Rules.preset("pagat", players=5), seed=4)
+>>> rng = random.Random(4)
+>>> while not s.is_terminal():
+...     s.apply(s.random_legal_action(rng))
+>>> f = io.StringIO()
+>>> write_deal(s, f)
+>>> records = read_records(io.StringIO(f.getvalue()))
+>>> records[0]["type"], records[1]["seat"], records[-1]["type"]
+('deal', 2, 'result')
+>>> t = replay_deal(records)
+>>> [str(t.view(i)) for i in range(5)] == [str(s.view(i)) for i in range(5)]
+True
+>>> records[-1]["opponents_points"] += 5
+>>> replay_deal(records)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+core.errors.InvalidActionError: line 108: result field 'opponents_points' is 175 in the record, but the replay gives 170
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Callable, Sequence
+from typing import IO, Any, Optional, Union
+
+from .actions import Action
+from .cards import Trump, card_name, format_cards, parse_card, points
+from .errors import InvalidActionError, PengyouError
+from .game import Match
+from .match import PlayerLevel, apply_deal, format_level, level_name, level_rank
+from .positions import deck as full_deck
+from .rules import Rules
+from .scoring import MAKER
+from .state import BURY_PHASE, DRAW, PLAY_PHASE, State
+
+__all__ = [
+    "VERSION", "rules_json", "deal_record", "match_record", "write_records", "write_deal",
+    "write_match", "read_records", "read_deal", "read_match", "replay_deal", "replay_match",
+    "account", "deal_account", "match_account",
+]
+
+VERSION = 1
+
+PathOrFile = Union[str, "os.PathLike[str]", IO[str]]
+Observer = Callable[[State], None]
+
+_DEAL_KEYS = ("type", "version", "rules", "seed", "starter", "levels", "maker", "decks")
+_MATCH_KEYS = ("type", "version", "rules", "seed", "max_deals")
+_ACTION_KEYS = ("seat", "action")
+_MATCH_RESULT_KEYS = ("type", "deals", "levels", "game_points_total", "over")
+
+
+def _err(line: int, message: str) -> InvalidActionError:
+    return InvalidActionError(f"line {line}: {message}")
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _canon(value: object) -> str:
+    """A type-strict comparison key for JSON values (so 1 differs from true)."""
+    return json.dumps(value, sort_keys=True)
+
+
+# ---------------------------------------------------------------- writing
+def rules_json(rules: Rules) -> dict[str, Any]:
+    """Every :class:`Rules` field as a JSON-ready dict (the name included).
+
+    >>> rules_json(Rules.preset("stack"))["kitty_multiplier"]
+    'unit_double'
+    """
+    return {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)}
+
+
+def _levels_json(levels: Sequence[PlayerLevel]) -> list[list[Any]]:
+    return [[lv.level, lv.active] for lv in levels]
+
+
+def _result_json(state: State) -> dict[str, Any]:
+    r = state.result
+    return {
+        "type": "result", "maker": r.maker, "maker_side": sorted(r.maker_side),
+        "opponents_points": r.opponents_points, "kitty_points": r.kitty_points,
+        "kitty_multiplier": r.kitty_multiplier, "kitty_to_opponents": r.kitty_to_opponents,
+        "winner": r.winner, "game_points": r.game_points, "next_side": r.next_side,
+        "returns": state.returns(),
+    }
+
+
+def deal_record(state: State, levels: Optional[Sequence[PlayerLevel]] = None) -> list[dict[str, Any]]:
+    """The record of a deal: header, one line per action, and the result
+    line once the deal is over (an unfinished deal has none).
+
+    ``levels``: the levels the deal started with (default: the state's
+    ``initial_levels``, kept from before any redeal).
+    """
+    if not isinstance(state, State):
+        raise PengyouError("deal_record: expected a State")
+    if levels is None:
+        levels = state.initial_levels
+    levels = [PlayerLevel(*lv) for lv in levels]
+    if len(levels) != state.rules.players:
+        raise PengyouError(f"levels: expected {state.rules.players} player levels, got {len(levels)}")
+    out: list[dict[str, Any]] = [{
+        "type": "deal", "version": VERSION, "rules": rules_json(state.rules), "seed": state.seed,
+        "starter": state.starter, "levels": _levels_json(levels), "maker": state.fixed_maker,
+        "decks": [[card_name(f) for f in d] for d in state.decks],
+    }]
+    out += [{"seat": seat, "action": str(action)} for seat, action in state.history]
+    if state.result is not None:
+        out.append(_result_json(state))
+    return out
+
+
+def match_record(match: Match) -> list[dict[str, Any]]:
+    """The record of a match: header, every finished deal, the match result."""
+    if not isinstance(match, Match):
+        raise PengyouError("match_record: expected a Match")
+    out: list[dict[str, Any]] = [{
+        "type": "match", "version": VERSION, "rules": rules_json(match.rules), "seed": match.seed,
+        "max_deals": match.max_deals,
+    }]
+    for state, levels in zip(match.deals, match.level_history):
+        out += deal_record(state, levels)
+    out.append({"type": "match_result", "deals": len(match.deals), "levels": _levels_json(match.levels),
+                "game_points_total": list(match.game_points_total), "over": match.is_over()})
+    return out
+
+
+def write_records(records: Sequence[dict[str, Any]], path_or_file: PathOrFile) -> None:
+    """Write records as JSON lines to a path or an open text file."""
+    try:
+        text = "".join(json.dumps(rec) + "\n" for rec in records)
+    except (TypeError, ValueError) as exc:
+        raise PengyouError(f"record: cannot write as JSON ({exc})") from None
+    if hasattr(path_or_file, "write"):
+        path_or_file.write(text)
+        return
+    try:
+        with open(path_or_file, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise PengyouError(f"cannot write {os.fspath(path_or_file)}: {exc.strerror or exc}") from None
+
+
+def write_deal(state: State, path_or_file: PathOrFile,
+               levels: Optional[Sequence[PlayerLevel]] = None) -> None:
+    """Write a deal's record (see :func:`deal_record`)."""
+    write_records(deal_record(state, levels), path_or_file)
+
+
+def write_match(match: Match, path_or_file: PathOrFile) -> None:
+    """Write a match's record (see :func:`match_record`)."""
+    write_records(match_record(match), path_or_file)
+
+
+# ---------------------------------------------------------------- reading
+def read_records(path_or_file: PathOrFile) -> list[dict[str, Any]]:
+    """Read JSON lines: one object per line (trailing blank lines allowed)."""
+    if hasattr(path_or_file, "read"):
+        text = path_or_file.read()
+    else:
+        name = os.fspath(path_or_file)
+        try:
+            with open(name, encoding="utf-8") as f:
+                text = f.read()
+        except FileNotFoundError:
+            raise InvalidActionError(f"cannot read {name}: no such file") from None
+        except UnicodeDecodeError:
+            raise InvalidActionError(f"cannot read {name}: not a UTF-8 text file") from None
+        except OSError as exc:
+            raise InvalidActionError(f"cannot read {name}: {exc.strerror or exc}") from None
+    lines = text.split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if not lines:
+        raise InvalidActionError("line 1: the record is empty")
+    out = []
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            raise _err(i, "empty line")
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise _err(i, f"bad JSON: {exc.msg} (column {exc.colno})") from None
+        except RecursionError:
+            raise _err(i, "bad JSON (nested too deeply)") from None
+        if not isinstance(rec, dict):
+            raise _err(i, "expected a JSON object")
+        out.append(rec)
+    return out
+
+
+def _read_kind(path_or_file: PathOrFile, kind: str) -> list[dict[str, Any]]:
+    recs = read_records(path_or_file)
+    got = recs[0].get("type")
+    if got != kind:
+        raise _err(1, f"expected a {kind} record, got type {got!r}")
+    return recs
+
+
+def read_deal(path_or_file: PathOrFile) -> list[dict[str, Any]]:
+    """Read a deal record (its first line must be a deal header)."""
+    return _read_kind(path_or_file, "deal")
+
+
+def read_match(path_or_file: PathOrFile) -> list[dict[str, Any]]:
+    """Read a match record (its first line must be a match header)."""
+    return _read_kind(path_or_file, "match")
+
+
+# ---------------------------------------------------------------- checking
+def _check_keys(rec: dict[str, Any], keys: Sequence[str], line: int, what: str) -> None:
+    for k in keys:
+        if k not in rec:
+            raise _err(line, f"{what}: missing field {k!r}")
+    for k in rec:
+        if k not in keys:
+            raise _err(line, f"{what}: unknown field {k!r}")
+
+
+def _check_version(rec: dict[str, Any], line: int) -> None:
+    v = rec["version"]
+    if not _whole(v) or v != VERSION:
+        raise _err(line, f"record version {v!r} is not supported (this engine reads version {VERSION})")
+
+
+def _rules_from(obj: object, line: int) -> Rules:
+    if not isinstance(obj, dict):
+        raise _err(line, "rules: expected an object of rule settings")
+    names = [f.name for f in dataclasses.fields(Rules)]
+    for k in obj:
+        if k not in names:
+            raise _err(line, f"rules: unknown rules field {k!r}")
+    for k in names:
+        if k not in obj:
+            raise _err(line, f"rules: missing rules field {k!r}")
+    if not isinstance(obj["name"], str):
+        raise _err(line, f"rules: name: expected text, got {obj['name']!r}")
+    try:
+        return Rules(**obj)
+    except PengyouError as exc:
+        raise _err(line, f"rules: {exc}") from None
+
+
+class _Header:
+    """A checked deal header."""
+
+    def __init__(self, rec: dict[str, Any], line: int) -> None:
+        if rec.get("type") != "deal":
+            raise _err(line, f"expected a deal header, got type {rec.get('type')!r}")
+        _check_keys(rec, _DEAL_KEYS, line, "deal header")
+        _check_version(rec, line)
+        self.line = line
+        self.rules_obj = rec["rules"]
+        self.rules = rules = _rules_from(rec["rules"], line)
+        n = rules.players
+        seed = rec["seed"]
+        if not (_whole(seed) or isinstance(seed, str)):
+            raise _err(line, f"seed: expected a whole number, got {seed!r}")
+        self.seed = seed
+        starter = rec["starter"]
+        if not (_whole(starter) and 0 <= starter < n):
+            raise _err(line, f"starter: {starter!r} is not a seat from 0 to {n - 1}")
+        self.starter = starter
+        maker = rec["maker"]
+        if maker is not None and not (_whole(maker) and 0 <= maker < n):
+            raise _err(line, f"maker: {maker!r} is not null or a seat from 0 to {n - 1}")
+        self.maker = maker
+        levels = rec["levels"]
+        if not isinstance(levels, list) or len(levels) != n:
+            raise _err(line, f"levels: expected a list of {n} [level, active] pairs")
+        self.levels = []
+        for seat, lv in enumerate(levels):
+            if not (isinstance(lv, list) and len(lv) == 2 and _whole(lv[0]) and isinstance(lv[1], bool)):
+                raise _err(line, f"levels: seat {seat}: expected [level, true|false], got {lv!r}")
+            try:
+                level_rank(lv[0], rules)
+            except PengyouError as exc:
+                raise _err(line, f"levels: seat {seat}: {exc}") from None
+            self.levels.append(PlayerLevel(lv[0], lv[1]))
+        decks = rec["decks"]
+        if not isinstance(decks, list) or not decks:
+            raise _err(line, "decks: expected a list of decks (lists of cards)")
+        want = sorted(full_deck(rules))
+        self.decks: list[list[int]] = []
+        for i, d in enumerate(decks):
+            if not isinstance(d, list) or not all(isinstance(c, str) for c in d):
+                raise _err(line, f"decks[{i}]: expected a list of cards like \"AS\"")
+            try:
+                faces = [parse_card(c) for c in d]
+            except PengyouError as exc:
+                raise _err(line, f"decks[{i}]: {exc}") from None
+            if sorted(faces) != want:
+                raise _err(line, f"decks[{i}]: does not hold exactly the {len(want)} cards of the deal")
+            self.decks.append(faces)
+
+    def new_state(self) -> State:
+        return State(self.rules, seed=self.seed, levels=self.levels, starter=self.starter,
+                     maker=self.maker, decks=self.decks)
+
+
+def _replay_one(recs: Sequence[Any], pos: int, make_state: Callable[[_Header], State],
+                observer: Optional[Observer]) -> tuple[State, _Header, int]:
+    """Replay the deal whose header is ``recs[pos]``; returns the finished
+    state, its header and the position after its result line."""
+    line = pos + 1
+    rec = recs[pos]
+    if not isinstance(rec, dict):
+        raise _err(line, "expected a JSON object")
+    hdr = _Header(rec, line)
+    try:
+        state = make_state(hdr)
+    except PengyouError as exc:
+        raise _err(line, str(exc)) from None
+    if observer is not None:
+        observer(state)
+    i = pos + 1
+    while True:
+        if i >= len(recs):
+            raise _err(len(recs), f"the record ends before the result of the deal on line {line} (truncated?)")
+        rec = recs[i]
+        ln = i + 1
+        if not isinstance(rec, dict):
+            raise _err(ln, "expected a JSON object")
+        if "type" in rec:
+            if rec["type"] != "result":
+                raise _err(ln, f"expected an action or the result of the deal on line {line}, "
+                               f"got type {rec['type']!r}")
+            _check_result(state, hdr, rec, ln)
+            return state, hdr, i + 1
+        _check_keys(rec, _ACTION_KEYS, ln, "action")
+        seat, text = rec["seat"], rec["action"]
+        if not _whole(seat):
+            raise _err(ln, f"seat: expected a seat number, got {seat!r}")
+        if not isinstance(text, str):
+            raise _err(ln, f"action: expected text, got {text!r}")
+        if state.is_terminal():
+            raise _err(ln, "an action after the end of the deal")
+        to_act = state.current_player()
+        if seat != to_act:
+            raise _err(ln, f"the record has seat {seat} acting, but seat {to_act} is to act")
+        try:
+            state.apply(Action.from_str(text), check=True)
+        except PengyouError as exc:
+            raise _err(ln, str(exc)) from None
+        if observer is not None:
+            observer(state)
+        i += 1
+
+
+def _check_result(state: State, hdr: _Header, rec: dict[str, Any], line: int) -> None:
+    if not state.is_terminal():
+        raise _err(line, f"the record gives a result, but the deal is not over "
+                         f"(seat {state.current_player()} to act)")
+    want = _result_json(state)
+    _check_keys(rec, tuple(want), line, "result")
+    for k, v in want.items():
+        if _canon(rec[k]) != _canon(v):
+            raise _err(line, f"result field {k!r} is {_canon(rec[k])} in the record, "
+                             f"but the replay gives {_canon(v)}")
+    if len(state.decks) != len(hdr.decks):
+        raise _err(line, f"the header has {len(hdr.decks)} decks, but the deal used {len(state.decks)}")
+
+
+# ---------------------------------------------------------------- replaying
+def replay_deal(records: Sequence[dict[str, Any]], observer: Optional[Observer] = None) -> State:
+    """Rebuild a deal from its record, checking every action, seat and the
+    result; ``observer(state)`` is called once the deal is set up and after
+    every action."""
+    if not isinstance(records, Sequence) or isinstance(records, (str, bytes)) or not records:
+        raise InvalidActionError("line 1: the record is empty")
+    state, _, end = _replay_one(records, 0, _Header.new_state, observer)
+    if end != len(records):
+        raise _err(end + 1, "a line after the result of the deal")
+    return state
+
+
+def replay_match(records: Sequence[dict[str, Any]], observer: Optional[Observer] = None) -> Match:
+    """Rebuild a match from its record: every deal (as :func:`replay_deal`,
+    and its seed, starter, levels and maker must be the match's), then the
+    final levels and game points."""
+    if not isinstance(records, Sequence) or isinstance(records, (str, bytes)) or not records:
+        raise InvalidActionError("line 1: the record is empty")
+    head = records[0]
+    if not isinstance(head, dict):
+        raise _err(1, "expected a JSON object")
+    if head.get("type") != "match":
+        raise _err(1, f"expected a match header, got type {head.get('type')!r}")
+    _check_keys(head, _MATCH_KEYS, 1, "match header")
+    _check_version(head, 1)
+    rules = _rules_from(head["rules"], 1)
+    try:
+        match = Match(rules, head["seed"], head["max_deals"])
+    except PengyouError as exc:
+        raise _err(1, str(exc)) from None
+    rules_obj = _canon(head["rules"])
+
+    def make_state(hdr: _Header) -> State:
+        k = len(match.deals) + 1
+        if match.is_over():
+            raise PengyouError(f"deal {k}: the match was already over")
+        if _canon(hdr.rules_obj) != rules_obj:
+            raise PengyouError(f"deal {k}: its rules differ from the match's")
+        for name, got, want in (("seed", hdr.seed, match.next_seed()), ("starter", hdr.starter, match.starter),
+                                ("maker", hdr.maker, match.maker_next),
+                                ("levels", _levels_json(hdr.levels), _levels_json(match.levels))):
+            if _canon(got) != _canon(want):
+                raise PengyouError(f"deal {k}: {name} is {_canon(got)} in the record, "
+                                   f"but the match gives {_canon(want)}")
+        return match.new_deal(decks=hdr.decks)
+
+    pos = 1
+    while True:
+        if pos >= len(records):
+            raise _err(len(records), "the record ends before the match result (truncated?)")
+        rec = records[pos]
+        if not isinstance(rec, dict):
+            raise _err(pos + 1, "expected a JSON object")
+        kind = rec.get("type")
+        if kind == "deal":
+            state, _, pos = _replay_one(records, pos, make_state, observer)
+            match.finish_deal(state)
+        elif kind == "match_result":
+            break
+        else:
+            raise _err(pos + 1, f"expected a deal header or the match result, got type {kind!r}")
+    line = pos + 1
+    _check_keys(rec, _MATCH_RESULT_KEYS, line, "match result")
+    want = {"type": "match_result", "deals": len(match.deals), "levels": _levels_json(match.levels),
+            "game_points_total": match.game_points_total, "over": match.is_over()}
+    for k, v in want.items():
+        if _canon(rec[k]) != _canon(v):
+            raise _err(line, f"match result field {k!r} is {_canon(rec[k])} in the record, "
+                             f"but the replay gives {_canon(v)}")
+    if pos + 1 != len(records):
+        raise _err(pos + 2, "a line after the match result")
+    return match
+
+
+# ---------------------------------------------------------------- accounts
+_SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+
+
+def _ordinal(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+def _call_text(face: int, ordinal: int) -> str:
+    return f"the other {card_name(face)}" if ordinal == 0 else f"the {_ordinal(ordinal)} {card_name(face)}"
+
+
+def _trump_text(trump: Trump) -> str:
+    if trump.rank is None:
+        return "jokers only (no trump rank, no trump suit)"
+    rank = level_name(trump.rank)
+    if trump.suit is None:
+        return f"rank {rank}, no trump suit"
+    return f"rank {rank}, suit {_SUIT_NAMES[trump.suit]} ({rank}{'CDHS'[trump.suit]})"
+
+
+def _level_text(rules: Rules, lv: PlayerLevel) -> str:
+    return format_level(lv) if rules.levels == "active_passive" else level_name(lv.level)
+
+
+def _seats(seats: Sequence[int]) -> str:
+    return " ".join(str(s) for s in sorted(seats)) or "none"
+
+
+class _DealAccount:
+    """Builds the readable account of one deal while it is replayed: call
+    :meth:`sync` after every action (and once at the start)."""
+
+    def __init__(self, state: State, levels: Sequence[PlayerLevel]) -> None:
+        r = state.rules
+        self.out: list[str] = []
+        self.state = state
+        self.levels = list(levels)
+        self.exposures = 0
+        self.redeals = 0
+        self.told_trump = False
+        self.told_bury = False
+        self.told_calls = False
+        self.tricks = 0
+        self.throws = 0
+        self.filled: list[Optional[int]] = []
+        self.penalties = [0] * r.players
+        self.notes: list[str] = []
+        self.out.append(f"deal seed {state.seed}: {r.name} rules, {r.players} players, {r.packs} packs "
+                        f"with {r.red_jokers} red and {r.black_jokers} black jokers, "
+                        f"{r.hand_size} cards each, kitty of {r.kitty_size}")
+        self.out.append("levels: " + "  ".join(f"{s}:{_level_text(r, lv)}" for s, lv in enumerate(levels)))
+        if state.fixed_maker is not None and r.exposure in ("heli", "stack"):
+            self.out.append(f"seat {state.fixed_maker} is the trump maker (predetermined)")
+        self.out.append(f"seat {state.starter} draws first")
+
+    def sync(self, s: State) -> None:
+        """Tell what happened since the last call."""
+        out = self.out
+        n = s.rules.players
+        for seat, kind, cards in s.exposures[self.exposures:]:
+            if kind == "expose":
+                verb = "exposes" if self.exposures == 0 else "overrides with"
+                out.append(f"seat {seat} {verb} {format_cards(cards)}")
+            elif kind == "defend":
+                out.append(f"seat {seat} defends with {format_cards(cards)}")
+            else:
+                out.append(f"seat {seat} takes back {format_cards(cards)}")
+            self.exposures += 1
+        while self.redeals < s.redeals:
+            self.redeals += 1
+            out.append(f"nobody made trump: redeal {self.redeals} by the same starter, everyone active")
+        if s.phase == DRAW:
+            return
+        if not self.told_trump:
+            self.told_trump = True
+            how = "is the maker (predetermined)" if s.fixed_maker is not None and \
+                s.rules.exposure in ("heli", "stack") else "made trump"
+            out.append(f"trump: {_trump_text(s.trump)}; seat {s.maker} {how}")
+        if s.phase == BURY_PHASE:
+            return
+        if not self.told_bury and s.rules.kitty_size:
+            self.told_bury = True
+            out.append(f"seat {s.maker} takes the kitty and buries {s.rules.kitty_size} cards (hidden)")
+        if s.phase < PLAY_PHASE:
+            return
+        if not self.told_calls:
+            self.told_calls = True
+            if s.calls:
+                out.append(f"seat {s.maker} calls " + ", ".join(_call_text(f, o) for f, o in s.calls))
+            else:
+                out.append(f"no friend calls: seat {s.maker} plays alone")
+            self.filled = [None] * len(s.calls)
+        pc = s.play
+        pens = pc.penalties
+        for seat, attempt, played in s.failed_throws[self.throws:]:
+            self.throws += 1
+            pen = pens[seat] - self.penalties[seat]
+            self.notes.append(f"  seat {seat} tried to throw {format_cards(attempt)}: it fails, "
+                              f"{format_cards(played)} is led instead (penalty {pen})")
+        self.penalties = list(pens)
+        for i, who in enumerate(pc.calls_filled):
+            if who is not None and self.filled[i] is None:
+                self.filled[i] = who
+                what = _call_text(*s.calls[i])
+                if who == s.maker:
+                    self.notes.append(f"  seat {who} (the maker) plays {what}: no friend joins")
+                elif who in self.filled[:i] + self.filled[i + 1:]:
+                    self.notes.append(f"  seat {who} plays {what}: already a friend, the side stays short")
+                else:
+                    self.notes.append(f"  seat {who} plays {what}: revealed as the maker's friend")
+        while self.tricks < len(s.tricks):
+            leader, plays = s.tricks[self.tricks]
+            self.tricks += 1
+            last = self.tricks == len(s.tricks) and pc.done
+            winner = pc.last_trick[0] if last else pc.leader
+            body = "  ".join(f"{(leader + j) % n}:{format_cards(p)}" for j, p in enumerate(plays))
+            pts = sum(points(p) for p in plays)
+            out.append(f"trick {self.tricks:2d}  {body}  -> seat {winner} +{pts}")
+            out.extend(self.notes)
+            self.notes = []
+
+    def finish(self) -> list[str]:
+        """Tell the result; returns the whole account of the deal."""
+        out = self.out
+        s = self.state
+        r = s.rules
+        res = s.result
+        n = r.players
+        side = sorted(res.maker_side)
+        opp = [i for i in range(n) if i not in res.maker_side]
+        short = 1 + r.friend_calls - len(side)
+        note = f" ({short} short of a full side)" if short > 0 else ""
+        out.append(f"maker side: {_seats(side)}{note}; opponents: {_seats(opp)}")
+        if res.kitty_to_opponents:
+            out.append(f"the opponents win the last trick and the kitty: {format_cards(s.kitty)} "
+                       f"({res.kitty_points} points x{res.kitty_multiplier} = "
+                       f"{res.kitty_points * res.kitty_multiplier})")
+        else:
+            out.append("the maker side wins the last trick and keeps the kitty (hidden)")
+        pens = s.play.penalties
+        if any(pens):
+            out.append("throw penalties: " + "  ".join(f"{i}:{p}" for i, p in enumerate(pens) if p))
+        out.append(f"opponents' points: {res.opponents_points} of {r.total_points}")
+        if res.winner is None:
+            out.append("result: no score; the opponents take the next deal")
+        else:
+            who = "the maker side wins" if res.winner == MAKER else "the opponents win"
+            pl = "s" if res.game_points != 1 else ""
+            out.append(f"result: {who} {res.game_points} game point{pl} (seats {_seats(s.winners())})")
+        after = apply_deal(r, s.levels, s.winners(), res.game_points)
+        changes = []
+        for i in range(n):
+            a, b = _level_text(r, self.levels[i]), _level_text(r, after[i])
+            changes.append(f"{i}:{a}" if a == b else f"{i}:{a} -> {b}")
+        out.append("levels: " + "  ".join(changes))
+        return out
+
+
+def _observer(records: Sequence[dict[str, Any]], accounts: list[_DealAccount]) -> Observer:
+    """An observer that tells each deal of ``records`` into ``accounts``."""
+    headers = [rec for rec in records if isinstance(rec, dict) and rec.get("type") == "deal"]
+
+    def obs(s: State) -> None:
+        if not accounts or accounts[-1].state is not s:
+            # the replay has checked this deal's header before building its state
+            levels = [PlayerLevel(*lv) for lv in headers[len(accounts)]["levels"]]
+            accounts.append(_DealAccount(s, levels))
+        accounts[-1].sync(s)
+
+    return obs
+
+
+def deal_account(records: Sequence[dict[str, Any]]) -> list[str]:
+    """Replay a deal record (checking it) and tell it trick by trick: the
+    exposures, trump and maker, the friend calls and when each friend shows,
+    every trick with its winner and points, failed throws, then the sides,
+    the points, the game points and the level changes. The buried cards stay
+    hidden unless the opponents take the kitty.
+
+    >>> import random
+    >>> s = State(Rules.preset("bottom-eight"), seed=2)
+    >>> rng = random.Random(2)
+    >>> while not s.is_terminal():
+    ...     s.apply(s.random_legal_action(rng))
+    >>> lines = deal_account(deal_record(s))
+    >>> lines[0]
+    'deal seed 2: bottom-eight rules, 5 players, 2 packs with 2 red and 2 black jokers, 20 cards each, kitty of 8'
+    >>> lines[-1].startswith("levels: 0:2")
+    True
+    """
+    accounts: list[_DealAccount] = []
+    replay_deal(records, _observer(records, accounts))
+    return accounts[0].finish()
+
+
+def match_account(records: Sequence[dict[str, Any]]) -> list[str]:
+    """Replay a match record (checking it) and tell every deal as
+    :func:`deal_account` does, then the end of the match."""
+    accounts: list[_DealAccount] = []
+    match = replay_match(records, _observer(records, accounts))
+    r = match.rules
+    limit = f"up to {match.max_deals} deals" if match.max_deals is not None else "no deal limit"
+    out = [f"match seed {match.seed}: {r.name} rules, {r.players} players, {limit}"]
+    for k, acct in enumerate(accounts, 1):
+        out += ["", f"== deal {k} =="] + acct.finish()
+    out.append("")
+    out.append(f"match {'over' if match.is_over() else 'not over'} after {len(match.deals)} deals")
+    out.append("levels: " + "  ".join(f"{i}:{_level_text(r, lv)}" for i, lv in enumerate(match.levels)))
+    out.append("game points won: " + "  ".join(f"{i}:{p}" for i, p in enumerate(match.game_points_total)))
+    return out
+
+
+def account(records: Sequence[dict[str, Any]]) -> list[str]:
+    """The account of a deal or match record (by its first line's type)."""
+    if not records or not isinstance(records[0], dict):
+        raise InvalidActionError("line 1: the record is empty")
+    kind = records[0].get("type")
+    if kind == "deal":
+        return deal_account(records)
+    if kind == "match":
+        return match_account(records)
+    raise _err(1, f"expected a deal or match header, got type {kind!r}")
