@@ -1,0 +1,281 @@
+"""Random whole deals through the deal engine, every step checked.
+
+For each preset (200 seeded deals each; ``heli`` and ``stack`` half of them
+with a predetermined maker and random levels, ``pagat`` and ``thirteen`` some
+with passive players) and for ``pagat`` at every table size, a random legal
+action is applied until the deal is over, and at *every* step:
+
+- cards are conserved: hands + undrawn cards (draw) or buried cards (bury) or
+  kitty + played cards (later) are exactly the deck of the deal, and the played
+  cards are exactly the cards of the recorded tricks;
+- card points are conserved: points won by seats + points in the trick in
+  progress + points in hands + kitty points = 100 per pack;
+- the random action is legal (``action_error`` is None, ``in legal_actions()``)
+  and, where the enumeration is small (at most 200 actions), is one of the
+  enumerated actions, which are all distinct and all accepted by ``in``;
+- views: ``view.hand`` is the seat's hand, the kitty shows only to the maker
+  (and to everyone once the opponents take it), the inferred voids and missing
+  sets are true of the hidden hands;
+- once per deal (every other deal), privacy by counterfactual: two cards the
+  current player cannot see (another seat's cards, undrawn cards, the kitty
+  unless it is the maker's) are swapped in the deck and the deal is replayed
+  with the same actions; when the public record comes out the same, the
+  current player's view key must be identical.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+
+import pytest
+
+from core import kernel, reference
+from core.cards import points
+from core.errors import IllegalActionError, PengyouError
+from core.match import PlayerLevel
+from core.rules import Rules
+from core.state import BURY_PHASE, DONE, DRAW, PLAY_PHASE, State
+
+DEALS = 200
+ENUM_LIMIT = 200
+
+VIEW_FIELDS = {
+    "seat", "rules_name", "players", "phase", "current_player", "hand", "hand_sizes", "levels",
+    "starter", "cards_drawn", "exposures", "trump", "maker", "kitty", "calls", "calls_filled",
+    "tricks", "current_trick", "failed_throws", "points", "voids", "no_sets",
+}
+
+
+def _levels(rules: Rules, rng: random.Random, passive: bool):
+    top = 29 if rules.joker_level else 14
+    out = []
+    for _ in range(rules.players):
+        active = True if rules.levels == "plain" else (rng.random() < 0.6 if passive else True)
+        out.append(PlayerLevel(rng.randint(2, top), active))
+    return out
+
+
+def _new_state(rules: Rules, seed: int) -> dict:
+    """Constructor arguments of the deal ``seed``."""
+    rng = random.Random(10_000 + seed)
+    n = rules.players
+    if rules.exposure in ("heli", "stack") and seed % 2:
+        return dict(seed=seed, levels=_levels(rules, rng, False), starter=seed % n,
+                    maker=rng.randrange(n))
+    if seed % 3 == 0:
+        return dict(seed=seed, levels=_levels(rules, rng, True), starter=seed % n)
+    return dict(seed=seed, starter=seed % n)
+
+
+def _seat_of(s: State, i: int) -> int:
+    """The seat that draws deck position ``i`` (-1 for the kitty)."""
+    n = s.rules.players
+    if i >= n * s.rules.hand_size:
+        return -1
+    return (s.starter + i) % n
+
+
+class _Tracker:
+    """Running totals of the completed tricks (so each step costs little),
+    and the current player's view of this step."""
+
+    def __init__(self) -> None:
+        self.view = None
+        self.tricks = 0
+        self.cards: Counter = Counter()
+        self.points = 0
+
+    def update(self, s: State) -> None:
+        for _, plays in s.tricks[self.tricks:]:
+            for p in plays:
+                self.cards.update(p)
+                self.points += points(p)
+        self.tricks = len(s.tricks)
+
+
+def _check_cards_and_points(s: State, tr: _Tracker, hands: list) -> None:
+    r = s.rules
+    n = r.players
+    deck = s.decks[-1]
+    held = Counter()
+    for h in hands:
+        held.update(h)
+    if s.phase == DRAW:
+        drawn = tr.view.cards_drawn
+        assert sum(map(len, hands)) == drawn
+        seat = (s.starter + drawn - 1) % n           # the last drawer holds what it drew
+        mine = sorted(deck[i] for i in range((drawn - 1) % n, drawn, n))
+        assert list(hands[seat]) == mine, f"seat {seat}'s hand is not what it drew"
+        held.update(deck[drawn:])
+    elif s.phase == BURY_PHASE:
+        held.update(tr.view.kitty)            # the maker is to bury: its view
+    else:
+        held.update(s.kitty)
+        assert len(s.kitty) == r.kitty_size
+    if s.phase in (PLAY_PHASE, DONE):
+        played = Counter(s.play.played())
+        held.update(played)
+        tr.update(s)
+        leader, current = s.current_trick()
+        in_tricks = Counter(tr.cards)
+        for p in current:
+            in_tricks.update(p)
+        assert in_tricks == played, "the recorded tricks are not the played cards"
+        assert sum(s.play.points) == tr.points
+        on_table = sum(points(p) for p in current)
+        in_hands = sum(points(h) for h in hands)
+        assert sum(s.play.points) + on_table + in_hands + points(s.kitty) == r.total_points
+        if s.phase == DONE:
+            assert sum(s.play.points) + points(s.kitty) == r.total_points
+            assert not current and all(len(h) == 0 for h in hands)
+    assert held == Counter(deck), "cards not conserved"
+
+
+def _check_views(s: State, tr: _Tracker, hands: list, rng: random.Random, full: bool) -> None:
+    n = s.rules.players
+    cur = s.current_player()
+    views = [tr.view]
+    if full:
+        views.append(s.view(rng.randrange(n)))
+    res = s.result
+    for v in views:
+        seat = v.seat
+        assert v.hand == hands[seat]
+        if full:
+            d = v.to_json()
+            assert VIEW_FIELDS <= set(d)
+            assert d["hand"] == str(hands[seat])
+        shows_kitty = (seat == s.maker and s.phase != DRAW) or (
+            s.phase == DONE and res is not None and res.kitty_to_opponents)
+        if not shows_kitty:
+            assert v.kitty is None, f"seat {seat} sees the kitty"
+        if s.phase == DRAW:
+            assert v.trump is None and v.maker is None
+    # the inferences shown in every view must be true of the hidden hands
+    if s.phase in (PLAY_PHASE, DONE):
+        ctx_suit = kernel.context(s.trump, s.rules.tractor_past_ace).effective_suit
+        for seat, e in s.voids:
+            assert not any(ctx_suit(f) == e for f in hands[seat]), (seat, e)
+        for seat, e, k in s.no_sets:
+            c = Counter(f for f in hands[seat] if ctx_suit(f) == e)
+            assert all(x < k for x in c.values()), (seat, e, k)
+
+
+def _check_actions(s: State, a, rng: random.Random, stats: Counter) -> None:
+    err = s.action_error(a)
+    assert err is None, f"random action {a} refused: {err}"
+    legal = s.legal_actions()
+    assert a in legal
+    acts = list(itertools.islice(iter(legal), ENUM_LIMIT + 1))
+    if len(acts) <= ENUM_LIMIT:
+        stats["enumerated"] += 1
+        assert len(set(acts)) == len(acts), "an action is listed twice"
+        assert a in set(acts), f"random action {a} is not among the {len(acts)} enumerated"
+        for b in acts:
+            assert b in legal, f"enumerated {b} refused: {s.action_error(b)}"
+    # a follow is also legal for the naive reference (sampled: it is slow)
+    if s.phase == PLAY_PHASE and not s.play.is_leading and rng.random() < 0.05:
+        lead = s.current_trick()[1][0]
+        hand = s.hand(s.current_player())
+        assert reference.is_legal_follow(hand, lead, a.cards, s.trump, s.rules)
+        stats["reference"] += 1
+
+
+def _public(s: State):
+    return (s.phase, s.current_player(), s.trump, s.maker, s.redeals, s.levels, s.exposures,
+            s.calls, s.tricks, s.failed_throws, s.current_trick(),
+            s.view(0).cards_drawn)
+
+
+def _replay(s: State, args: dict, deck: list[int]) -> State:
+    t = State(s.rules, **{**args, "decks": s.decks[:-1] + [deck]})
+    for seat, a in s.history:
+        if t.current_player() != seat:
+            raise IllegalActionError("the decisions came in another order")
+        t.apply(a)
+    return t
+
+
+def _privacy_probe(s: State, args: dict, rng: random.Random, stats: Counter) -> None:
+    """Swap two cards the current player cannot see; replay; same public record => same view."""
+    viewer = s.current_player()
+    deck = s.decks[-1]
+    sees_kitty = viewer == s.maker and s.phase != DRAW
+    hidden = [i for i in range(len(deck))
+              if _seat_of(s, i) != viewer and not (_seat_of(s, i) == -1 and sees_kitty)]
+    key = str(s.view(viewer))
+    pub = _public(s)
+    for _ in range(12):
+        i, j = rng.sample(hidden, 2)
+        if deck[i] == deck[j] or _seat_of(s, i) == _seat_of(s, j):
+            continue
+        d2 = list(deck)
+        d2[i], d2[j] = d2[j], d2[i]
+        stats["probe_tries"] += 1
+        try:
+            t = _replay(s, args, d2)
+        except PengyouError:          # illegal now, or the draw went another way
+            continue
+        if _public(t) != pub:
+            continue
+        stats["probes"] += 1
+        assert str(t.view(viewer)) == key, (
+            f"seat {viewer}'s view changed when hidden cards at deck positions {i} and {j} "
+            f"(seats {_seat_of(s, i)} and {_seat_of(s, j)}) were swapped")
+        return
+
+
+def _run(rules: Rules, seeds, stats: Counter) -> None:
+    for seed in seeds:
+        args = _new_state(rules, seed)
+        s = State(rules, **args)
+        tr = _Tracker()
+        rng = random.Random(seed)
+        probe_at = rng.randrange(120) if seed % 2 == 0 else -1
+        step = 0
+        while True:
+            hands = [s.hand(i) for i in range(rules.players)]
+            tr.view = s.view(max(s.current_player(), 0))
+            _check_cards_and_points(s, tr, hands)
+            _check_views(s, tr, hands, rng, step % 4 == 0 or s.is_terminal())
+            if s.is_terminal():
+                break
+            if step == probe_at:
+                _privacy_probe(s, args, rng, stats)
+            a = s.random_legal_action(rng)
+            _check_actions(s, a, rng, stats)
+            s.apply(a)
+            step += 1
+            stats["steps"] += 1
+        res = s.result
+        assert res is not None and s.current_player() == -1
+        assert list(s.legal_actions()) == []
+        with pytest.raises(IllegalActionError):
+            s.random_legal_action(rng)
+        stats["deals"] += 1
+
+
+def _assert_coverage(stats: Counter, deals: int) -> None:
+    assert stats["deals"] == deals
+    assert stats["enumerated"] > stats["steps"] // 3
+    assert stats["reference"] > 0
+    assert stats["probes"] >= deals // 6, dict(stats)
+
+
+@pytest.mark.parametrize("preset", ["pagat", "heli", "thirteen", "bottom-eight", "stack"])
+def test_random_deals_per_preset(preset):
+    rules = Rules.preset(preset)
+    stats: Counter = Counter()
+    _run(rules, range(DEALS), stats)
+    _assert_coverage(stats, DEALS)
+
+
+@pytest.mark.parametrize("players", range(5, 13))
+def test_random_pagat_deals_every_table_size(players):
+    rules = Rules.preset("pagat", players=players)
+    stats: Counter = Counter()
+    deals = DEALS // 8
+    _run(rules, range(1000, 1000 + deals), stats)
+    _assert_coverage(stats, deals)
