@@ -186,7 +186,11 @@ def parse_cards(text: CardsLike) -> Cards:
 
 def format_cards(cards: Iterable[int], symbols: bool = False) -> str:
     """Write faces in the notation, sorted by face, space separated."""
-    return " ".join(card_name(f, symbols) for f in sorted(cards))
+    names = _SYMBOL_NAMES if symbols else _ASCII_NAMES
+    try:
+        return " ".join([names[f] for f in sorted(cards)])
+    except (IndexError, TypeError):
+        return " ".join(card_name(f, symbols) for f in sorted(cards))
 
 
 _POINTS = [0] * NUM_FACES
@@ -208,6 +212,10 @@ def points(cards: CardsLike) -> int:
     30
     """
     return sum(_POINTS[f] for f in parse_cards(cards))
+
+
+_ASCII_NAMES = [card_name(f) for f in range(NUM_FACES)]
+_SYMBOL_NAMES = [card_name(f, True) for f in range(NUM_FACES)]
 
 
 def _export_names() -> None:

@@ -103,6 +103,7 @@ class State:
         self.calls: list[tuple[int, int]] = []
         self.play: Optional[PlayCore] = None
         self.tricks: list[tuple[int, list[Cards]]] = []
+        self._trick_text: list[tuple[int, tuple[str, ...]]] = []   # the same, as text for views
         self.failed_throws: list[tuple[int, Cards, Cards]] = []
         self.voids: set[tuple[int, int]] = set()
         self.no_sets: set[tuple[int, int, int]] = set()
@@ -379,6 +380,7 @@ class State:
             self._infer(seat, lead, played)
         if pc.is_leading or pc.done:
             self.tricks.append((self._trick[0], list(self._trick[1])))
+            self._trick_text.append((self._trick[0], tuple(str(p) for p in self._trick[1])))
             self._trick = (-1, [])
         if pc.done:
             self._finish()
@@ -480,6 +482,7 @@ class State:
         s.levels = list(self.levels)
         s.calls = list(self.calls)
         s.tricks = list(self.tricks)
+        s._trick_text = list(self._trick_text)
         s.failed_throws = list(self.failed_throws)
         s.voids = set(self.voids)
         s.no_sets = set(self.no_sets)
@@ -671,7 +674,7 @@ class PlayerView:
             kitty=kitty,
             calls=tuple((card_name(f), o) for f, o in s.calls),
             calls_filled=tuple(s.play.calls_filled) if in_play else (),
-            tricks=tuple((ld, tuple(str(p) for p in ps)) for ld, ps in s.tricks),
+            tricks=tuple(s._trick_text),
             current_trick=(lambda t: (t[0], tuple(str(p) for p in t[1])))(s.current_trick()),
             failed_throws=tuple((a, str(b), str(c)) for a, b, c in s.failed_throws),
             points=tuple(s.play.points) if in_play else (0,) * n,
@@ -711,6 +714,8 @@ class PlayerView:
         if not self.to_move:
             raise IllegalActionError(f"seat {self.seat} is not to move")
         if self.phase in ("draw", "call"):
+            if not self.options:
+                raise IllegalActionError(f"seat {self.seat} has no options listed in this view")
             return rng.choice(self.options)
         if self.phase == "bury":
             return Action.bury(rng.choice(list(self.hand)))
