@@ -90,6 +90,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
     p.add_argument("--seed", type=int, default=1)
 
+    p = sub.add_parser("duel", help="two bots on duplicate deals: margins with 95% intervals")
+    p.add_argument("a", help="bot spec, e.g. heuristic or ismcts:iterations=1000")
+    p.add_argument("b", help="bot spec")
+    p.add_argument("--deals", type=int, default=50, help="deal seeds (each played twice)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--json", action="store_true")
+    _add_rules_args(p, trump=False)
+
     p = sub.add_parser("lead", help="read a lead into units")
     p.add_argument("cards")
     _add_rules_args(p)
@@ -180,6 +189,23 @@ def _run(args: argparse.Namespace) -> int:
                 print(f"{k:24s} {res['core'][k]:12.0f} {res['reference'][k]:12.1f} {res['ratio'][k]:8.1f}")
         return 0
     rules = build_rules(args.preset, args.players, args.set)
+    if args.command == "duel":
+        from .duel import run_duel
+
+        if args.deals < 1 or args.workers < 1:
+            raise UsageError("duel: --deals and --workers must be at least 1")
+        res = run_duel(args.a, args.b, rules, args.deals, args.seed, args.workers, progress=not args.json)
+        if args.json:
+            print(json.dumps(res))
+        else:
+            print(f"{rules.name}, {rules.players} players, {args.deals} duplicate deals (each played twice)")
+            for side in ("a", "b"):
+                r = res[side]
+                print(f"  {r['bot']:30s} card margin {_iv(r['card_margin'])}  game points {_iv(r['game_points'])}")
+            d = res["difference"]
+            print(f"  {'difference (first - second)':30s} card margin {_iv(d['card_margin'])}  "
+                  f"game points {_iv(d['game_points'])}")
+        return 0
     if args.command == "demo":
         from core.playout import play_random_deal
 
@@ -214,6 +240,10 @@ def _run(args: argparse.Namespace) -> int:
             print(f"fails: hand {res.beaten_by} beats it; lead {format_cards(res.unit)} instead, "
                   f"{res.withdrawn} cards withdrawn, penalty {res.penalty}")
     return 0
+
+
+def _iv(x: dict) -> str:
+    return f"{x['mean']:+8.2f} [{x['lo']:+.2f}, {x['hi']:+.2f}]"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,100 @@
+"""Two bots on duplicate deals: the same shuffles, each hand held by each bot.
+
+For every deal seed the deal is played twice: bot A in the even seats and B
+in the odd ones, then the other way round, so each bot holds each hand once.
+A bot's score in one game is the mean over its seats of the seat's result:
+the card-point margin of its final side (its side's share of the deal's
+points minus the other side's) and its game points (plus for a win, minus
+for a loss). The duplicate difference of a seed is A's mean score minus B's
+over the two games; intervals are 95 % normal intervals over seeds.
+
+>>> from core.rules import Rules
+>>> res = run_duel("heuristic", "random", Rules.preset("pagat", players=5), deals=4, seed=1, workers=1)
+>>> sorted(res.keys())
+['a', 'b', 'deals', 'difference', 'players', 'preset']
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from bots import make_bot, parse_spec, play_deal
+from core.rules import Rules  # noqa: F401  (used in the signature)
+
+__all__ = ["run_duel", "play_game", "mean_interval"]
+
+
+def play_game(job: tuple[str, str, Rules, int, int]) -> tuple[list[float], list[float]]:
+    """Play one game of a duel: (spec A, spec B, rules, deal seed, rotation).
+
+    Returns (A's card margin, A's game points, B's ...) as two two-item lists:
+    ``[margin_a, margin_b], [game_a, game_b]``.
+    """
+    spec_a, spec_b, rules, seed, rotation = job
+    n = rules.players
+    who = [(seat + rotation) % 2 for seat in range(n)]          # 0 = A, 1 = B
+    bots = [make_bot(spec_a if w == 0 else spec_b) for w in who]
+    state = play_deal(rules, seed, bots, random.Random(seed * 7919 + rotation))
+    res = state.result
+    total = rules.total_points
+    maker_margin = (total - 2 * res.opponents_points) / total
+    returns = state.returns()
+    margins = [[], []]
+    games = [[], []]
+    for seat in range(n):
+        m = maker_margin if seat in res.maker_side else -maker_margin
+        margins[who[seat]].append(m * total)
+        games[who[seat]].append(float(returns[seat]))
+    return [sum(x) / len(x) for x in margins], [sum(x) / len(x) for x in games]
+
+
+def mean_interval(xs: Sequence[float]) -> dict[str, float]:
+    """Mean with a 95 % normal interval (``lo``, ``hi``)."""
+    n = len(xs)
+    mean = sum(xs) / n
+    var = sum((x - mean) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
+    half = 1.96 * math.sqrt(var / n) if n > 1 else float("inf")
+    return {"mean": mean, "lo": mean - half, "hi": mean + half}
+
+
+def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
+             workers: int = 1, progress: bool = False) -> dict[str, Any]:
+    """Play ``deals`` duplicate deal pairs; return means and intervals."""
+    spec_a, spec_b = str(parse_spec(spec_a)), str(parse_spec(spec_b))
+    make_bot(spec_a), make_bot(spec_b)             # fail early on a bad spec
+    jobs = [(spec_a, spec_b, rules, seed * 100_003 + d, rot) for d in range(deals) for rot in (0, 1)]
+    if workers > 1:
+        with mp.get_context("fork").Pool(workers) as pool:
+            it = pool.imap(play_game, jobs)
+            results = _progress(it, len(jobs), progress)
+    else:
+        results = _progress(map(play_game, jobs), len(jobs), progress)
+    per_seed: dict[int, list] = {}
+    for job, res in zip(jobs, results):
+        per_seed.setdefault(job[3], []).append(res)
+    margin_a, margin_b, game_a, game_b, diff_m, diff_g = [], [], [], [], [], []
+    for games in per_seed.values():
+        ma = sum(g[0][0] for g in games) / len(games)
+        mb = sum(g[0][1] for g in games) / len(games)
+        ga = sum(g[1][0] for g in games) / len(games)
+        gb = sum(g[1][1] for g in games) / len(games)
+        margin_a.append(ma), margin_b.append(mb), game_a.append(ga), game_b.append(gb)
+        diff_m.append(ma - mb), diff_g.append(ga - gb)
+    return {
+        "preset": rules.name, "players": rules.players, "deals": deals,
+        "a": {"bot": spec_a, "card_margin": mean_interval(margin_a), "game_points": mean_interval(game_a)},
+        "b": {"bot": spec_b, "card_margin": mean_interval(margin_b), "game_points": mean_interval(game_b)},
+        "difference": {"card_margin": mean_interval(diff_m), "game_points": mean_interval(diff_g)},
+    }
+
+
+def _progress(it, total: int, show: bool) -> list:
+    if not show:
+        return list(it)
+    from tqdm import tqdm
+
+    return list(tqdm(it, total=total, desc="games", unit="game"))
