@@ -1,0 +1,129 @@
+"""The bot protocol, specs and registry, and loading users' bot modules."""
+
+from __future__ import annotations
+
+import pickle
+import random
+import textwrap
+
+import pytest
+
+from bots import BotError, BotSpec, load_bot_module, make_bot, parse_spec, play_deal, registry
+from core.actions import Action
+from core.errors import IllegalActionError
+from core.rules import Rules
+from core.state import PlayerView, State
+
+
+def test_specs_parse_and_pickle():
+    spec = parse_spec("heuristic:expose_min_trumps=4,throw_risk=0.0")
+    assert spec == BotSpec("heuristic", (("expose_min_trumps", 4), ("throw_risk", 0.0)))
+    assert pickle.loads(pickle.dumps(spec)) == spec
+    assert parse_spec(str(spec)) == spec
+    assert make_bot(spec).expose_min_trumps == 4
+
+
+@pytest.mark.parametrize("text,msg", [
+    ("", "expected a bot name"),
+    ("nosuchbot", "unknown bot 'nosuchbot'"),
+    ("heuristic:oops", "not key=value"),
+    ("heuristic:no_such_param=1", "bad parameters"),
+])
+def test_bad_specs(text, msg):
+    with pytest.raises(BotError) as exc:
+        make_bot(text)
+    assert msg in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_builtin_bots_are_registered():
+    assert {"random", "heuristic"} <= set(registry())
+
+
+class Spy:
+    """Records what the protocol hands it."""
+
+    def __init__(self):
+        self.seen = []
+
+    def restart(self, rules, seat, rng):
+        self.seat = seat
+        self.rng = rng
+
+    def step(self, view):
+        self.seen.append(view)
+        return view.random_action(self.rng)
+
+
+def test_bots_only_ever_see_their_own_view():
+    rules = Rules.preset("pagat", players=5)
+    spies = [Spy() for _ in range(5)]
+    s = play_deal(rules, 3, spies, random.Random(3))
+    assert s.is_terminal()
+    for seat, spy in enumerate(spies):
+        assert spy.seen, "every seat decides at least once"
+        for v in spy.seen:
+            assert type(v) is PlayerView and v.seat == seat and v.to_move
+            assert not any(isinstance(x, State) for x in vars(v).values())
+
+
+class Cheater(Spy):
+    def step(self, view):
+        return Action.from_str("play RJ RJ RJ")
+
+
+def test_an_illegal_bot_action_is_refused_with_the_seat():
+    rules = Rules.preset("pagat", players=5)
+    with pytest.raises(IllegalActionError) as exc:
+        play_deal(rules, 3, [Cheater()] * 5, random.Random(3))
+    assert str(exc.value).startswith("seat ")
+
+
+def test_same_seed_same_game():
+    rules = Rules.preset("pagat", players=6)
+    a = play_deal(rules, 9, [make_bot("heuristic") for _ in range(6)], random.Random(9))
+    b = play_deal(rules, 9, [make_bot("heuristic") for _ in range(6)], random.Random(9))
+    assert a.history == b.history and a.result == b.result
+
+
+GOOD = '''
+from bots.random_bot import RandomBot
+
+class MyBot(RandomBot):
+    """Plays at random, with a name of its own."""
+'''
+
+
+@pytest.mark.parametrize("source,cls,msg", [
+    (GOOD, "Missing", "defines no 'Missing'"),
+    ("def broken(:\n    pass\n", "MyBot", "syntax error on line 1"),
+    ("import no_such_module_here\n", "MyBot", "failed to import: ModuleNotFoundError"),
+    ("MyBot = 3\n", "MyBot", "is not a class"),
+    ("class MyBot:\n    def step(self, view):\n        return None\n", "MyBot", "lacks restart()"),
+])
+def test_broken_user_modules_give_one_line(tmp_path, source, cls, msg):
+    path = tmp_path / "mybot.py"
+    path.write_text(textwrap.dedent(source))
+    with pytest.raises(BotError) as exc:
+        make_bot(f"{path}:{cls}")
+    assert msg in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_a_user_module_plays(tmp_path):
+    path = tmp_path / "mybot.py"
+    path.write_text(GOOD)
+    bot = make_bot(f"{path}:MyBot")
+    rules = Rules.preset("pagat", players=5)
+    s = play_deal(rules, 2, [bot] + [make_bot("random") for _ in range(4)], random.Random(2))
+    assert s.is_terminal()
+    with pytest.raises(BotError, match="no such file"):
+        load_bot_module(f"{tmp_path}/nope.py:MyBot")
+
+
+def test_the_guide_example_bot_plays_whole_deals():
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "docs" / "examples" / "high_card_bot.py"
+    rules = Rules.preset("pagat", players=5)
+    for seed in range(3):
+        bots = [make_bot(f"{example}:HighCardBot")] + [make_bot("random") for _ in range(4)]
+        assert play_deal(rules, seed, bots, random.Random(seed)).is_terminal()
