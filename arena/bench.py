@@ -116,7 +116,73 @@ def _playout_rates(seed: int, min_time: float) -> tuple[float, float]:
     return _rate(core_batch, min_time), _rate(ref_batch, min_time)
 
 
-def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0) -> dict[str, Any]:
+def _first_trick_view(seed: int):
+    """A 6-player pagat deal played at random up to the first lead; the leader's view."""
+    from core.state import PLAY_PHASE, State
+
+    rng = random.Random(seed)
+    s = State(Rules.preset("pagat", players=6), seed=seed)
+    while s.phase != PLAY_PHASE:
+        s.apply(s.random_legal_action(rng))
+    return s.view(s.current_player())
+
+
+def _ismcts_rate(seed: int, min_time: float) -> float:
+    """ISMCTS iterations per second from the first trick."""
+    from bots import make_bot
+
+    view = _first_trick_view(seed)
+    bot = make_bot("ismcts:iterations=500")
+    bot.restart(view.rules, view.seat, random.Random(seed))
+
+    def batch() -> int:
+        bot.search(view)
+        return bot.last_iterations
+
+    return _rate(batch, min_time)
+
+
+def _sample_us(seed: int, min_time: float) -> float:
+    """Microseconds per sampled world for a first-trick 6-player view."""
+    from core.sample import Sampler
+
+    sampler = Sampler(_first_trick_view(seed))
+    rng = random.Random(seed)
+
+    def batch() -> int:
+        for _ in range(200):
+            sampler.sample(rng)
+        return 200
+
+    return 1e6 / _rate(batch, min_time)
+
+
+def _search_peak_mb(iterations: int, seed: int) -> float:
+    """Peak resident memory (MB) of a child process that runs one search."""
+    import multiprocessing as mp
+    import resource
+
+    def child(q: Any) -> None:
+        from bots import make_bot
+
+        view = _first_trick_view(seed)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        bot = make_bot(f"ismcts:iterations={iterations}")
+        bot.restart(view.rules, view.seat, random.Random(seed))
+        bot.search(view)
+        q.put((before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    proc = ctx.Process(target=child, args=(q,))
+    proc.start()
+    before, after = q.get()
+    proc.join()
+    return after / 1024.0
+
+
+def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0,
+              search_iterations: int = 100_000) -> dict[str, Any]:
     """Measure the kernel and the reference on the same positions; return figures and ratios."""
     pos = _positions(positions, seed)
     rng = random.Random(seed + 1)
@@ -133,4 +199,10 @@ def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0) -> dic
         "core": core_figs,
         "reference": ref_figs,
         "ratio": {k: core_figs[k] / ref_figs[k] for k in core_figs},
+        "search": {
+            "ismcts_iterations_per_s": _ismcts_rate(seed, min_time),
+            "sample_world_us": _sample_us(seed, min_time),
+            "search_iterations": search_iterations,
+            "search_peak_mb": _search_peak_mb(search_iterations, seed),
+        },
     }

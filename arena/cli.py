@@ -89,6 +89,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--positions", type=int, default=200)
     p.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--search-iterations", type=int, default=100_000,
+                   help="iterations of the search whose peak memory is reported")
 
     p = sub.add_parser("duel", help="two bots on duplicate deals: margins with 95% intervals")
     p.add_argument("a", help="bot spec, e.g. heuristic or ismcts:iterations=1000")
@@ -178,15 +180,18 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "bench":
         from .bench import run_bench
 
-        if args.positions < 1 or args.seconds <= 0:
-            raise UsageError("bench: --positions must be at least 1 and --seconds positive")
-        res = run_bench(positions=args.positions, seed=args.seed, min_time=args.seconds)
+        if args.positions < 1 or args.seconds <= 0 or args.search_iterations < 1:
+            raise UsageError("bench: --positions and --search-iterations must be at least 1, --seconds positive")
+        res = run_bench(positions=args.positions, seed=args.seed, min_time=args.seconds,
+                        search_iterations=args.search_iterations)
         if args.json:
             print(json.dumps(res))
         else:
             print(f"{'measure':24s} {'core':>12s} {'reference':>12s} {'ratio':>8s}")
             for k in res["core"]:
                 print(f"{k:24s} {res['core'][k]:12.0f} {res['reference'][k]:12.1f} {res['ratio'][k]:8.1f}")
+            for k, v in res["search"].items():
+                print(f"{k:24s} {v:12.1f}")
         return 0
     rules = build_rules(args.preset, args.players, args.set)
     if args.command == "duel":

@@ -89,6 +89,7 @@ def registry() -> dict[str, Callable[..., Any]]:
 def _load_builtins() -> None:
     from . import random_bot  # noqa: F401  (each module registers its bots)
     from . import heuristic  # noqa: F401
+    from . import ismcts  # noqa: F401
 
 
 def _value(text: str) -> Any:

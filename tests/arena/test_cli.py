@@ -233,7 +233,7 @@ def test_demo_is_seeded():
 
 
 def test_bench_json():
-    lines = ok("bench", "--json", "--positions", "5", "--seconds", "0.05")
+    lines = ok("bench", "--json", "--positions", "5", "--seconds", "0.05", "--search-iterations", "200")
     assert len(lines) == 1
     res = json.loads(lines[0])
     assert isinstance(res, dict)
@@ -246,6 +246,10 @@ def test_bench_json():
             assert v > 0 and v == v and v != float("inf")
     for m in metrics:
         assert res["ratio"][m] == pytest.approx(res["core"][m] / res["reference"][m])
+    search = res["search"]
+    assert set(search) == {"ismcts_iterations_per_s", "sample_world_us", "search_iterations", "search_peak_mb"}
+    assert search["search_iterations"] == 200
+    assert all(search[k] > 0 for k in search)
 
 
 # --------------------------------------------------------------------------
@@ -288,7 +292,7 @@ BAD = [
     ("wrong-trick-size", ["trick", "AS AS", "KS", "--trump", "5H"], "play 1 has 1 cards; the lead has 2"),
     ("wrong-trick-size-3", ["trick", "AS", "KS", "QS JS", "--trump", "5H"], "play 2 has 2 cards; the lead has 1"),
     ("hand-shorter-than-lead", ["follow", "--hand", "KS", "--lead", "AS AS", "--trump", "5H"], "--hand: 1 cards cannot follow a lead of 2"),
-    ("bench-positions-0", ["bench", "--positions", "0"], "bench: --positions must be at least 1"),
+    ("bench-positions-0", ["bench", "--positions", "0"], "bench: --positions and --search-iterations must be at least 1"),
 ]
 
 

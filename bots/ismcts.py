@@ -1,0 +1,240 @@
+"""Determinized single-observer information-set MCTS (SO-ISMCTS).
+
+Each iteration samples a world consistent with the bot's view (the hidden
+hands, :mod:`core.sample`), rebuilds the play phase from it in C
+(:meth:`core._play.PlayCore.resume`), walks one tree shared by all worlds
+(children are actions of whoever is to move, selected by UCB over the
+children *available* in this world), adds one child, and finishes the deal
+with random play in C. Rewards are each seat's result on its final side.
+
+Large move sets are handled by progressive widening: a node may have
+``ceil(widen_c * visits ** widen_alpha)`` children, and new children are
+drawn from the world's random legal plays, so every legal play stays
+reachable. Node statistics are keyed by the actions' packed integer keys.
+
+Scope: the search plays the *play phase*. Exposing during the draw, burying
+and calling friends are handed to the ``fallback`` bot (the heuristic bot by
+default), and the bot says so here.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Optional
+
+from core._play import PlayCore
+from core.actions import Action
+from core.cards import Cards, parse_card, parse_cards, points
+from core.rules import Rules
+from core.sample import Sampler
+from core.scoring import MAKER, kitty_multiplier, opponents_points, score_deal
+from core.state import PlayerView, play_from_view
+
+from .base import make_bot, register
+
+__all__ = ["IsmctsBot", "Node"]
+
+
+class Node:
+    """Statistics of one action from its parent: visits, reward total, availability."""
+
+    __slots__ = ("cards", "children", "visits", "total", "avail")
+
+    def __init__(self, cards: Optional[Cards]) -> None:
+        self.cards = cards
+        self.children: dict[int, Node] = {}
+        self.visits = 0
+        self.total = 0.0
+        self.avail = 0
+
+
+def _key(cards: Cards) -> int:
+    k = 0
+    for f in cards:
+        k += 1 << (3 * f)
+    return k
+
+
+@register("ismcts")
+class IsmctsBot:
+    """Information-set MCTS for the play phase; a fallback bot for the rest.
+
+    Parameters: ``iterations`` (per decision), ``seconds`` (a time budget used
+    instead when positive), ``c`` (UCB exploration), ``widen_c`` and
+    ``widen_alpha`` (progressive widening), ``reward`` (``"points"`` for the
+    card-point margin or ``"game"`` for game points), ``fallback`` (bot spec
+    for exposing, burying and calling).
+    """
+
+    def __init__(self, iterations: int = 1000, seconds: float = 0.0, c: float = 0.7,
+                 widen_c: float = 2.0, widen_alpha: float = 0.5, reward: str = "points",
+                 fallback: str = "heuristic") -> None:
+        if iterations < 1:
+            raise ValueError("iterations must be at least 1")
+        if reward not in ("points", "game"):
+            raise ValueError("reward must be 'points' or 'game'")
+        if c < 0 or widen_c <= 0 or not 0 <= widen_alpha <= 1:
+            raise ValueError("c >= 0, widen_c > 0 and 0 <= widen_alpha <= 1 are required")
+        self.iterations = int(iterations)
+        self.seconds = float(seconds)
+        self.c = float(c)
+        self.widen_c = float(widen_c)
+        self.widen_alpha = float(widen_alpha)
+        self.reward = reward
+        self.fallback = make_bot(fallback)
+        self.rng = random.Random(0)
+        self.seat = 0
+        self.rules: Optional[Rules] = None
+        self.last_iterations = 0
+
+    def restart(self, rules: Rules, seat: int, rng: random.Random) -> None:
+        """New deal."""
+        self.rules = rules
+        self.seat = seat
+        self.rng = rng
+        self.fallback.restart(rules, seat, random.Random(rng.getrandbits(64)))
+
+    def inform(self, view: PlayerView, seat: int, action: Action) -> None:
+        """Pass news to the fallback bot."""
+        inform = getattr(self.fallback, "inform", None)
+        if inform is not None:
+            inform(view, seat, action)
+
+    def step(self, view: PlayerView) -> Action:
+        """Search in the play phase; ask the fallback bot otherwise."""
+        if view.phase != "play":
+            return self.fallback.step(view)
+        root = self.search(view)
+        best = max(root.children.values(), key=lambda n: (n.visits, n.total))
+        return Action.play(best.cards)
+
+    # ------------------------------------------------------------------ search
+    def _rewards(self, pc: PlayCore) -> list[float]:
+        r = self.rules
+        side = pc.maker_side
+        w, cards, unit = pc.last_trick
+        kitty_pts = self._kitty_points
+        to_opp = w not in side
+        mult = kitty_multiplier(r, max(cards, 1), max(unit, 1), max(cards, 1))
+        opp = opponents_points(pc.points, side, kitty_pts, to_opp, mult, pc.penalties)
+        n = r.players
+        if self.reward == "game":
+            sc = score_deal(r, opp, len(side))
+            g = sc.game_points if sc.winner == MAKER else -sc.game_points if sc.winner else 0
+            return [float(g) if s in side else float(-g) for s in range(n)]
+        total = r.total_points
+        margin = (total - 2 * opp) / total        # maker side's share minus the opponents'
+        return [margin if s in side else -margin for s in range(n)]
+
+    def _world_source(self, view: PlayerView):
+        """A function rng -> world (hands, kitty) consistent with the view."""
+        return Sampler(view).sample
+
+    def search(self, view: PlayerView) -> Node:
+        """Run the search from ``view``; returns the root (children = own moves)."""
+        rng = self.rng
+        sample = self._world_source(view)
+        root = Node(None)
+        # the kitty's points are unknown to all but the maker: use the view's or a sample's
+        self._kitty_points = 0
+        deadline = time.perf_counter() + self.seconds if self.seconds > 0 else None
+        it = 0
+        log = math.log
+        sqrt = math.sqrt
+        while True:
+            if deadline is None:
+                if it >= self.iterations:
+                    break
+            elif it and time.perf_counter() >= deadline:
+                break
+            it += 1
+            world = sample(rng)
+            self._kitty_points = points(view.kitty if view.kitty is not None else world.kitty)
+            pc = play_from_view(view, list(world.hands))
+            node = root
+            path: list[tuple[Node, int]] = []
+            expanded = False
+            while not pc.done:
+                player = pc.current_player
+                limit = math.ceil(self.widen_c * (node.visits + 1) ** self.widen_alpha)
+                if not expanded and len(node.children) < limit:
+                    cards = pc.random_play(rng)
+                    key = _key(cards)
+                    child = node.children.get(key)
+                    if child is None:
+                        child = Node(cards)
+                        node.children[key] = child
+                        expanded = True
+                    for other in node.children.values():
+                        if other is child or pc.can_play(other.cards):
+                            other.avail += 1
+                else:
+                    best = None
+                    best_v = -1e300
+                    for other in node.children.values():
+                        if pc.can_play(other.cards):
+                            other.avail += 1
+                            if other.visits == 0:
+                                v = 1e300
+                            else:
+                                v = other.total / other.visits + self.c * sqrt(log(other.avail) / other.visits)
+                            if v > best_v:
+                                best_v = v
+                                best = other
+                    if best is None:           # nothing of ours is available in this world
+                        cards = pc.random_play(rng)
+                        best = Node(cards)
+                        node.children[_key(cards)] = best
+                        best.avail += 1
+                    child = best
+                pc.play(child.cards, check=False)
+                path.append((child, player))
+                node = child
+                if expanded:
+                    break
+            if not pc.done:
+                pc.playout(rng)
+            rewards = self._rewards(pc)
+            root.visits += 1
+            for child, player in path:
+                child.visits += 1
+                child.total += rewards[player]
+        self.last_iterations = it
+        return root
+
+
+class _TrueWorld:
+    __slots__ = ("hands", "kitty")
+
+    def __init__(self, hands: list, kitty: Cards) -> None:
+        self.hands = hands
+        self.kitty = kitty
+
+
+@register("oracle")
+class OracleBot(IsmctsBot):
+    """CHEATING: the same search on the true hands of every seat.
+
+    It exists only as an upper bound when measuring the other bots: the deal
+    loop hands it the state through :meth:`peek` (the ``cheats`` flag asks for
+    that); every other bot only ever sees its own view.
+    """
+
+    cheats = True
+
+    def __init__(self, **params) -> None:
+        super().__init__(**params)
+        self._state = None
+
+    def peek(self, state) -> None:
+        """Be shown the true state before deciding (cheating by design)."""
+        self._state = state
+
+    def _world_source(self, view: PlayerView):
+        s = self._state
+        if s is None:
+            raise ValueError("the oracle bot needs peek(state) before each decision")
+        world = _TrueWorld([s.hand(i) for i in range(view.players)], s.kitty)
+        return lambda rng: world

@@ -1,0 +1,991 @@
+"""Determinization: deal the cards a seat cannot see, consistently with its view.
+
+:func:`sample_world` takes a :class:`~core.state.PlayerView` and an ``rng`` and
+returns a :class:`World`: a hand for every seat (the viewer's own hand exactly
+as in the view) and the kitty (or, during the draw, the undealt ``stock``),
+drawn from the cards the viewer has not seen so that everything the view
+knows holds. For many samples of one view build a :class:`Sampler` once (it
+precomputes the per-view tables) and call :meth:`Sampler.sample`.
+
+>>> import random
+>>> from core.rules import Rules
+>>> from core.state import State, PLAY_PHASE
+>>> s = State(Rules.preset("pagat", players=6), seed=4)
+>>> rng = random.Random(1)
+>>> while s.phase != PLAY_PHASE or len(s.tricks) < 5:
+...     s.apply(s.random_legal_action(rng))
+>>> view = s.view(2)
+>>> w = sample_world(view, rng)
+>>> w.hands[2] == view.hand, [len(h) for h in w.hands] == list(view.hand_sizes), len(w.kitty)
+(True, True, 6)
+
+What the view knows, and how each fact is used:
+
+- *Counts.* The unseen cards are the deck minus the viewer's hand, every card
+  played (finished tricks and the current one) and the kitty when the viewer
+  knows it (the maker, or everyone once the opponents took it). Every other
+  seat gets exactly ``hand_sizes[seat]`` of them; the rest is the kitty
+  (during the bury phase: what the maker has buried so far), or during the
+  draw the undealt ``stock``.
+- *Shown cards.* A card shown during the draw (exposure, defence, or an
+  exposure later withdrawn) was in the shower's hand, and a hand only grows
+  during the draw: the seat still holds it unless it played it later. The
+  maker may have buried it, so for the maker it is "in the hand or in the
+  kitty" while the viewer does not know the kitty.
+- *Failed throws.* The attempted cards were in the leader's hand when it led;
+  those taken back stay there until played.
+- *Voids* ``(seat, suit)``: no card of that effective suit.
+- *No sets* ``(seat, suit, k)``: inferred at some trick, when the seat still
+  held the cards it played since; so its current hand plus those cards holds
+  fewer than ``k`` copies of each face of the suit (a per-face cap).
+- *Throws.* A throw that stood means no other hand (at that time) could beat
+  any of its units; a failed throw means some other hand could beat the unit
+  kept, and (``smallest_lowest``) none could beat a smaller unit. Singles and
+  sets give per-face caps; tractors, ``first_found`` and "someone could beat
+  it" are checked on each sampled deal.
+- *Follows* the void and no-set facts do not capture (answers to tractors
+  and throws, and every set lead under ``follow_ladder`` or
+  ``protect_longer_sets``) are checked with the kernel on the sampled hands
+  as they were at that trick.
+
+So every sampled world is one in which replaying the public history gives
+the viewer the same view (``tests/core/test_sample.py`` checks exactly that).
+
+How it samples. Caps of 0 (voids, and faces a seat provably lacks) split the
+unseen cards into classes with the same allowed destinations. How many cards
+of each class go to each group of interchangeable destinations is drawn from
+its exact distribution under a uniform deal: a dynamic programme over the
+groups, counting completions with exact integers, built once per view
+(classes that the groups still to come treat alike are merged, which keeps
+it small). The cards themselves are then dealt uniformly: each class is
+shuffled once and dealt from the front, with hypergeometric splits where
+classes merged. Cards known to be in a hand are placed first and the deal is
+kept with probability ``1 / C(copies there, copies known)`` (and likewise for
+the maker's hand plus the kitty), so a face of which only some copies are
+known is not over-weighted. Caps above 0, the throw and follow checks reject
+the whole deal, which is redrawn. When the table would be too big to count
+(many seats with different small exclusions, e.g. 12 players late in a
+deal), the exclusions easiest to meet by chance are left to the per-sample
+caps check instead (``Sampler.checks["demoted"]``). Either way the result is
+the uniform distribution over the deals that agree with the facts above, the
+one plain rejection sampling gives; what remains is floating-point rounding
+(about 1e-16 on table and split probabilities, and ties among random sort
+keys, about n**2 / 2**53).
+
+Not modelled, as they are choices rather than facts: why a seat exposed,
+passed, buried, called or played what it did (no policy likelihoods).
+
+Limits of the view itself:
+
+- ``failed_throws`` carry no trick number. Each is matched to a trick led by
+  that seat with the kept unit as lead (the earliest assignment in which
+  every attempt fits the cards accounted for). When a seat led the same unit
+  in two tricks and only one was a failed throw (possible with two or more
+  packs), the view cannot tell which; both histories give the same view, but
+  the sampler conditions on the earliest one only.
+- ``no_sets`` carry no trick number; it is recomputed from the tricks the way
+  the engine infers the facts (a fact not found that way is taken as of now,
+  which is true but weaker).
+- With a predetermined maker and no exposure (``heli`` / ``stack``), the trump
+  suit was turned up from the original kitty, which says something about it
+  (a trump-rank card of that suit, or that suit's highest card); the view
+  does not show the turned-up card, and the sampler ignores the hint.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_right
+from collections.abc import Sequence
+from math import comb
+from typing import NamedTuple
+
+from . import kernel
+from .cards import Cards, parse_cards
+from .errors import PengyouError
+from .positions import deck as full_deck
+
+__all__ = ["World", "Sampler", "sample_world", "SamplingError"]
+
+NF = 54
+
+
+class SamplingError(PengyouError):
+    """No deal of the unseen cards agrees with the view (or none was found)."""
+
+
+class World(NamedTuple):
+    """One determinization: ``hands[seat]`` for every seat, the ``kitty``
+    (empty during the draw) and the undealt ``stock`` (only during the draw)."""
+
+    hands: list
+    kitty: Cards
+    stock: Cards
+
+
+def _cards(faces: Sequence[int]) -> Cards:
+    """A :class:`Cards` from faces, without re-validating them."""
+    return tuple.__new__(Cards, sorted(faces))
+
+
+def _counts(faces) -> list[int]:
+    c = [0] * NF
+    for f in faces:
+        c[f] += 1
+    return c
+
+
+def _compositions(r: tuple, allowed: tuple, cap: int):
+    """Every x (aligned with r) with x[k] = 0 outside ``allowed``,
+    0 <= x[k] <= r[k] and sum(x) <= cap."""
+    x = [0] * len(r)
+
+    def rec(i: int, left: int):
+        if i == len(allowed):
+            yield tuple(x)
+            return
+        k = allowed[i]
+        for v in range(min(r[k], left) + 1):
+            x[k] = v
+            yield from rec(i + 1, left - v)
+        x[k] = 0
+
+    yield from rec(0, cap)
+
+
+class Sampler:
+    """Per-view tables for drawing many :class:`World` values fast.
+
+    ``max_tries`` bounds the redraws of one sample (a :class:`SamplingError`
+    says so when they run out). ``tries`` and ``samples`` count the draws made
+    and the samples returned (their ratio is the acceptance rate).
+    """
+
+    @property
+    def checks(self) -> dict:
+        """How many facts each sample is checked against (the rest are built
+        into the deal): ``caps`` (at most c copies of a face in a hand),
+        ``known`` (weights of cards known to be in a hand or the kitty),
+        ``beats`` (someone could beat a failed throw's kept unit), ``throws``
+        and ``follows`` (replayed with the kernel), and ``demoted`` (cards
+        whose exclusions were left to the caps check to keep the table small)."""
+        kinds = [k for k, _ in self._checks]
+        return {"caps": len(self._cap_checks), "known": len(self._need_checks) + len(self._mk_checks),
+                "beats": len(self._beats), "throws": kinds.count("throw"),
+                "follows": kinds.count("follow"), "demoted": self.demoted}
+
+    def __init__(self, view, max_tries: int = 100_000) -> None:
+        self.view = view
+        self.max_tries = max_tries
+        self.tries = 0
+        self.samples = 0
+        rules = view.rules
+        if rules is None:
+            raise SamplingError("the view carries no rules")
+        self.rules = rules
+        n = view.players
+        me = view.seat
+        self.n = n
+        self.me = me
+        copies = _counts(full_deck(rules))
+        trump = view.trump
+        ctx = kernel.context(trump, rules.tractor_past_ace) if trump is not None else None
+        esuit = [ctx.effective_suit(f) for f in range(NF)] if ctx is not None else [0] * NF
+        lvl = [ctx.level(f) for f in range(NF)] if ctx is not None else [0] * NF
+
+        # ---- the public play history: (leader, plays); the current trick last
+        tricks = [(ld, [parse_cards(p) for p in ps]) for ld, ps in view.tricks]
+        cur_leader, cur_plays = view.current_trick
+        if cur_plays:
+            tricks.append((cur_leader, [parse_cards(p) for p in cur_plays]))
+        attempts = _match_failed_throws(view, tricks, copies, n, me)     # trick -> attempt
+        T = len(tricks)
+        plays_by = [[] for _ in range(n)]          # seat -> [(t, cards)]
+        played = [0] * NF
+        for t, (ld, ps) in enumerate(tricks):
+            for j, p in enumerate(ps):
+                plays_by[(ld + j) % n].append((t, p))
+                for f in p:
+                    played[f] += 1
+        since_cache: dict = {}
+
+        def since(s: int, t: int) -> list[int]:
+            """Faces seat s played in tricks t, t+1, ... (what it held at trick t
+            besides its current hand)."""
+            key = (s, t)
+            got = since_cache.get(key)
+            if got is None:
+                got = [f for tt, p in plays_by[s] if tt >= t for f in p]
+                since_cache[key] = got
+            return got
+
+        self._since = since
+
+        # ---- unseen cards and destinations
+        hand = view.hand
+        known_kitty = view.kitty
+        unseen = list(copies)
+        for src in (hand, known_kitty or ()):
+            for f in src:
+                unseen[f] -= 1
+        for f in range(NF):
+            unseen[f] -= played[f]
+            if unseen[f] < 0:
+                raise SamplingError(f"the view shows more copies of face {f} than the deal holds")
+        sizes = list(view.hand_sizes)
+        if sizes[me] != len(hand):
+            raise SamplingError("the view's hand size does not match its hand")
+        others = [s for s in range(n) if s != me]
+        rest = sum(unseen) - sum(sizes[s] for s in others)
+        if rest < 0 or (known_kitty is not None and rest != 0):
+            raise SamplingError("the unseen cards do not fill the other hands and the kitty")
+        self._draw = view.phase == "draw"
+        # destinations: the other seats, then the rest (kitty, or stock in the draw)
+        R = n                                       # index of the rest pile
+        dest_size = {s: sizes[s] for s in others}
+        dest_size[R] = rest
+        maker = view.maker if not self._draw else None
+        self._maker = maker
+
+        # ---- lower bounds: cards known to be in a hand (need), or in the
+        # maker's hand or the kitty (mk)
+        need = {s: [0] * NF for s in others}
+        mk = [0] * NF
+        shown = {}
+        for s, kind, text in view.exposures:
+            c = _counts(parse_cards(text))
+            m = shown.setdefault(s, [0] * NF)
+            for f in range(NF):
+                if c[f] > m[f]:
+                    m[f] = c[f]
+        played_by = [_counts(f for _, p in plays_by[s] for f in p) for s in range(n)]
+        for s, m in shown.items():
+            if s == me:
+                continue
+            for f in range(NF):
+                left = m[f] - played_by[s][f]
+                if left <= 0:
+                    continue
+                if s == maker:
+                    if known_kitty is not None:
+                        left -= known_kitty.count(f)
+                        if left > 0:
+                            need[s][f] = max(need[s][f], left)
+                    elif rest > 0:
+                        mk[f] = max(mk[f], left)
+                    else:
+                        need[s][f] = max(need[s][f], left)
+                else:
+                    need[s][f] = max(need[s][f], left)
+        for t, (ld, ps) in enumerate(tricks):
+            a = attempts.get(t)
+            if a is None or ld == me:
+                continue
+            sc = _counts(since(ld, t))
+            for f in set(a):
+                left = a.count(f) - sc[f]
+                if left > need[ld][f]:
+                    need[ld][f] = left
+
+        # ---- upper bounds: per-face caps, and checks left to the sample
+        cap = {s: list(copies) for s in others}
+
+        def limit(s: int, t: int, faces, k: int) -> None:
+            """Seat s held at most k - 1 copies of each face at trick t."""
+            if s == me:
+                return
+            sc = _counts(since(s, t))
+            cs = cap[s]
+            for f in faces:
+                v = k - 1 - sc[f]
+                if v < cs[f]:
+                    cs[f] = max(v, 0)
+
+        suit_faces = [[f for f in range(NF) if esuit[f] == e] for e in range(5)]
+        noset_t = _no_set_tricks(tricks, esuit, rules, trump, n)
+        for s, e in view.voids:
+            if s != me:
+                for f in suit_faces[e]:
+                    cap[s][f] = 0
+        for (s, e, k) in view.no_sets:
+            limit(s, noset_t.get((s, e, k), T), suit_faces[e], k)
+        self._checks = []                            # (kind, data) checked per sample
+        self._beats = []                             # (faces, k, [(seat, since counts)])
+        flags = (rules.follow_ladder, rules.protect_longer_sets)
+        for t, (ld, ps) in enumerate(tricks):
+            lead = ps[0]
+            attempt = attempts.get(t)
+            thrown = attempt if attempt is not None else lead
+            units = kernel.decompose(thrown, trump, rules)
+            e = esuit[lead[0]]
+            if len(units) >= 2:
+                self._throw_facts(t, ld, thrown, units, attempt, lead, lvl, suit_faces[e], limit)
+            # follows the void / no-set facts do not capture
+            lead_units = units if attempt is None else kernel.decompose(lead, trump, rules)
+            simple = len(lead_units) == 1 and lead_units[0].length == 1 and (
+                lead_units[0].width == 1 or not any(flags))
+            if simple:
+                continue
+            lead_obj = kernel.make_lead(lead, trump, rules)
+            for j in range(1, len(ps)):
+                s = (ld + j) % n
+                p = ps[j]
+                if s == me or sum(1 for f in p if esuit[f] == e) < len(lead):
+                    continue
+                if not rules.protect_longer_sets:
+                    hmax = [f for f in suit_faces[e] for _ in range(copies[f])]
+                    hmax += [f for f in p if esuit[f] != e]
+                    if kernel.is_legal_follow(_cards(hmax), lead_obj, p, trump, rules):
+                        continue
+                self._checks.append(("follow", (t, s, lead_obj, p)))
+
+        # ---- the pool: unseen cards minus those placed by a lower bound
+        pool = list(unseen)
+        fixed = {s: [] for s in others}
+        for s in others:
+            for f in range(NF):
+                if need[s][f]:
+                    if need[s][f] > cap[s][f]:
+                        raise SamplingError(f"seat {s} must hold a card the view also rules out")
+                    fixed[s].extend([f] * need[s][f])
+                    pool[f] -= need[s][f]
+        for f in range(NF):
+            if mk[f] and maker in need:
+                mk[f] = max(0, mk[f] - need[maker][f])    # copies known in the hand count too
+            pool[f] -= mk[f]
+            if pool[f] < 0:
+                raise SamplingError("more cards are known to be in hands than are unseen")
+        cap_left = {d: dest_size[d] - (len(fixed[d]) if d != R else 0) for d in dest_size}
+        if any(v < 0 for v in cap_left.values()):
+            raise SamplingError("a seat is known to hold more cards than it has")
+        dests = [d for d in list(others) + [R] if cap_left[d] > 0]
+
+        void = {s: {e for v, e in view.voids if v == s} for s in others}
+
+        def allowed_for(f: int, only=None) -> tuple:
+            return tuple(d for d in dests
+                         if (only is None or d in only)
+                         and (d == R or cap[d][f] - need[d][f] > 0))
+
+        def coarse_for(f: int) -> tuple:
+            return tuple(d for d in dests if d == R or esuit[f] not in void[d])
+
+        # classes: cards with the same allowed destinations ("fine"), keyed
+        # with what the voids alone allow ("coarse"); a class may be demoted
+        # to its coarse destinations, its other exclusions then checked per sample
+        classes: dict = {}
+        for f in range(NF):
+            if pool[f]:
+                classes.setdefault((allowed_for(f), coarse_for(f)), []).extend([f] * pool[f])
+            if mk[f]:
+                a = allowed_for(f, (maker, R))
+                classes.setdefault((a, a), []).extend([f] * mk[f])
+        if any(not a for a, _ in classes):
+            raise SamplingError("an unseen card has nowhere to go")
+        total_cap = {d: cap_left[d] for d in dests}
+
+        def keep_odds(key) -> float:
+            fine, coarse = key
+            c = sum(total_cap[d] for d in coarse)
+            return (sum(total_cap[d] for d in fine) / c) ** len(classes[key])
+
+        demotable = sorted((k for k in classes if k[0] != k[1]), key=keep_odds, reverse=True)
+        demoted: set = set()
+        while True:
+            merged: dict = {}
+            for key, cards in classes.items():
+                merged.setdefault(key[1] if key in demoted else key[0], []).extend(cards)
+            try:
+                self._deal = _build_deal(merged, dests, cap_left)
+                break
+            except _TooBig:
+                left = [k for k in demotable if k not in demoted]
+                if not left:
+                    raise SamplingError("the constraints of this view are too tangled to count") from None
+                demoted.update(left[:max(1, len(left) // 3)])
+        if self._deal.total == 0:
+            raise SamplingError("no deal of the unseen cards agrees with the view")
+        self.demoted = sum(len(classes[k]) for k in demoted)
+
+        # ---- per-sample checks: caps above 0, and the weights of known cards
+        self._cap_checks = []
+        loose = {(d, f) for key in demoted for f in set(classes[key]) for d in key[1]
+                 if d not in key[0]}
+        for s in others:
+            for f in range(NF):
+                c = cap[s][f]
+                if 0 < c < need[s][f] + pool[f] + mk[f] or (s, f) in loose:
+                    self._cap_checks.append((s, f, c))
+        self._need_checks = [(s, f, need[s][f]) for s in others for f in range(NF)
+                             if need[s][f] and pool[f] + mk[f] > 0]
+        self._mk_checks = [(f, mk[f], need[maker][f] if maker in need else 0) for f in range(NF)
+                           if mk[f] and pool[f] > 0]
+        self._fixed_items = [(d, fx) for d, fx in fixed.items() if fx]
+        self._hand_ids = tuple(others)
+        self._hands0 = [hand if s == me else None for s in range(n)]
+        self._R = R
+        self._known_kitty = known_kitty
+
+    # ------------------------------------------------------------ throw facts
+    def _throw_facts(self, t, ld, thrown, units, attempt, lead, lvl, faces_e, limit) -> None:
+        """Caps and checks from a throw (two or more units) led at trick t."""
+        rules = self.rules
+        n = self.n
+        others = [(ld + j) % n for j in range(1, n)]
+        if attempt is None:
+            unbeatable = list(units)
+            exists = None
+        elif rules.failed_throw_unit == "first_found":
+            lead_obj = kernel.make_lead(thrown, self.view.trump, rules)
+            self._checks.append(("throw", (t, ld, lead_obj, lead, None)))
+            return
+        else:
+            kept = [u for u in units if u.cards == lead]
+            key = (len(lead), kept[0].top if kept else 0, min(lead))
+            unbeatable = [u for u in units if (len(u.cards), u.top, min(u.cards)) < key]
+            exists = lead
+        need_check = False
+        for u in unbeatable:
+            if u.length >= 2:
+                need_check = True
+                continue
+            higher = [f for f in faces_e if lvl[f] > u.top]
+            for s in others:
+                limit(s, t, higher, u.width)
+        kept = [u for u in units if u.cards == lead] if exists is not None else []
+        if exists is not None and (not kept or kept[0].length >= 2):
+            need_check = True
+        if need_check:
+            lead_obj = kernel.make_lead(thrown, self.view.trump, rules)
+            pre = None
+            if exists is None:
+                # a throw that stood: only a hand holding a set above a
+                # tractor's top could beat it; if none does, skip the kernel
+                pre = ([(frozenset(f for f in faces_e if lvl[f] > u.top), u.width)
+                        for u in unbeatable if u.length >= 2], [])
+                for s in others:
+                    if s == self.me:
+                        continue
+                    sc = _counts(self._since(s, t))
+                    if any(sc[f] >= k for faces, k in pre[0] for f in faces):
+                        pre = None
+                        break
+                    pre[1].append((s, {f: sc[f] for f in faces_e if sc[f]}))
+            self._checks.append(("throw", (t, ld, lead_obj, exists, pre)))
+        elif kept:
+            # some other hand could beat the kept unit: settled if the viewer's
+            # could, or if a seat has played such a set since; else checked
+            u = kept[0]
+            higher = [f for f in faces_e if lvl[f] > u.top]
+            seats = []
+            for s in others:
+                held = _counts(self._since(s, t) + (list(self.view.hand) if s == self.me else []))
+                if any(held[f] >= u.width for f in higher):
+                    return
+                if s != self.me:
+                    seats.append((s, {f: held[f] for f in higher if held[f]}))
+            self._beats.append((frozenset(higher), u.width, seats))
+
+    # ---------------------------------------------------------------- sample
+    def sample(self, rng: random.Random) -> World:
+        """Draw one world (redrawing until every fact holds)."""
+        r = rng.random
+        draw = self._deal.draw
+        fixed = self._fixed_items
+        caps = self._cap_checks
+        needs = self._need_checks
+        mks = self._mk_checks
+        maker = self._maker
+        R = self._R
+        hand_ids = self._hand_ids
+        beats = self._beats
+        new = tuple.__new__
+        for _ in range(self.max_tries):
+            self.tries += 1
+            out = draw(r)
+            for s, fx in fixed:
+                out[s] = out[s] + fx
+            if caps:
+                if any(out[s].count(f) > c for s, f, c in caps):
+                    continue
+            if beats and not _beaten(out, beats):
+                continue
+            if needs or mks:
+                weight = 1
+                for s, f, k in needs:
+                    weight *= comb(out[s].count(f), k)
+                for f, k, k_hand in mks:
+                    weight *= comb(out[maker].count(f) + out[R].count(f) - k_hand, k)
+                if weight > 1 and r() * weight >= 1:
+                    continue
+            hands = self._hands0[:]
+            for s in hand_ids:
+                h = out[s]
+                h.sort()
+                hands[s] = new(Cards, h)
+            rest = out[R]
+            rest.sort()
+            rest = new(Cards, rest)
+            if self._draw:
+                w = World(hands, _EMPTY, rest)
+            else:
+                w = World(hands, rest if self._known_kitty is None else self._known_kitty, _EMPTY)
+            if self._checks and not self._history_ok(hands):
+                continue
+            self.samples += 1
+            return w
+        raise SamplingError(f"no consistent deal found in {self.max_tries} tries")
+
+    def _history_ok(self, hands: list) -> bool:
+        """The throws and follows the cap facts do not settle, replayed on
+        the hands as they were at their trick."""
+        trump = self.view.trump
+        rules = self.rules
+        since = self._since
+        n = self.n
+        for kind, data in self._checks:
+            if kind == "follow":
+                t, s, lead_obj, p = data
+                held = _cards(list(hands[s]) + since(s, t))
+                if not kernel.is_legal_follow(held, lead_obj, p, trump, rules):
+                    return False
+            else:
+                t, ld, lead_obj, kept, pre = data
+                if pre is not None and not any(_has_set(hands[s], since_s, faces, k)
+                                               for faces, k in pre[0] for s, since_s in pre[1]):
+                    continue
+                others = [_cards(list(hands[(ld + j) % n]) + since((ld + j) % n, t)) for j in range(1, n)]
+                res = kernel.check_throw(lead_obj, others, trump, rules)
+                if kept is None:
+                    if not res.stands:
+                        return False
+                elif res.stands or res.unit != kept:
+                    return False
+        return True
+
+
+_EMPTY = Cards()
+
+
+def _has_set(hand, since: dict, faces: frozenset, k: int) -> bool:
+    """True when a hand (plus the cards it played since) holds k copies of one of the faces."""
+    if k == 1:
+        return not faces.isdisjoint(hand)
+    return any(hand.count(f) + since.get(f, 0) >= k for f in faces.intersection(hand))
+
+
+def _beaten(out: list, beats: list) -> bool:
+    """For each failed throw: some seat held k copies of one of the faces
+    (its hand now plus what it played since)."""
+    for faces, k, seats in beats:
+        for s, since in seats:
+            h = out[s]
+            if k == 1:
+                if not faces.isdisjoint(h):
+                    break
+            elif any(h.count(f) + since.get(f, 0) >= k for f in faces.intersection(h)):
+                break
+        else:
+            return False
+    return True
+
+
+class _Deal:
+    """Deal the pool exactly uniformly among the deals where every card goes
+    to a destination its class allows.
+
+    ``groups`` are ``(members, capacities)`` of destinations that allow the
+    same classes; ``free`` is the group that allows every class; ``classes``
+    are ``(allowed group indices, cards)``. Groups are dealt one at a time
+    (the *layers*). At layer i only the groups i, i+1, ... are left, so two
+    classes that those groups allow alike are interchangeable from there on
+    and are merged (the count of completions depends only on their total, by
+    Vandermonde's identity); this keeps the table small. ``W(i, r)`` is the
+    exact number of ways to deal the remaining cards (merged counts ``r``)
+    to the remaining groups; the group at layer i takes ``x`` cards of each
+    merged class with probability proportional to the binomials choosing
+    them times ``W`` of what is left, then the cards themselves uniformly.
+    """
+
+    BUDGET = 40_000                       # table entries to weigh before giving up (_TooBig)
+
+    def __init__(self, groups: list, free: tuple, classes: list, slots: int) -> None:
+        self.slots = slots
+        G = len(groups)
+        free_cards = [f for a, cards in classes if len(a) == G for f in cards]
+        classes = [(a, cards) for a, cards in classes if len(a) < G]
+        order = _order_groups(G, [a for a, _ in classes], [len(c) for _, c in classes])
+        pos = {g: i for i, g in enumerate(order)}
+        self.groups = [groups[g] for g in order]
+        self.free = free
+        allowed = [frozenset(pos[g] for g in a) for a, _ in classes]
+        caps = [sum(c) for _, c in self.groups]
+        # merged classes per layer: key = allowed groups among those left
+        layers = []                        # per layer: list of keys (merged classes)
+        of_class = []                      # per layer: class -> merged index or -1 (free)
+        for i in range(G + 1):
+            left = frozenset(range(i, G))
+            keys: dict = {}
+            idx = []
+            for a in allowed:
+                key = a & left
+                if key == left:
+                    idx.append(-1)
+                else:
+                    idx.append(keys.setdefault(key, len(keys)))
+            layers.append(list(keys))
+            of_class.append(idx)
+        # how merged classes of layer i map into layer i + 1
+        maps = []
+        for i in range(G):
+            m = [-1] * len(layers[i])
+            for k, j in enumerate(of_class[i]):
+                if j >= 0:
+                    m[j] = of_class[i + 1][k]
+            maps.append(m)
+        takes = [tuple(j for j, key in enumerate(layers[i]) if i in key) for i in range(G)]
+        suffix = [0] * (G + 1)
+        suffix[G] = sum(free[1])
+        for i in range(G - 1, -1, -1):
+            suffix[i] = suffix[i + 1] + caps[i]
+        memo = [dict() for _ in range(G)]
+        self.memo = memo
+        count = [0]
+
+        def W(i: int, r: tuple) -> int:
+            if i == G:
+                return 1
+            got = memo[i].get(r)
+            if got is not None:
+                return got[0]
+            c = caps[i]
+            r0 = suffix[i] - sum(r)
+            mp = maps[i]
+            width = len(layers[i + 1])
+            opts = []
+            for x in _compositions(r, takes[i], c):
+                count[0] += 1
+                if count[0] > self.BUDGET:
+                    raise _TooBig()
+                x0 = c - sum(x)
+                if x0 > r0:
+                    continue
+                nr = [0] * width
+                for j, v in enumerate(r):
+                    if mp[j] >= 0:
+                        nr[mp[j]] += v - x[j]
+                nr = tuple(nr)
+                w = W(i + 1, nr)
+                if not w:
+                    continue
+                for j in takes[i]:
+                    w *= comb(r[j], x[j])
+                opts.append((w * comb(r0, x0), x, x0, nr))
+            total = sum(o[0] for o in opts)
+            cum = []
+            acc = 0
+            for o in opts:
+                acc += o[0]
+                cum.append(acc / total)
+            memo[i][r] = (total, cum, [o[1:] for o in opts])
+            return total
+
+        start = [0] * len(layers[0])
+        for k, j in enumerate(of_class[0]):
+            if j >= 0:
+                start[j] += len(classes[k][1])
+        self.start = tuple(start)
+        self.G = G
+        self.maps = maps
+        self.takes = takes
+        self.width = [len(l) for l in layers]
+        # the cards of each merged class at layer 0, and the free ones
+        lists = [[] for _ in layers[0]]
+        free0 = list(free_cards)
+        for k, j in enumerate(of_class[0]):
+            (lists[j] if j >= 0 else free0).extend(classes[k][1])
+        self.lists0 = lists
+        self.free0 = free0
+        self.hyp: dict = {}                # hypergeometric tables, filled as needed
+        self.total = W(0, self.start)
+        for m in memo:
+            for k, v in m.items():
+                m[k] = v[1:]
+        # the sampler keeps the layer-0 lists apart (pool 0: the free cards);
+        # a merged class of layer i is the pools that map into it
+        self.pools0 = [free0] + lists
+        where = [-1] + list(range(len(lists)))      # pool -> merged index at layer i
+        self.plan = []
+        for i in range(G):
+            comp: list = [[] for _ in layers[i]]
+            free_i = []
+            for pid, m in enumerate(where):
+                if self.pools0[pid]:
+                    (comp[m] if m >= 0 else free_i).append(pid)
+            self.plan.append((memo[i], takes[i], [tuple(c) for c in comp], tuple(free_i), self.groups[i]))
+            where = [maps[i][m] if m >= 0 else -1 for m in where]
+        self.free_ids = tuple(pid for pid, c in enumerate(self.pools0) if c)
+
+    def draw(self, r) -> list:
+        """One deal: the cards of each destination (a list indexed by it).
+
+        Every pool (the free cards, and each class list of layer 0) is
+        shuffled once and then dealt from the front, so what is left of it
+        stays in uniform random order; a uniform x-subset of a merged class
+        is a hypergeometric split of x over its pools, then the next cards
+        of each."""
+        out = [[] for _ in range(self.slots)]
+        key = lambda _: r()                                   # noqa: E731
+        if not self.G:
+            cards = sorted(self.free0, key=key)
+            at = 0
+            for d, c in zip(*self.free):
+                out[d] = cards[at:at + c]
+                at += c
+            return out
+        hyp = self.hyp
+        lists = [sorted(c, key=key) for c in self.pools0]
+        pos = [0] * len(lists)
+        state = self.start
+        for memo_i, takes, comp, free_ids, group in self.plan:
+            cum, opts = memo_i[state]
+            if len(cum) > 1:
+                j = bisect_right(cum, r())
+                x, x0, state = opts[j] if j < len(opts) else opts[-1]
+            else:
+                x, x0, state = opts[0]
+            got: list = []
+            if x0:
+                _take(lists, pos, free_ids, x0, r, hyp, got)
+            for m in takes:
+                if x[m]:
+                    _take(lists, pos, comp[m], x[m], r, hyp, got)
+            _share(group, got, out, r, hyp)
+        got = [lst[pos[p]:] if pos[p] else lst for p, lst in enumerate(lists) if len(lst) > pos[p]]
+        _share(self.free, got, out, r, hyp)
+        return out
+
+
+def _hyper(N: int, K: int, n: int, r, cache: dict) -> int:
+    """How many of n cards drawn from N (K of them marked) are marked."""
+    if n == 0 or K == 0:
+        return 0
+    if K == N:
+        return n
+    if n == N:
+        return K
+    got = cache.get((N, K, n))
+    if got is None:
+        lo = max(0, n - (N - K))
+        total = comb(N, n)
+        cum = []
+        acc = 0
+        for k in range(lo, min(K, n) + 1):
+            acc += comb(K, k) * comb(N - K, n - k)
+            cum.append(acc / total)
+        got = cache[(N, K, n)] = (lo, cum)
+    lo, cum = got
+    j = bisect_right(cum, r())
+    return lo + (j if j < len(cum) else len(cum) - 1)
+
+
+def _take(lists: list, pos: list, ids: tuple, x: int, r, cache: dict, out: list) -> None:
+    """Move a uniform random x-subset of the pools ``ids`` (each in random
+    order from ``pos`` on) to ``out`` (as lists)."""
+    if len(ids) == 1:
+        p = ids[0]
+        at = pos[p]
+        out.append(lists[p][at:at + x])
+        pos[p] = at + x
+        return
+    total = 0
+    for p in ids:
+        total += len(lists[p]) - pos[p]
+    for p in ids:
+        a = len(lists[p]) - pos[p]
+        if not a:
+            continue
+        k = x if a == total else _hyper(total, a, x, r, cache)
+        if k:
+            at = pos[p]
+            out.append(lists[p][at:at + k])
+            pos[p] = at + k
+            x -= k
+            if not x:
+                return
+        total -= a
+
+
+def _share(group: tuple, parts: list, out: list, r, cache: dict) -> None:
+    """Share a group's cards (lists, each in random order) among its members."""
+    members, caps = group
+    if len(members) == 1:
+        if len(parts) == 1:
+            out[members[0]] = parts[0]
+        else:
+            mine: list = []
+            for p in parts:
+                mine += p
+            out[members[0]] = mine
+        return
+    if len(parts) == 1:
+        cards = parts[0]
+        at = 0
+        for d, c in zip(members, caps):
+            out[d] = cards[at:at + c]
+            at += c
+        return
+    pos = [0] * len(parts)
+    ids = tuple(range(len(parts)))
+    for d, c in zip(members, caps):
+        got: list = []
+        _take(parts, pos, ids, c, r, cache, got)
+        mine = []
+        for p in got:
+            mine += p
+        out[d] = mine
+
+
+class _TooBig(Exception):
+    """The exact table would take too long to count."""
+
+
+def _build_deal(classes: dict, dests: list, cap_left: dict) -> "_Deal":
+    """Group the destinations by the classes they allow and build the deal."""
+    keys = list(classes)
+    pattern: dict = {}
+    for d in dests:
+        pattern.setdefault(tuple(k for k in range(len(keys)) if d in keys[k]), []).append(d)
+    free_group = pattern.pop(tuple(range(len(keys))), [])
+    members = list(pattern.values())
+    groups = [(m, [cap_left[d] for d in m]) for m in members]
+    cls = [(frozenset(i for i, m in enumerate(members) if m[0] in key), classes[key]) for key in keys]
+    return _Deal(groups, (free_group, [cap_left[d] for d in free_group]), cls, max(cap_left) + 1)
+
+
+def _order_groups(G: int, allowed: list, sizes: list) -> list:
+    """An order of the groups that keeps the merged tables small: built from
+    the back, each step adding the group whose layer has the fewest states."""
+    chosen: list = []
+    left = set(range(G))
+    while left:
+        best = None
+        for g in sorted(left):
+            rest = frozenset(chosen) | {g}
+            merged: dict = {}
+            for a, n in zip(allowed, sizes):
+                key = a & rest
+                if key != rest:
+                    merged[key] = merged.get(key, 0) + n
+            cost = 1
+            for v in merged.values():
+                cost *= v + 1
+            if best is None or cost < best[0]:
+                best = (cost, g)
+        chosen.append(best[1])
+        left.discard(best[1])
+    return chosen[::-1]
+
+
+# ---------------------------------------------------------------- history
+def _match_failed_throws(view, tricks, copies, n, me) -> dict:
+    """Trick index -> the attempted cards, for each failed throw of the view.
+
+    The view lists failed throws in order without their trick, so each is
+    matched to a trick led by that seat with the kept unit as its lead, the
+    earliest assignment in which every attempt fits the cards accounted for.
+    """
+    fts = [(s, parse_cards(a), parse_cards(p)) for s, a, p in view.failed_throws]
+    if not fts:
+        return {}
+    T = len(tricks)
+    before = [[0] * NF]                               # played before trick t
+    for ld, ps in tricks:
+        c = list(before[-1])
+        for p in ps:
+            for f in p:
+                c[f] += 1
+        before.append(c)
+    by_seat_since = {}
+
+    def since(s, t):
+        key = (s, t)
+        if key not in by_seat_since:
+            by_seat_since[key] = _counts(
+                f for tt in range(t, T) for j, p in enumerate(tricks[tt][1])
+                if (tricks[tt][0] + j) % n == s for f in p)
+        return by_seat_since[key]
+
+    hand = _counts(view.hand)
+    kitty = _counts(view.kitty or ())
+
+    def fits(i, t) -> bool:
+        s, a, p = fts[i]
+        ld, ps = tricks[t]
+        if ld != s or ps[0] != p:
+            return False
+        ac = _counts(a)
+        if s == me:
+            mine = since(me, t)
+            return all(ac[f] <= hand[f] + mine[f] for f in range(NF))
+        withdrawn = _counts(a)
+        for f in p:
+            withdrawn[f] -= 1
+        later = since(s, t + 1)
+        for f in range(NF):
+            held = ac[f] - withdrawn[f] + max(withdrawn[f], later[f])
+            others = sum(since(o, t)[f] for o in range(n) if o != s)
+            mine_now = hand[f] if me != s else 0
+            if held + others + before[t][f] + mine_now + kitty[f] > copies[f]:
+                return False
+        return True
+
+    out: dict = {}
+
+    def assign(i, t0) -> bool:
+        if i == len(fts):
+            return True
+        for t in range(t0, T):
+            if fits(i, t):
+                out[t] = fts[i][1]
+                if assign(i + 1, t + 1):
+                    return True
+                del out[t]
+        return False
+
+    assign(0, 0)
+    return out
+
+
+def _no_set_tricks(tricks, esuit, rules, trump, n) -> dict:
+    """The first trick at which each no-set fact follows, as the engine
+    infers them (``State._infer``); the view lists the facts without it."""
+    first: dict = {}
+    if rules.follow_ladder or rules.protect_longer_sets:
+        return first
+    for t, (ld, ps) in enumerate(tricks):
+        lead = ps[0]
+        e = esuit[lead[0]]
+        units = kernel.decompose(lead, trump, rules)
+        if len(units) != 1 or units[0].length >= 2 or units[0].width < 2:
+            continue
+        k = units[0].width
+        for j in range(1, len(ps)):
+            p = ps[j]
+            if sum(1 for f in p if esuit[f] == e) >= len(lead) and not any(v >= k for v in _counts(p)):
+                first.setdefault(((ld + j) % n, e, k), t)
+    return first
+
+
+_CACHE: list = []
+
+
+def sample_world(view, rng: random.Random) -> World:
+    """One world consistent with ``view`` (see :class:`Sampler`; the tables of
+    the last view sampled are kept, so repeated calls on one view are fast)."""
+    if _CACHE and _CACHE[0][0] is view:
+        sampler = _CACHE[0][1]
+    else:
+        sampler = Sampler(view)
+        _CACHE[:] = [(view, sampler)]
+    return sampler.sample(rng)
