@@ -20,12 +20,15 @@ action is applied until the deal is over, and at *every* step:
   current player cannot see (another seat's cards, undrawn cards, the kitty
   unless it is the maker's) are swapped in the deck and the deal is replayed
   with the same actions; when the public record comes out the same, the
-  current player's view key must be identical.
+  current player's view key must be identical;
+- at the end, the deal's JSON-lines record replays through every check to
+  the same view key at every step and the same result.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import random
 from collections import Counter
 
@@ -35,6 +38,7 @@ from core import kernel, reference
 from core.cards import points
 from core.errors import IllegalActionError, PengyouError
 from core.match import PlayerLevel
+from core.records import deal_record, replay_deal
 from core.rules import Rules
 from core.state import BURY_PHASE, DONE, DRAW, PLAY_PHASE, State
 
@@ -235,9 +239,11 @@ def _run(rules: Rules, seeds, stats: Counter) -> None:
         rng = random.Random(seed)
         probe_at = rng.randrange(120) if seed % 2 == 0 else -1
         step = 0
+        keys = []
         while True:
             hands = [s.hand(i) for i in range(rules.players)]
             tr.view = s.view(max(s.current_player(), 0))
+            keys.append(str(tr.view))
             _check_cards_and_points(s, tr, hands)
             _check_views(s, tr, hands, rng, step % 4 == 0 or s.is_terminal())
             if s.is_terminal():
@@ -251,6 +257,11 @@ def _run(rules: Rules, seeds, stats: Counter) -> None:
             stats["steps"] += 1
         res = s.result
         assert res is not None and s.current_player() == -1
+        # the record replays to the same states (same views at every step) and result
+        replayed = []
+        again = replay_deal(json.loads(json.dumps(deal_record(s))),
+                            observer=lambda t: replayed.append(str(t.view(max(t.current_player(), 0)))))
+        assert replayed == keys and again.result == res
         assert list(s.legal_actions()) == []
         with pytest.raises(IllegalActionError):
             s.random_legal_action(rng)
