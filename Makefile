@@ -18,7 +18,7 @@ build: $(STAMP)
 	$(PY) setup.py --quiet build_ext --inplace
 
 run: build
-	$(VENV)/bin/pengyou demo --seed 1
+	$(VENV)/bin/pengyou play --seed 1
 
 test: build
 	$(PY) -m pytest

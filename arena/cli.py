@@ -262,3 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pengyou: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:           # output piped into something that stopped reading
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
