@@ -575,6 +575,20 @@ cdef int fill_random(const Ctx* c, const cnt_t* src, cnt_t* out, int need, int e
     return 0
 
 
+cdef inline int take_sets(const int8_t* cand, int ncand, int width, int want, cnt_t* out,
+                          cnt_t* left) noexcept nogil:
+    """Move sets of ``width`` from the first ``want`` candidates into out; cards moved."""
+    cdef int i, used = 0
+    for i in range(ncand):
+        if want <= 0:
+            break
+        out[cand[i]] += width
+        left[cand[i]] -= width
+        used += width
+        want -= 1
+    return used
+
+
 cdef void shuffle_faces(int8_t* a, int n, uint64_t* rng) noexcept nogil:
     cdef int i, j
     cdef int8_t tmp
@@ -618,15 +632,7 @@ cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
             c4[n4] = f
             n4 += 1
     shuffle_faces(c4, n4, rng)
-    want = d[4]
-    i = 0
-    while want > 0 and i < n4:
-        f = c4[i]
-        out[f] += 4
-        left[f] -= 4
-        used += 4
-        want -= 1
-        i += 1
+    used += take_sets(c4, n4, 4, d[4], out, left)
     # width 3: exact triples first, then (unprotected) faces of four
     n3 = 0
     for i in range(c.nsf[e]):
@@ -647,15 +653,7 @@ cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
         for i in range(n4):
             c3[n3] = c4[i]
             n3 += 1
-    want = d[3]
-    i = 0
-    while want > 0 and i < n3:
-        f = c3[i]
-        out[f] += 3
-        left[f] -= 3
-        used += 3
-        want -= 1
-        i += 1
+    used += take_sets(c3, n3, 3, d[3], out, left)
     # width 2: pair slots
     for i in range(c.nsf[e]):
         f = c.sf[e][i]
@@ -670,14 +668,7 @@ cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
                 ns += 1
                 x -= 1
     shuffle_faces(slots, ns, rng)
-    want = d[2]
-    i = 0
-    while want > 0 and i < ns:
-        f = slots[i]
-        out[f] += 2
-        used += 2
-        want -= 1
-        i += 1
+    used += take_sets(slots, ns, 2, d[2], out, left)
     return fill_random(c, hand, out, n - used, e, rng)
 
 # ----------------------------------------------------------------------------
