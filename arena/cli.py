@@ -92,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--search-iterations", type=int, default=100_000,
                    help="iterations of the search whose peak memory is reported")
 
-    p = sub.add_parser("duel", help="two bots on duplicate deals: margins with 95% intervals")
+    p = sub.add_parser("duel", help="two bots on duplicate deals: margins with 95%% intervals")
     p.add_argument("a", help="bot spec, e.g. heuristic or ismcts:iterations=1000")
     p.add_argument("b", help="bot spec")
     p.add_argument("--deals", type=int, default=50, help="deal seeds (each played twice)")

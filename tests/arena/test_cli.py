@@ -306,3 +306,12 @@ def test_bad_input(args, fragment):
     assert len(lines) == 1, p.stderr
     assert lines[0].startswith("pengyou: error: "), lines[0]
     assert fragment in lines[0], (fragment, lines[0])
+
+
+@pytest.mark.parametrize("words", [[], ["demo"], ["play"], ["replay"], ["duel"], ["bench"], ["lead"],
+                                   ["follow"], ["trick"], ["throw"]])
+def test_help_of_every_command(words):
+    proc = subprocess.run([sys.executable, "-m", "arena", *words, "--help"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "usage: pengyou" in proc.stdout
+    assert "Traceback" not in proc.stderr
