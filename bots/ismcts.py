@@ -26,7 +26,7 @@ from typing import Optional
 
 from core._play import PlayCore
 from core.actions import Action
-from core.cards import Cards, parse_card, parse_cards, points
+from core.cards import Cards, points
 from core.rules import Rules
 from core.sample import Sampler
 from core.scoring import MAKER, kitty_multiplier, opponents_points, score_deal

@@ -26,12 +26,12 @@ from typing import Any, Optional
 from . import kernel
 from ._play import PlayCore
 from .actions import BURY, CALL, EXPOSE, PASS, PLAY, Action
-from .cards import BJ, RJ, Cards, Trump, card_name, format_cards, parse_card, parse_cards, points, rank_of, suit_of
+from .cards import Cards, Trump, card_name, format_cards, parse_card, parse_cards, points, rank_of, suit_of
 from .errors import IllegalActionError, InvalidActionError
 from .match import PlayerLevel, level_rank, redeal_levels, start_levels
 from .positions import deck as full_deck
 from .rules import Rules
-from .scoring import MAKER, OPPONENTS, DealScore, kitty_multiplier, opponents_points, score_deal
+from .scoring import MAKER, DealScore, kitty_multiplier, opponents_points, score_deal
 
 __all__ = ["State", "DealResult", "PlayerView", "Phase", "DRAW", "BURY_PHASE", "CALL_PHASE",
            "PLAY_PHASE", "DONE", "play_from_view"]
