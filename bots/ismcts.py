@@ -5,7 +5,8 @@ hands, :mod:`core.sample`), rebuilds the play phase from it in C
 (:meth:`core._play.PlayCore.resume`), walks one tree shared by all worlds
 (children are actions of whoever is to move, selected by UCB over the
 children *available* in this world), adds one child, and finishes the deal
-with random play in C. Rewards are each seat's result on its final side.
+with a C playout (random, or greedy follows). Rewards are each seat's result
+on its final side.
 
 Large move sets are handled by progressive widening: a node may have
 ``ceil(widen_c * visits ** widen_alpha)`` children, and new children are
@@ -64,17 +65,23 @@ class IsmctsBot:
     Parameters: ``iterations`` (per decision), ``seconds`` (a time budget used
     instead when positive), ``c`` (UCB exploration), ``widen_c`` and
     ``widen_alpha`` (progressive widening), ``reward`` (``"points"`` for the
-    card-point margin or ``"game"`` for game points), ``fallback`` (bot spec
-    for exposing, burying and calling).
+    card-point margin or ``"game"`` for game points), ``rollout``
+    (``"random"`` play, or ``"greedy"``: random leads, and follows that win a
+    trick worth points cheaply or else give away little), ``fallback`` (bot
+    spec for exposing, burying and calling).
     """
 
     def __init__(self, iterations: int = 1000, seconds: float = 0.0, c: float = 0.7,
                  widen_c: float = 2.0, widen_alpha: float = 0.5, reward: str = "points",
-                 fallback: str = "heuristic") -> None:
+                 rollout: str = "greedy", fallback: str = "heuristic") -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
         if reward not in ("points", "game"):
             raise ValueError("reward must be 'points' or 'game'")
+        if rollout not in ("random", "greedy"):
+            raise ValueError("rollout must be 'random' or 'greedy'")
+        self.rollout = rollout
+        self._policy = 0 if rollout == "random" else 1
         if c < 0 or widen_c <= 0 or not 0 <= widen_alpha <= 1:
             raise ValueError("c >= 0, widen_c > 0 and 0 <= widen_alpha <= 1 are required")
         self.iterations = int(iterations)
@@ -195,7 +202,7 @@ class IsmctsBot:
                 if expanded:
                     break
             if not pc.done:
-                pc.playout(rng)
+                pc.playout(rng, self._policy)
             rewards = self._rewards(pc)
             root.visits += 1
             for child, player in path:

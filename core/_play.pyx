@@ -285,10 +285,40 @@ cdef void random_play(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
         c_random_follow(&s.ctx, s.hand[(s.leader + s.turn) % s.n], &s.lead, s.fl, rng, out)
 
 
-cdef void playout(PlayS* s, uint64_t* rng) noexcept nogil:
+cdef void greedy_follow(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
+    """Among a few random legal follows, take one that wins a trick worth
+    points cheaply, else one that gives away the fewest points and low cards."""
+    cdef int seat = (s.leader + s.turn) % s.n
+    cdef cnt_t cand[NF]
+    cdef int c, f, w, pts, cost, score, best = -1000000
+    for c in range(4):
+        c_random_follow(&s.ctx, s.hand[seat], &s.lead, s.fl, rng, cand)
+        memcpy(s.trick[s.turn], cand, NF)
+        w = c_winner(&s.ctx, &s.trick[0][0], s.turn + 1, &s.lead)
+        pts = 0
+        cost = 0
+        for f in range(NF):
+            if cand[f]:
+                pts += POINTS[f] * cand[f]
+                cost += (s.ctx.lvl[f] + (16 if s.ctx.esuit[f] == 4 else 0)) * cand[f]
+        if w == s.turn and s.trick_pts + pts > 0:
+            score = 4 * (s.trick_pts + pts) - cost
+        else:
+            score = -4 * pts - cost
+        if score > best:
+            best = score
+            memcpy(out, cand, NF)
+    memset(s.trick[s.turn], 0, NF)
+
+
+cdef void playout(PlayS* s, uint64_t* rng, int policy=0) noexcept nogil:
+    """Random play to the end (policy 0), or greedy follows (policy 1)."""
     cdef cnt_t out[NF]
     while not s.done:
-        random_play(s, rng, out)
+        if policy == 1 and s.turn > 0:
+            greedy_follow(s, rng, out)
+        else:
+            random_play(s, rng, out)
         play_apply(s, out)
 
 
@@ -521,11 +551,15 @@ cdef class PlayCore:
         random_play(&self.s, &r, out)
         return from_counts(out)
 
-    def playout(self, rng) -> None:
-        """Finish the play with random legal plays, all in C."""
+    def playout(self, rng, int policy=0) -> None:
+        """Finish the play in C: random legal plays (``policy=0``), or random
+        leads with greedy follows (``policy=1``: of a few random legal follows,
+        win a trick worth points cheaply, else give away little)."""
         cdef uint64_t r = seed_from(rng)
+        if policy not in (0, 1):
+            raise InvalidActionError("policy: 0 (random) or 1 (greedy follows)")
         with nogil:
-            playout(&self.s, &r)
+            playout(&self.s, &r, policy)
 
 
 def playouts(PlayCore start, int count, rng) -> int:

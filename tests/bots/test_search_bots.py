@@ -13,7 +13,7 @@ TABLES = [("pagat", n) for n in range(5, 13)] + [("heli", 6), ("thirteen", 7), (
 SPECS = {
     "random": "random",
     "heuristic": "heuristic",
-    "ismcts": "ismcts:iterations=12",
+    "ismcts": "ismcts:iterations=12,rollout=random",
     "oracle": "oracle:iterations=12",
 }
 
@@ -46,6 +46,6 @@ def test_search_is_reproducible(name):
 
 
 def test_search_parameters_are_validated():
-    for bad in ("ismcts:iterations=0", "ismcts:reward=money", "ismcts:widen_alpha=2"):
+    for bad in ("ismcts:iterations=0", "ismcts:reward=money", "ismcts:widen_alpha=2", "ismcts:rollout=smart"):
         with pytest.raises(ValueError):
             make_bot(bad)

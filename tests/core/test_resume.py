@@ -53,3 +53,28 @@ def test_resume_matches_the_real_play(preset, players):
         assert pc.last_trick == real.last_trick
         checked += 1
     assert checked >= 6
+
+
+def test_greedy_playouts_finish_and_conserve_points():
+    from core.errors import InvalidActionError
+
+    rules = Rules.preset("pagat", players=6)
+    for seed in range(20):
+        s = State(rules, seed=seed)
+        rng = random.Random(seed)
+        while s.phase != PLAY_PHASE:
+            s.apply(s.random_legal_action(rng))
+        total = sum(sum(points_of(s.hand(i))) for i in range(6))
+        for policy in (0, 1):
+            pc = s.play.clone()
+            pc.playout(seed, policy)
+            assert pc.done and sum(pc.points) == total
+            assert all(len(pc.hand(i)) == 0 for i in range(6))
+    with pytest.raises(InvalidActionError):
+        s.play.clone().playout(1, 2)
+
+
+def points_of(cards):
+    from core.cards import card_points
+
+    return [card_points(f) for f in cards]
