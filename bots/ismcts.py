@@ -166,18 +166,19 @@ class IsmctsBot:
             while not pc.done:
                 player = pc.current_player
                 limit = math.ceil(self.widen_c * (node.visits + 1) ** self.widen_alpha)
-                if not expanded and len(node.children) < limit:
+                child = None
+                if len(node.children) < limit:
+                    # widen: a random legal play of this world, if it is new here
                     cards = pc.random_play(rng)
                     key = _key(cards)
-                    child = node.children.get(key)
-                    if child is None:
+                    if key not in node.children:
                         child = Node(cards)
                         node.children[key] = child
                         expanded = True
-                    for other in node.children.values():
-                        if other is child or pc.can_play(other.cards):
-                            other.avail += 1
-                else:
+                        for other in node.children.values():
+                            if other is child or pc.can_play(other.cards):
+                                other.avail += 1
+                if child is None:
                     best = None
                     best_v = -1e300
                     for other in node.children.values():
@@ -190,11 +191,12 @@ class IsmctsBot:
                             if v > best_v:
                                 best_v = v
                                 best = other
-                    if best is None:           # nothing of ours is available in this world
+                    if best is None:           # nothing here is playable in this world
                         cards = pc.random_play(rng)
                         best = Node(cards)
                         node.children[_key(cards)] = best
                         best.avail += 1
+                        expanded = True
                     child = best
                 pc.play(child.cards, check=False)
                 path.append((child, player))
