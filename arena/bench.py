@@ -127,12 +127,12 @@ def _first_trick_view(seed: int):
     return s.view(s.current_player())
 
 
-def _ismcts_rate(seed: int, min_time: float) -> float:
+def _ismcts_rate(seed: int, min_time: float, rollout: str = "greedy") -> float:
     """ISMCTS iterations per second from the first trick."""
     from bots import make_bot
 
     view = _first_trick_view(seed)
-    bot = make_bot("ismcts:iterations=500")
+    bot = make_bot(f"ismcts:iterations=500,rollout={rollout}")
     bot.restart(view.rules, view.seat, random.Random(seed))
 
     def batch() -> int:
@@ -201,6 +201,7 @@ def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0,
         "ratio": {k: core_figs[k] / ref_figs[k] for k in core_figs},
         "search": {
             "ismcts_iterations_per_s": _ismcts_rate(seed, min_time),
+            "ismcts_random_rollout_iterations_per_s": _ismcts_rate(seed, min_time, "random"),
             "sample_world_us": _sample_us(seed, min_time),
             "search_iterations": search_iterations,
             "search_peak_mb": _search_peak_mb(search_iterations, seed),

@@ -247,7 +247,8 @@ def test_bench_json():
     for m in metrics:
         assert res["ratio"][m] == pytest.approx(res["core"][m] / res["reference"][m])
     search = res["search"]
-    assert set(search) == {"ismcts_iterations_per_s", "sample_world_us", "search_iterations", "search_peak_mb"}
+    assert set(search) == {"ismcts_iterations_per_s", "ismcts_random_rollout_iterations_per_s",
+                           "sample_world_us", "search_iterations", "search_peak_mb"}
     assert search["search_iterations"] == 200
     assert all(search[k] > 0 for k in search)
 
