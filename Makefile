@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml setup.py
 	@touch $(STAMP)
 
 build: $(STAMP)
-	$(PY) setup.py --quiet build_ext --inplace
+	@$(PY) -W ignore setup.py --quiet build_ext --inplace
 
 run: build
 	$(VENV)/bin/pengyou play --seed 1
