@@ -675,17 +675,12 @@ cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
 # trick winner
 # ----------------------------------------------------------------------------
 
-cdef int place_rest(const Ctx* c, cnt_t* cnt, int es, const CLead* lead, int i) noexcept nogil:
-    """Can lead units i.. (non-singles) all be placed in cnt?"""
-    cdef int k, L, t, combo, j, ok
+cdef int first_fit(const Ctx* c, cnt_t* cnt, int es, const CLead* lead, int i) noexcept nogil:
+    """The highest top level at which lead unit i can stand in cnt with units
+    i+1.. still placeable after it, or -1."""
+    cdef int k = lead.u[i].k, L = lead.u[i].L, t, combo, j, ok
     cdef RunOpts ro
     cdef int8_t faces[MAXLEN]
-    while i < lead.nu and lead.u[i].k < 2:
-        i += 1
-    if i >= lead.nu:
-        return 1
-    k = lead.u[i].k
-    L = lead.u[i].L
     for t in range(NLVL - 1, -1, -1):
         if run_options(c, cnt, NULL, es, t, L, k, &ro) == 0:
             continue
@@ -697,16 +692,23 @@ cdef int place_rest(const Ctx* c, cnt_t* cnt, int es, const CLead* lead, int i) 
             for j in range(L):
                 cnt[faces[j]] += k
             if ok:
-                return 1
-    return 0
+                return t
+    return -1
+
+
+cdef int place_rest(const Ctx* c, cnt_t* cnt, int es, const CLead* lead, int i) noexcept nogil:
+    """Can lead units i.. (non-singles; singles take whatever is left) all be placed in cnt?"""
+    while i < lead.nu and lead.u[i].k < 2:
+        i += 1
+    if i >= lead.nu:
+        return 1
+    return first_fit(c, cnt, es, lead, i) >= 0
 
 cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int lead_suit_trump,
                     int* cls) noexcept nogil:
     """Strength of a play against the lead's shape, or -1 if it cannot win."""
-    cdef int f, e = lead.esuit, es, all_e = 1, all_t = 1, n = 0, k, L, t, combo, j, ok, best = -1
+    cdef int f, e = lead.esuit, es, all_e = 1, all_t = 1, n = 0, best = -1
     cdef int x
-    cdef RunOpts ro
-    cdef int8_t faces[MAXLEN]
     cdef cnt_t cnt[NF]
     for f in range(NF):
         if play[f]:
@@ -732,24 +734,10 @@ cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int lead
         return -1
     if lead.nu == 0:
         return -1
-    k = lead.u[0].k
-    L = lead.u[0].L
-    if k == 1:
+    if lead.u[0].k == 1:
         return best
     memcpy(cnt, play, NF)
-    for t in range(NLVL - 1, -1, -1):
-        if run_options(c, cnt, NULL, es, t, L, k, &ro) == 0:
-            continue
-        for combo in range(ro.n):
-            run_pick(&ro, combo, faces)
-            for j in range(L):
-                cnt[faces[j]] -= k
-            ok = place_rest(c, cnt, es, lead, 1)
-            for j in range(L):
-                cnt[faces[j]] += k
-            if ok:
-                return t
-    return -1
+    return first_fit(c, cnt, es, lead, 0)
 
 cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead) noexcept nogil:
     cdef int i, s, cl = 0, bs, bc = 0, best = 0
