@@ -48,8 +48,7 @@ cdef int c_follow_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play,
                      const CLead* lead, Flags fl) noexcept nogil
 cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
                          Flags fl, uint64_t* rng, cnt_t* out) noexcept nogil
-cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int lead_suit_trump,
-                    int* cls) noexcept nogil
+cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls) noexcept nogil
 cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead) noexcept nogil
 cdef uint64_t xrand(uint64_t* s) noexcept nogil
 cdef int beats_unit(const Ctx* c, const cnt_t* cnt, int e, const CUnit* u) noexcept nogil

@@ -13,7 +13,6 @@ from libc.stdint cimport uint8_t, int8_t, uint64_t
 from .cards import Cards, Trump, Unit, ThrowResult, parse_cards, card_name
 from .errors import IllegalActionError, InvalidActionError
 
-cdef int NO = -1
 cdef enum:
     MAXPLAYS = 16
 
@@ -352,8 +351,20 @@ cdef inline int _cls_lt(int k1, int l1, int k2, int l2) noexcept nogil:
         return k1 * l1 < k2 * l2
     return k1 < k2
 
+cdef inline int unit_takes(const Match* m, int u, int k, int l) noexcept nogil:
+    """Can lead unit u take a (k, l) component? Units equal to an earlier one
+    (same width, same room left) are skipped: trying one of them is enough."""
+    cdef int v
+    if m.uk[u] < k or m.cap[u] < l or m.depth + l > 64:
+        return 0
+    for v in range(u):
+        if m.uk[v] == m.uk[u] and m.cap[v] == m.cap[u]:
+            return 0
+    return 1
+
+
 cdef void match_dfs(Match* m, int ci, int pos) noexcept nogil:
-    cdef int k, l, p, f, u, v, dup, t, combo, i
+    cdef int k, l, p, f, u, t, combo, i
     cdef RunOpts ro
     cdef int8_t faces[MAXLEN]
     if ci == m.ncls:
@@ -376,14 +387,7 @@ cdef void match_dfs(Match* m, int ci, int pos) noexcept nogil:
             if m.restr != NULL and m.restr[f] != k:
                 continue
             for u in range(m.nu):
-                if m.uk[u] < k or m.cap[u] < 1:
-                    continue
-                dup = 0
-                for v in range(u):
-                    if m.uk[v] == m.uk[u] and m.cap[v] == m.cap[u]:
-                        dup = 1
-                        break
-                if dup or m.depth + 1 > 64:
+                if not unit_takes(m, u, k, 1):
                     continue
                 m.cnt[f] -= k
                 m.cap[u] -= 1
@@ -403,14 +407,7 @@ cdef void match_dfs(Match* m, int ci, int pos) noexcept nogil:
             for combo in range(ro.n):
                 run_pick(&ro, combo, faces)
                 for u in range(m.nu):
-                    if m.uk[u] < k or m.cap[u] < l:
-                        continue
-                    dup = 0
-                    for v in range(u):
-                        if m.uk[v] == m.uk[u] and m.cap[v] == m.cap[u]:
-                            dup = 1
-                            break
-                    if dup or m.depth + l > 64:
+                    if not unit_takes(m, u, k, l):
                         continue
                     for i in range(l):
                         m.cnt[faces[i]] -= k
@@ -641,7 +638,6 @@ cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
             c3[n3] = f
             n3 += 1
     shuffle_faces(c3, n3, rng)
-    x = n3
     if not fl.protect:
         n4 = 0
         for i in range(c.nsf[e]):
@@ -704,8 +700,7 @@ cdef int place_rest(const Ctx* c, cnt_t* cnt, int es, const CLead* lead, int i) 
         return 1
     return first_fit(c, cnt, es, lead, i) >= 0
 
-cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int lead_suit_trump,
-                    int* cls) noexcept nogil:
+cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls) noexcept nogil:
     """Strength of a play against the lead's shape, or -1 if it cannot win."""
     cdef int f, e = lead.esuit, es, all_e = 1, all_t = 1, n = 0, best = -1
     cdef int x
@@ -741,9 +736,9 @@ cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int lead
 
 cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead) noexcept nogil:
     cdef int i, s, cl = 0, bs, bc = 0, best = 0
-    bs = c_strength(c, plays, lead, lead.esuit == 4, &bc)
+    bs = c_strength(c, plays, lead, &bc)
     for i in range(1, nplays):
-        s = c_strength(c, plays + i * NF, lead, lead.esuit == 4, &cl)
+        s = c_strength(c, plays + i * NF, lead, &cl)
         if s >= 0 and (cl > bc or (cl == bc and s > bs)):
             best = i
             bs = s

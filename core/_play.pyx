@@ -60,10 +60,6 @@ cdef struct PlayS:
     cnt_t attempt[NF]
 
 
-cdef inline uint64_t xr(uint64_t* s) noexcept nogil:
-    return xrand(s)
-
-
 cdef inline int xb(uint64_t* s, int n) noexcept nogil:
     return <int>((xrand(s) >> 33) % <uint64_t>n)
 

@@ -33,12 +33,11 @@ from .positions import deck as full_deck
 from .rules import Rules
 from .scoring import MAKER, DealScore, kitty_multiplier, opponents_points, score_deal
 
-__all__ = ["State", "DealResult", "PlayerView", "Phase", "DRAW", "BURY_PHASE", "CALL_PHASE",
+__all__ = ["State", "DealResult", "PlayerView", "DRAW", "BURY_PHASE", "CALL_PHASE",
            "PLAY_PHASE", "DONE", "play_from_view"]
 
 DRAW, BURY_PHASE, CALL_PHASE, PLAY_PHASE, DONE = range(5)
 PHASE_NAMES = ("draw", "bury", "call", "play", "done")
-Phase = int
 MAX_REDEALS = 50
 
 
