@@ -30,7 +30,7 @@ from core.actions import Action
 from core.cards import Cards, points
 from core.rules import Rules
 from core.sample import Sampler
-from core.scoring import MAKER, kitty_multiplier, opponents_points, score_deal
+from core.scoring import MAKER, _multiplier, _opponents_total, score_deal
 from core.state import PlayerView, play_from_view
 
 from .base import make_bot, register
@@ -122,10 +122,10 @@ class IsmctsBot:
         r = self.rules
         side = pc.maker_side
         w, cards, unit = pc.last_trick
-        kitty_pts = self._kitty_points
         to_opp = w not in side
-        mult = kitty_multiplier(r, max(cards, 1), max(unit, 1), max(cards, 1))
-        opp = opponents_points(pc.points, side, kitty_pts, to_opp, mult, pc.penalties)
+        # the play engine's own figures are consistent: the unchecked scoring cores suffice
+        mult = _multiplier(r.kitty_multiplier, max(cards, 1), max(unit, 1), max(cards, 1))
+        opp = _opponents_total(pc.points, side, self._kitty_points, to_opp, mult, pc.penalties)
         n = r.players
         if self.reward == "game":
             sc = score_deal(r, opp, len(side))
@@ -150,6 +150,9 @@ class IsmctsBot:
         it = 0
         log = math.log
         sqrt = math.sqrt
+        ceil = math.ceil
+        c, widen_c, widen_alpha, policy = self.c, self.widen_c, self.widen_alpha, self._policy
+        view_kitty = points(view.kitty) if view.kitty is not None else None
         while True:
             if deadline is None:
                 if it >= self.iterations:
@@ -158,14 +161,16 @@ class IsmctsBot:
                 break
             it += 1
             world = sample(rng)
-            self._kitty_points = points(view.kitty if view.kitty is not None else world.kitty)
+            self._kitty_points = view_kitty if view_kitty is not None else points(world.kitty)
             pc = play_from_view(view, list(world.hands))
+            can_play = pc.can_play
             node = root
             path: list[tuple[Node, int]] = []
             expanded = False
+            at_root = True         # the root's plays are the bot's own: legal in every world
             while not pc.done:
                 player = pc.current_player
-                limit = math.ceil(self.widen_c * (node.visits + 1) ** self.widen_alpha)
+                limit = ceil(widen_c * (node.visits + 1) ** widen_alpha)
                 child = None
                 if len(node.children) < limit:
                     # widen: a random legal play of this world, if it is new here
@@ -176,18 +181,19 @@ class IsmctsBot:
                         node.children[key] = child
                         expanded = True
                         for other in node.children.values():
-                            if other is child or pc.can_play(other.cards):
+                            if at_root or other is child or can_play(other.cards):
                                 other.avail += 1
                 if child is None:
                     best = None
                     best_v = -1e300
                     for other in node.children.values():
-                        if pc.can_play(other.cards):
+                        if at_root or can_play(other.cards):
                             other.avail += 1
-                            if other.visits == 0:
+                            n_vis = other.visits
+                            if n_vis == 0:
                                 v = 1e300
                             else:
-                                v = other.total / other.visits + self.c * sqrt(log(other.avail) / other.visits)
+                                v = other.total / n_vis + c * sqrt(log(other.avail) / n_vis)
                             if v > best_v:
                                 best_v = v
                                 best = other
@@ -201,10 +207,11 @@ class IsmctsBot:
                 pc.play(child.cards, check=False)
                 path.append((child, player))
                 node = child
+                at_root = False
                 if expanded:
                     break
             if not pc.done:
-                pc.playout(rng, self._policy)
+                pc.playout(rng, policy)
             rewards = self._rewards(pc)
             root.visits += 1
             for child, player in path:

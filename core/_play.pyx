@@ -10,14 +10,16 @@ from libc.stdint cimport uint64_t
 
 from core._kernel cimport (
     NF, NSUIT, MAXU, Ctx, CLead, CUnit, Flags, cnt_t, TrumpContext,
-    c_decompose, c_follow_ok, c_random_follow, c_winner, beats_unit, suit_total,
+    c_decompose, c_follow_ok, c_random_follow, c_strength, beats_unit, suit_total,
     xrand, seed_from, to_counts, from_counts, ctx_of, flags_of,
 )
 
 from .cards import Cards, card_name, points as card_points
 from .errors import IllegalActionError, InvalidActionError
 
+
 cdef enum:
+    GREEDY_CANDIDATES = 4     # random follows weighed when several cards were led
     MAXP = 12
     MAXCALLS = 8
 
@@ -51,6 +53,9 @@ cdef struct PlayS:
     int call_ord[MAXCALLS]
     int call_seen[MAXCALLS]
     int call_by[MAXCALLS]
+    int win_turn                  # the trick's best play so far: its turn,
+    int win_s                     # its strength against the lead's shape
+    int win_c                     # and its class (1 = trumps)
     int last_winner
     int last_cards
     int last_unit
@@ -128,6 +133,21 @@ cdef void reveal(PlayS* s, int seat, const cnt_t* cards) noexcept nogil:
                 break
 
 
+cdef inline int beats_best(PlayS* s, int st, int cl) noexcept nogil:
+    """Would a play of this strength and class take the trick from the best so far?"""
+    return st >= 0 and (cl > s.win_c or (cl == s.win_c and st > s.win_s))
+
+
+cdef void track(PlayS* s) noexcept nogil:
+    """Update the trick's best play with the play just put at s.trick[s.turn]
+    (the lead holds the trick until a later play beats it, as c_winner says)."""
+    cdef int cl = 0, st = c_strength(&s.ctx, s.trick[s.turn], &s.lead, &cl)
+    if s.turn == 0 or beats_best(s, st, cl):
+        s.win_turn = s.turn
+        s.win_s = st
+        s.win_c = cl
+
+
 cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
     """Apply a legal play (checked by the caller)."""
     cdef int seat = (s.leader + s.turn) % s.n
@@ -167,12 +187,12 @@ cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
             s.held[seat] -= cards[f]
             s.trick_pts += POINTS[f] * cards[f]
     memcpy(s.trick[s.turn], cards, NF)
+    track(s)
     reveal(s, seat, cards)
     s.turn += 1
     if s.turn < s.n:
         return
-    w = c_winner(&s.ctx, &s.trick[0][0], s.n, &s.lead)
-    w = (s.leader + w) % s.n
+    w = (s.leader + s.win_turn) % s.n
     s.points[w] += s.trick_pts
     s.trick_pts = 0
     s.ntricks += 1
@@ -281,30 +301,73 @@ cdef void random_play(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
         c_random_follow(&s.ctx, s.hand[(s.leader + s.turn) % s.n], &s.lead, s.fl, rng, out)
 
 
+cdef inline int greedy_score(PlayS* s, int st, int cl, int pts, int cost) noexcept nogil:
+    """Win a trick worth points, paying little; otherwise give away little."""
+    if beats_best(s, st, cl) and s.trick_pts + pts > 0:
+        return 4 * (s.trick_pts + pts) - cost
+    return -4 * pts - cost
+
+
+cdef inline int face_cost(PlayS* s, int f) noexcept nogil:
+    return s.ctx.lvl[f] + (16 if s.ctx.esuit[f] == 4 else 0)
+
+
+cdef void greedy_single(PlayS* s, const cnt_t* hand, uint64_t* rng, cnt_t* out) noexcept nogil:
+    """A single card led: score every legal card, take a best one (ties at random)."""
+    cdef int e = s.lead.esuit, f, i, x, st, cl, score, best = -1000000, ties = 0, pick = -1
+    cdef int follow = suit_total(&s.ctx, hand, e) > 0
+    for f in range(NF):
+        if not hand[f]:
+            continue
+        x = s.ctx.esuit[f]
+        if follow and x != e:
+            continue
+        if x == e:
+            cl = 1 if e == 4 else 0
+            st = s.ctx.lvl[f]
+        elif x == 4:
+            cl = 1
+            st = s.ctx.lvl[f]
+        else:
+            cl = 0
+            st = -1
+        score = greedy_score(s, st, cl, POINTS[f], face_cost(s, f))
+        if score > best:
+            best = score
+            pick = f
+            ties = 1
+        elif score == best:
+            ties += 1
+            if xb(rng, ties) == 0:
+                pick = f
+    memset(out, 0, NF)
+    out[pick] = 1
+
+
 cdef void greedy_follow(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
-    """Among a few random legal follows, take one that wins a trick worth
-    points cheaply, else one that gives away the fewest points and low cards."""
+    """Follow greedily: win a trick worth points cheaply, else give away the
+    fewest points and low cards. Every card is scored when one card was led;
+    otherwise the best of a few random legal follows is taken."""
     cdef int seat = (s.leader + s.turn) % s.n
     cdef cnt_t cand[NF]
-    cdef int c, f, w, pts, cost, score, best = -1000000
-    for c in range(4):
+    cdef int c, f, st, cl, pts, cost, score, best = -1000000
+    if s.lead.n == 1:
+        greedy_single(s, s.hand[seat], rng, out)
+        return
+    for c in range(GREEDY_CANDIDATES):
         c_random_follow(&s.ctx, s.hand[seat], &s.lead, s.fl, rng, cand)
-        memcpy(s.trick[s.turn], cand, NF)
-        w = c_winner(&s.ctx, &s.trick[0][0], s.turn + 1, &s.lead)
+        cl = 0
+        st = c_strength(&s.ctx, cand, &s.lead, &cl)
         pts = 0
         cost = 0
         for f in range(NF):
             if cand[f]:
                 pts += POINTS[f] * cand[f]
-                cost += (s.ctx.lvl[f] + (16 if s.ctx.esuit[f] == 4 else 0)) * cand[f]
-        if w == s.turn and s.trick_pts + pts > 0:
-            score = 4 * (s.trick_pts + pts) - cost
-        else:
-            score = -4 * pts - cost
+                cost += face_cost(s, f) * cand[f]
+        score = greedy_score(s, st, cl, pts, cost)
         if score > best:
             best = score
             memcpy(out, cand, NF)
-    memset(s.trick[s.turn], 0, NF)
 
 
 cdef void playout(PlayS* s, uint64_t* rng, int policy=0) noexcept nogil:
@@ -414,6 +477,10 @@ cdef class PlayCore:
             to_counts(trick_plays[0], tmp, None, "lead")
             if lead_of(&pc.s, tmp, &pc.s.lead) != 0:
                 raise InvalidActionError("the trick's lead is not one suit")
+            for i in range(pc.s.turn):
+                pc.s.turn = i
+                track(&pc.s)
+            pc.s.turn = len(trick_plays)
         pc.s.done = 0 if pc.s.held[(leader + pc.s.turn) % n] > 0 else 1
         return pc
 
@@ -545,6 +612,21 @@ cdef class PlayCore:
         if self.s.done:
             raise IllegalActionError("the deal is over")
         random_play(&self.s, &r, out)
+        return from_counts(out)
+
+    def policy_play(self, rng, int policy=0) -> Cards:
+        """The play a playout would make now (``policy`` as in :meth:`playout`),
+        without making it."""
+        cdef cnt_t out[NF]
+        cdef uint64_t r = seed_from(rng)
+        if policy not in (0, 1):
+            raise InvalidActionError("policy: 0 (random) or 1 (greedy follows)")
+        if self.s.done:
+            raise IllegalActionError("the deal is over")
+        if policy == 1 and self.s.turn > 0:
+            greedy_follow(&self.s, &r, out)
+        else:
+            random_play(&self.s, &r, out)
         return from_counts(out)
 
     def playout(self, rng, int policy=0) -> None:

@@ -69,7 +69,11 @@ def kitty_multiplier(
             f"the last trick has {cards_per_player} cards per player: a unit of {largest_unit_cards} "
             f"or a play of {winning_play_cards} cards does not fit"
         )
-    kind = rules.kitty_multiplier
+    return _multiplier(rules.kitty_multiplier, winning_play_cards, largest_unit_cards, cards_per_player)
+
+
+def _multiplier(kind: str, winning_play_cards: int, largest_unit_cards: int, cards_per_player: int) -> int:
+    """:func:`kitty_multiplier` on checked arguments (searches call it directly)."""
     if kind == "double":
         return 2
     if kind == "by_cards":
@@ -124,8 +128,15 @@ def opponents_points(
             raise PengyouError(f"{name}: card points must not be negative")
     if kitty_points < 0 or multiplier < 1:
         raise PengyouError("kitty_points must not be negative and multiplier must be at least 1")
+    return _opponents_total(points_by_seat, side, kitty_points, kitty_to_opponents, multiplier,
+                            penalties_by_seat)
+
+
+def _opponents_total(points_by_seat: Sequence[int], side: Collection[int], kitty_points: int,
+                     kitty_to_opponents: bool, multiplier: int, penalties_by_seat: Sequence[int]) -> int:
+    """:func:`opponents_points` on checked arguments (searches call it directly)."""
     total = 0
-    for seat in range(n):
+    for seat in range(len(points_by_seat)):
         if seat in side:
             total += penalties_by_seat[seat]
         else:

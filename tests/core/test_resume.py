@@ -78,3 +78,30 @@ def points_of(cards):
     from core.cards import card_points
 
     return [card_points(f) for f in cards]
+
+
+@pytest.mark.parametrize("players", [5, 6, 8])
+def test_policy_plays_are_legal_and_tricks_go_to_the_reference_winner(players):
+    """Greedy and random playout moves, one by one: each is legal, and each
+    trick goes where the naive reference says."""
+    from core import reference
+
+    rules = Rules.preset("pagat", players=players)
+    for seed in range(8):
+        s = State(rules, seed=seed)
+        rng = random.Random(seed)
+        while s.phase != PLAY_PHASE:
+            s.apply(s.random_legal_action(rng))
+        for policy in (0, 1):
+            pc = s.play.clone()
+            trick = []
+            while not pc.done:
+                leader = pc.leader
+                play = pc.policy_play(rng, policy)
+                assert pc.can_play(play), (seed, policy, play)
+                _, played, _ = pc.play(play)
+                trick.append(played)
+                if len(trick) == players:
+                    w = reference.trick_winner(trick, s.trump, rules)
+                    assert pc.last_trick[0] == (leader + w) % players
+                    trick = []
