@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from itertools import islice
 from typing import Optional
 
 from core._play import PlayCore
@@ -110,9 +111,14 @@ class IsmctsBot:
             inform(view, seat, action)
 
     def step(self, view: PlayerView) -> Action:
-        """Search in the play phase; ask the fallback bot otherwise."""
+        """Search in the play phase (a forced play is made at once); ask the
+        fallback bot otherwise."""
         if view.phase != "play":
             return self.fallback.step(view)
+        first_two = list(islice(view.legal_actions(), 2))
+        if len(first_two) == 1:            # a forced play needs no search
+            self.last_iterations = 0
+            return first_two[0]
         root = self.search(view)
         best = max(root.children.values(), key=lambda n: (n.visits, n.total))
         return Action.play(best.cards)
