@@ -1,0 +1,190 @@
+"""The arena's data: entrants, jobs, deal outcomes, faults and job results.
+
+These are the contract between the schedule (spec -> jobs), the player
+(job -> result), the store (results in SQLite) and the ratings (results ->
+standings). Every value is immutable, picklable, and round-trips through
+plain JSON (``to_json`` / ``from_json``), which is how the store keeps it.
+
+>>> out = DealOutcome(seats=(0, 1, 0, 1, 0, 1), maker=2, maker_side=(2, 5),
+...                   opponents_points=75, total_points=300, maker_won=True,
+...                   game_points=(-1, -1, 1, -1, -1, 1),
+...                   margins=(-50.0, -50.0, 50.0, -50.0, -50.0, 50.0))
+>>> DealOutcome.from_json(out.to_json()) == out
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from core.errors import PengyouError
+
+__all__ = ["ArenaError", "Entrant", "Job", "DealOutcome", "Fault", "JobResult", "FAULT_KINDS"]
+
+
+class ArenaError(PengyouError):
+    """A tournament cannot go on as asked: bad spec, seed file or database.
+
+    The message is one line a user can act on; the command line prints it
+    without a traceback.
+    """
+
+#: Why a bot was replaced during a deal.
+FAULT_KINDS = ("crash", "timeout", "illegal")
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One participant of a tournament: a unique label and a bot spec.
+
+    ``spec`` is bot-spec text (``"ismcts:iterations=1000"``, or a module
+    ``"path/to/bot.py:ClassName?key=value"``). Two entrants may share a bot
+    name with different parameters; they are distinct entrants.
+    """
+
+    name: str
+    spec: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON form."""
+        return {"name": self.name, "spec": self.spec}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> "Entrant":
+        """Inverse of :meth:`to_json`."""
+        return cls(str(obj["name"]), str(obj["spec"]))
+
+
+@dataclass(frozen=True)
+class Job:
+    """One unit of work: a deal seed (or a whole match from it) for one line-up.
+
+    ``seats[s]`` is the entrant index that holds seat ``s``. ``group`` is the
+    index of the deal seed in the suite: every job of one group plays the same
+    cards (duplicate deals), with the line-up rotated. ``key`` identifies the
+    job within its run and is stable across runs of the same spec.
+    """
+
+    index: int
+    key: str
+    group: int
+    seed: int
+    lineup: int
+    rotation: int
+    seats: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON form."""
+        d = asdict(self)
+        d["seats"] = list(self.seats)
+        return d
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> "Job":
+        """Inverse of :meth:`to_json`."""
+        return cls(int(obj["index"]), str(obj["key"]), int(obj["group"]), int(obj["seed"]),
+                   int(obj["lineup"]), int(obj["rotation"]), tuple(int(x) for x in obj["seats"]))
+
+
+@dataclass(frozen=True)
+class DealOutcome:
+    """How one deal ended, seat by seat.
+
+    ``maker_side`` are the seats on the maker's side at the end (the maker
+    and the friends who joined). ``game_points[s]`` is seat ``s``'s signed
+    result (plus for its side's win). ``margins[s]`` is the card-point margin
+    of seat ``s``'s side: its side's points minus the other side's, in card
+    points (``total_points - 2 * opponents_points`` for the maker side).
+    """
+
+    seats: tuple[int, ...]
+    maker: int
+    maker_side: tuple[int, ...]
+    opponents_points: int
+    total_points: int
+    maker_won: bool
+    game_points: tuple[int, ...]
+    margins: tuple[float, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON form."""
+        d = asdict(self)
+        for k in ("seats", "maker_side", "game_points", "margins"):
+            d[k] = list(d[k])
+        return d
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> "DealOutcome":
+        """Inverse of :meth:`to_json`."""
+        return cls(tuple(int(x) for x in obj["seats"]), int(obj["maker"]),
+                   tuple(int(x) for x in obj["maker_side"]), int(obj["opponents_points"]),
+                   int(obj["total_points"]), bool(obj["maker_won"]),
+                   tuple(int(x) for x in obj["game_points"]),
+                   tuple(float(x) for x in obj["margins"]))
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A bot that crashed, ran past its time limit or chose an illegal action.
+
+    From that decision on, the seat is played by the tournament's fallback bot.
+    """
+
+    seat: int
+    entrant: int
+    kind: str
+    message: str
+    decision: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON form."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> "Fault":
+        """Inverse of :meth:`to_json`."""
+        return cls(int(obj["seat"]), int(obj["entrant"]), str(obj["kind"]), str(obj["message"]),
+                   int(obj.get("decision", 0)))
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """The result of a job: one deal outcome (deal mode) or every deal of a
+    match (match mode), faults, and per-seat thinking time.
+
+    ``match_winners`` are the seats whose players won the match (match mode;
+    empty in deal mode). ``record`` is the JSON-lines record of the deal or
+    match (see :mod:`core.records`), or ``""`` when recording is off.
+    """
+
+    key: str
+    group: int
+    seats: tuple[int, ...]
+    deals: tuple[DealOutcome, ...]
+    faults: tuple[Fault, ...] = ()
+    seconds: tuple[float, ...] = ()
+    decisions: tuple[int, ...] = ()
+    match_winners: tuple[int, ...] = ()
+    record: str = field(default="", compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON form."""
+        return {
+            "key": self.key, "group": self.group, "seats": list(self.seats),
+            "deals": [d.to_json() for d in self.deals],
+            "faults": [f.to_json() for f in self.faults],
+            "seconds": list(self.seconds), "decisions": list(self.decisions),
+            "match_winners": list(self.match_winners), "record": self.record,
+        }
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> "JobResult":
+        """Inverse of :meth:`to_json`."""
+        return cls(str(obj["key"]), int(obj["group"]), tuple(int(x) for x in obj["seats"]),
+                   tuple(DealOutcome.from_json(d) for d in obj["deals"]),
+                   tuple(Fault.from_json(f) for f in obj.get("faults", ())),
+                   tuple(float(x) for x in obj.get("seconds", ())),
+                   tuple(int(x) for x in obj.get("decisions", ())),
+                   tuple(int(x) for x in obj.get("match_winners", ())),
+                   str(obj.get("record", "")))
