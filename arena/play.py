@@ -1,0 +1,520 @@
+"""Play one tournament job: a deal (or a whole match) between entrants' bots.
+
+:func:`play_job` seats one fresh bot per seat (``entrants[job.seats[s]]``),
+plays the job's deal (``mode="deals"``) or the whole match seeded by the job
+(``mode="matches"``) and returns a :class:`~arena.types.JobResult`. Apart
+from the thinking times it is pure: the cards come from ``job.seed`` and the
+bots' random streams from ``(job.seed, job.lineup, job.rotation)``, so the
+same job gives the same result in any process or thread.
+
+A bot that raises (``crash``), returns something that is not a legal
+:class:`~core.actions.Action` (``illegal``) or thinks longer than
+``time_limit`` seconds in one call (``timeout``) gets a
+:class:`~arena.types.Fault`; from that decision on its seat is played by the
+``fallback`` bot (and by uniformly random legal actions should the fallback
+fail too), so a job always completes.
+
+How a call that runs too long is stopped: in the main thread a ``SIGALRM``
+interval timer raises an internal exception inside the bot's Python code
+(``time.sleep`` included); in any other thread (a Dask worker's) a watchdog
+thread raises it there with ``PyThreadState_SetAsyncExc``, which takes
+effect at the bot's next Python instruction, so a single long
+``time.sleep`` or C call ends first. Either way a call that returns after
+its limit is a ``timeout`` and its answer is discarded.
+
+>>> from core.rules import Rules
+>>> from arena.types import Entrant, Job
+>>> entrants = [Entrant("rnd", "random"), Entrant("heu", "heuristic")]
+>>> job = Job(index=0, key="g0-l0-r0", group=0, seed=7, lineup=0, rotation=0,
+...           seats=(0, 1, 0, 1, 0))
+>>> res = play_job(job, entrants, Rules.preset("pagat", players=5))
+>>> len(res.deals), res.deals[0].seats, res.faults
+(1, (0, 1, 0, 1, 0), ())
+>>> d = res.deals[0]
+>>> d.margins[d.maker] == d.total_points - 2 * d.opponents_points
+True
+>>> again = play_job(job, entrants, Rules.preset("pagat", players=5))
+>>> again.deals == res.deals and again.record == res.record
+True
+"""
+
+from __future__ import annotations
+
+import ctypes
+import io
+import math
+import random
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Optional
+
+from bots import BotError, make_bot
+from core.actions import Action
+from core.game import Match
+from core.records import deal_record, match_record, write_records
+from core.rules import Rules
+from core.scoring import MAKER
+from core.state import State
+
+from .types import ArenaError, DealOutcome, Entrant, Fault, Job, JobResult
+
+__all__ = ["MODES", "play_job", "outcome_of", "match_winners"]
+
+#: What a job plays: one deal, or a whole match from the job's seed.
+MODES = ("deals", "matches")
+
+#: Longest fault message kept.
+_MESSAGE_CHARS = 200
+
+#: After a time limit has passed, how often the interrupt is raised again
+#: (for a bot that swallows it).
+_REPEAT = 0.05
+
+
+# ------------------------------------------------------------------ outcomes
+def outcome_of(state: State, seats: Sequence[int]) -> DealOutcome:
+    """The :class:`~arena.types.DealOutcome` of a finished deal.
+
+    ``seats[s]`` is the entrant index holding seat ``s``. Margins follow
+    :mod:`arena.duel`: ``total_points - 2 * opponents_points`` card points
+    for every seat on the maker side, the negation for the others.
+    """
+    res = state.result
+    if res is None:
+        raise ArenaError(f"outcome: the deal is not over (seat {state.current_player()} to act)")
+    n = state.rules.players
+    if len(seats) != n:
+        raise ArenaError(f"outcome: {len(seats)} entrants for {n} seats")
+    total = state.rules.total_points
+    maker_margin = float(total - 2 * res.opponents_points)
+    return DealOutcome(
+        seats=tuple(int(e) for e in seats), maker=res.maker, maker_side=tuple(sorted(res.maker_side)),
+        opponents_points=res.opponents_points, total_points=total, maker_won=res.winner == MAKER,
+        game_points=tuple(state.returns()),
+        margins=tuple(maker_margin if s in res.maker_side else -maker_margin for s in range(n)),
+    )
+
+
+def match_winners(match: Match) -> tuple[int, ...]:
+    """The seats whose players won a finished match.
+
+    Every seat that reached the rules' target (level ``target_rank`` without
+    ``joker_level``, or ``target_points`` game points); when the match
+    stopped at its deal limit instead, the seats with the highest level,
+    ties broken by game points won over the match.
+    """
+    r = match.rules
+    levels = [lv.level for lv in match.levels]
+    points = list(match.game_points_total)
+    reached = tuple(s for s in range(r.players)
+                    if (not r.joker_level and levels[s] >= r.target_rank)
+                    or (r.target_points > 0 and points[s] >= r.target_points))
+    if reached:
+        return reached
+    best = max(zip(levels, points))
+    return tuple(s for s in range(r.players) if (levels[s], points[s]) == best)
+
+
+# ------------------------------------------------------------------ guarded calls
+class _Interrupt(BaseException):
+    """Raised inside a bot call that has run past its time limit (a
+    BaseException, so a bot's ``except Exception`` does not swallow it)."""
+
+
+def _exc_line(exc: BaseException) -> str:
+    """``"ExceptionType: message"`` on one line, truncated."""
+    name = type(exc).__name__
+    try:
+        text = " ".join(str(exc).split())
+    except Exception:          # a bot's exception whose str() fails
+        text = ""
+    line = f"{name}: {text}" if text else name
+    return line if len(line) <= _MESSAGE_CHARS else line[:_MESSAGE_CHARS - 3] + "..."
+
+
+class _Outcome:
+    """What one bot call did: ``value``, or a fault ``kind`` and ``message``."""
+
+    __slots__ = ("value", "kind", "message", "seconds")
+
+    def __init__(self, value: Any, kind: Optional[str], message: str, seconds: float) -> None:
+        self.value = value
+        self.kind = kind
+        self.message = message
+        self.seconds = seconds
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+
+
+def _call_plain(fn: Callable[..., Any], args: tuple) -> tuple[Any, Optional[BaseException], bool]:
+    try:
+        return fn(*args), None, False
+    except (Exception, SystemExit) as exc:
+        return None, exc, False
+
+
+def _call_with_alarm(fn: Callable[..., Any], args: tuple,
+                     limit: float) -> tuple[Any, Optional[BaseException], bool]:
+    """Call ``fn`` in the main thread under a SIGALRM interval timer.
+
+    The handler raises only while armed and only in a frame other than this
+    one, so the interrupt lands in the bot's code and never in the lines
+    here that disarm the timer; the previous handler and timer come back.
+    """
+    here = sys._getframe()
+    armed = [False]
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        if armed[0] and frame is not here:
+            raise _Interrupt()
+
+    value: Any = None
+    error: Optional[BaseException] = None
+    interrupted = False
+    old_handler = signal.signal(signal.SIGALRM, on_alarm)
+    old_timer = (0.0, 0.0)
+    start = time.perf_counter()
+    try:
+        try:
+            old_timer = signal.setitimer(signal.ITIMER_REAL, limit, _REPEAT)
+            armed[0] = True
+            value = fn(*args)
+        except _Interrupt:
+            interrupted = True
+        except (Exception, SystemExit) as exc:
+            error = exc
+        finally:
+            armed[0] = False
+            signal.setitimer(signal.ITIMER_REAL, 0.0)
+    finally:
+        signal.signal(signal.SIGALRM, signal.SIG_DFL if old_handler is None else old_handler)
+        if old_timer[0] > 0.0:         # someone else's timer was running: resume it
+            left = old_timer[0] - (time.perf_counter() - start)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6), old_timer[1])
+    return value, error, interrupted
+
+
+def _set_async_exc(thread_id: int, exc: Optional[type]) -> None:
+    """Raise ``exc`` asynchronously in a thread (``None`` clears a pending one)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread_id), ctypes.py_object(exc) if exc is not None else None)
+
+
+class _Watchdog:
+    """Interrupts one thread that runs past a time limit: a daemon thread
+    that raises :class:`_Interrupt` in it (and again every ``_REPEAT``
+    seconds until disarmed). One per thread, kept for its next calls."""
+
+    def __init__(self) -> None:
+        self._owner = threading.current_thread()
+        self._target = threading.get_ident()
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._deadline: Optional[float] = None   # time.monotonic() while armed
+        self._fired = False
+        self._thread = threading.Thread(target=self._run, name="pengyou-watchdog", daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def for_this_thread(cls) -> "_Watchdog":
+        """This thread's watchdog (a new one after a fork, or the first time)."""
+        dog = getattr(_local, "watchdog", None)
+        if dog is None or not dog._thread.is_alive() or dog._target != threading.get_ident():
+            dog = _local.watchdog = cls()
+        return dog
+
+    def arm(self, limit: float) -> None:
+        """Interrupt the thread ``limit`` seconds from now unless disarmed."""
+        with self._lock:
+            self._fired = False
+            self._deadline = time.monotonic() + limit
+            self._wake.notify()
+
+    def disarm(self) -> bool:
+        """Stop the countdown and clear an interrupt that was sent but not
+        raised yet; True if one was sent. Nothing is raised in the thread
+        once it returns (an interrupt raised while it runs: call it again)."""
+        with self._lock:
+            self._deadline = None
+            fired = self._fired
+            if fired:
+                _set_async_exc(self._target, None)
+        return fired
+
+    def _run(self) -> None:
+        with self._lock:
+            while True:
+                if self._deadline is None:
+                    if not self._owner.is_alive():
+                        return
+                    self._wake.wait(1.0)
+                    continue
+                left = self._deadline - time.monotonic()
+                if left > 0:
+                    self._wake.wait(left)
+                    continue
+                _set_async_exc(self._target, _Interrupt)
+                self._fired = True
+                self._deadline = time.monotonic() + _REPEAT
+
+
+_local = threading.local()
+
+
+def _call_with_watchdog(fn: Callable[..., Any], args: tuple,
+                        limit: float) -> tuple[Any, Optional[BaseException], bool]:
+    """Call ``fn`` outside the main thread under the thread's watchdog."""
+    dog = _Watchdog.for_this_thread()
+    value: Any = None
+    error: Optional[BaseException] = None
+    interrupted = False
+    try:
+        try:
+            dog.arm(limit)
+            value = fn(*args)
+        except (Exception, SystemExit) as exc:
+            error = exc
+    except _Interrupt:
+        interrupted = True
+    while True:                         # disarm, even if a late interrupt lands meanwhile
+        try:
+            if dog.disarm():
+                interrupted = True
+            break
+        except _Interrupt:
+            interrupted = True
+    return value, error, interrupted
+
+
+def _guarded(what: str, fn: Callable[..., Any], args: tuple, limit: float) -> _Outcome:
+    """Call a bot method; a raise is a ``crash``, running past ``limit``
+    seconds (when it is positive) a ``timeout``."""
+    start = time.perf_counter()
+    if limit <= 0:
+        value, error, interrupted = _call_plain(fn, args)
+    elif _in_main_thread():
+        value, error, interrupted = _call_with_alarm(fn, args, limit)
+    else:
+        value, error, interrupted = _call_with_watchdog(fn, args, limit)
+    seconds = time.perf_counter() - start
+    if interrupted or (limit > 0 and seconds > limit):
+        # no measured time in the message: a job's result must not depend on the clock
+        return _Outcome(None, "timeout", f"{what}: ran past the time limit of {limit:g} s", seconds)
+    if error is not None:
+        return _Outcome(None, "crash", _exc_line(error), seconds)
+    return _Outcome(value, None, "", seconds)
+
+
+def _illegal(state: State, action: Any) -> Optional[str]:
+    """Why a bot's answer cannot be played, or None."""
+    if not isinstance(action, Action):
+        try:
+            text = repr(action)
+        except Exception:
+            text = f"a {type(action).__name__}"
+        if len(text) > 80:
+            text = text[:77] + "..."
+        return f"step returned {text}, not an Action"
+    try:
+        err = state.action_error(action)
+    except Exception as exc:  # an Action built with nonsense fields
+        err = _exc_line(exc)
+    if err is None:
+        return None
+    try:
+        shown = str(action)
+    except Exception:
+        shown = "an unreadable action"
+    line = f"played {shown}: {err}"
+    return line if len(line) <= _MESSAGE_CHARS else line[:_MESSAGE_CHARS - 3] + "..."
+
+
+# ------------------------------------------------------------------ the table
+class _Seat:
+    """One seat: its entrant's bot until a fault, then the fallback."""
+
+    __slots__ = ("entrant", "bot", "replaced", "broken", "seconds", "decisions", "rng")
+
+    def __init__(self, entrant: int, bot: Any, rng: random.Random) -> None:
+        self.entrant = entrant
+        self.bot = bot
+        self.replaced = False        # the fallback plays this seat
+        self.broken = False          # the fallback failed too: random legal actions
+        self.seconds = 0.0
+        self.decisions = 0
+        self.rng = rng               # for random legal actions
+
+
+class _Table:
+    """The seats of one job and the bookkeeping of faults."""
+
+    def __init__(self, job: Job, entrants: Sequence[Entrant], rules: Rules, time_limit: float,
+                 fallback: str) -> None:
+        self.job = job
+        self.rules = rules
+        self.limit = time_limit
+        self.fallback = fallback
+        self.base = f"{job.seed}:{job.lineup}:{job.rotation}"
+        self.rng = random.Random(f"pengyou-arena:{self.base}")
+        self.faults: list[Fault] = []
+        self.decision = 0            # decisions made so far in the job
+        self.deal = 0                # deals started so far
+        self.seats: list[_Seat] = []
+        for seat, e in enumerate(job.seats):
+            rng = random.Random(f"pengyou-arena-random:{self.base}:{seat}")
+            self.seats.append(_Seat(e, None, rng))
+            try:
+                self.seats[seat].bot = make_bot(entrants[e].spec)
+            except BotError:
+                raise
+            except Exception as exc:   # the bot's own constructor raised
+                self._fault(seat, "crash", _exc_line(exc))
+
+    def _fallback_rng(self, seat: int) -> random.Random:
+        return random.Random(f"pengyou-arena-fallback:{self.base}:{self.deal}:{seat}:{self.decision}")
+
+    def _call(self, seat: int, what: str, fn: Callable[..., Any], *args: Any) -> _Outcome:
+        out = _guarded(what, fn, args, self.limit)
+        self.seats[seat].seconds += out.seconds
+        return out
+
+    def _fault(self, seat: int, kind: str, message: str) -> None:
+        """Record a fault of the entrant's bot and seat the fallback."""
+        st = self.seats[seat]
+        self.faults.append(Fault(seat, st.entrant, kind, message, self.decision))
+        st.replaced = True
+        try:
+            st.bot = make_bot(self.fallback)
+        except Exception:
+            st.broken = True
+            return
+        out = self._call(seat, "restart", st.bot.restart, self.rules, seat, self._fallback_rng(seat))
+        if out.kind is not None:
+            st.broken = True
+
+    def _failed(self, seat: int, kind: str, message: str) -> None:
+        """A call of the seat's bot failed: a fault, or a broken fallback."""
+        st = self.seats[seat]
+        if st.replaced:
+            st.broken = True
+        else:
+            self._fault(seat, kind, message)
+
+    def start_deal(self) -> None:
+        """Restart every seat's bot for a new deal."""
+        streams = [random.Random(self.rng.getrandbits(64)) for _ in self.seats]
+        for seat, st in enumerate(self.seats):
+            if st.broken:
+                continue
+            rng = self._fallback_rng(seat) if st.replaced else streams[seat]
+            out = self._call(seat, "restart", st.bot.restart, self.rules, seat, rng)
+            if out.kind is not None:
+                self._failed(seat, out.kind, out.message)
+        self.deal += 1
+
+    def _choose(self, state: State, seat: int) -> Action:
+        st = self.seats[seat]
+        while not st.broken:
+            bot = st.bot
+            if getattr(bot, "cheats", False):
+                out = self._call(seat, "peek", bot.peek, state)   # only the named oracle bot
+                if out.kind is not None:
+                    self._failed(seat, out.kind, out.message)
+                    continue
+            out = self._call(seat, "step", bot.step, state.view(seat))
+            if out.kind is not None:
+                self._failed(seat, out.kind, out.message)
+                continue
+            why = _illegal(state, out.value)
+            if why is not None:
+                self._failed(seat, "illegal", why)
+                continue
+            return out.value
+        return state.random_legal_action(st.rng)
+
+    def play_deal(self, state: State) -> State:
+        """Play ``state`` to its end."""
+        self.start_deal()
+        while not state.is_terminal():
+            seat = state.current_player()
+            action = self._choose(state, seat)
+            state.apply(action, check=False)
+            self.seats[seat].decisions += 1
+            self.decision += 1
+            for other, st in enumerate(self.seats):
+                inform = None if st.broken else getattr(st.bot, "inform", None)
+                if inform is None:
+                    continue
+                out = self._call(other, "inform", inform, state.view(other), seat, action)
+                if out.kind is not None:
+                    self._failed(other, out.kind, out.message)
+        return state
+
+
+# ------------------------------------------------------------------ jobs
+def _check(job: Job, entrants: Sequence[Entrant], rules: Rules, mode: str, time_limit: float) -> None:
+    if mode not in MODES:
+        raise ArenaError(f"mode: {mode!r} is not one of {', '.join(MODES)}")
+    if (not isinstance(time_limit, (int, float)) or isinstance(time_limit, bool)
+            or not 0 <= time_limit < math.inf):
+        raise ArenaError(f"time limit: {time_limit!r} is not a number of seconds, at least 0")
+    if len(job.seats) != rules.players:
+        raise ArenaError(f"job {job.key}: {len(job.seats)} seats for {rules.players} players")
+    bad = [e for e in job.seats if not 0 <= e < len(entrants)]
+    if bad:
+        raise ArenaError(f"job {job.key}: entrant {bad[0]} is not one of the {len(entrants)} entrants")
+
+
+def play_job(job: Job, entrants: Sequence[Entrant], rules: Rules, *, mode: str = "deals",
+             time_limit: float = 0.0, fallback: str = "heuristic", record: bool = True) -> JobResult:
+    """Play one job and return its result.
+
+    ``mode``: ``"deals"`` plays the deal ``State(rules, seed=job.seed)``;
+    ``"matches"`` plays the whole match ``Match(rules, seed=job.seed)`` (one
+    outcome per deal, and ``match_winners``). ``time_limit``: seconds one
+    bot call may take (0: no limit). ``fallback``: the bot spec that takes
+    over a seat after its bot's fault. ``record``: keep the JSON-lines record
+    of the deal or match (replayable with ``pengyou replay``).
+
+    A fault's ``decision`` is the index, counted from 0 over the whole job,
+    of the decision at which the bot failed (for a failed ``restart`` or
+    ``inform``, of the next decision). ``seconds[s]`` is the time seat
+    ``s``'s bots spent in every call; ``decisions[s]`` how many decisions
+    the seat made (whoever made them).
+
+    Raises :class:`~arena.types.ArenaError` for a bad mode, time limit or
+    line-up, and :class:`bots.BotError` for an unusable bot spec.
+    """
+    _check(job, entrants, rules, mode, time_limit)
+    make_bot(fallback)                  # a bad fallback spec fails here, not at the first fault
+    table = _Table(job, entrants, rules, float(time_limit), fallback)
+    winners: tuple[int, ...] = ()
+    if mode == "deals":
+        state = table.play_deal(State(rules, seed=job.seed))
+        outcomes = (outcome_of(state, job.seats),)
+        records = deal_record(state) if record else []
+    else:
+        match = Match(rules, seed=job.seed)
+        outs = []
+        while not match.is_over():
+            state = table.play_deal(match.new_deal())
+            match.finish_deal(state)
+            outs.append(outcome_of(state, job.seats))
+        outcomes = tuple(outs)
+        winners = match_winners(match)
+        records = match_record(match) if record else []
+    text = ""
+    if record:
+        buf = io.StringIO()
+        write_records(records, buf)
+        text = buf.getvalue()
+    return JobResult(
+        key=job.key, group=job.group, seats=tuple(job.seats), deals=outcomes,
+        faults=tuple(table.faults), seconds=tuple(st.seconds for st in table.seats),
+        decisions=tuple(st.decisions for st in table.seats), match_winners=winners, record=text,
+    )
