@@ -1,0 +1,172 @@
+"""Run a tournament: spec -> jobs -> results in the store, resumably.
+
+The runner is the only writer of the results database. It builds the job
+list from the spec (:mod:`arena.schedule`), opens or resumes the run in the
+store (the spec's identity names the run, so the same command resumes it),
+hands the jobs that have no result yet to an executor (this process, a
+local process pool or Dask), and writes each result in its own transaction
+as soon as it arrives. Interrupting a run (Ctrl-C, or even ``kill -9``)
+loses at most the jobs in flight; running the same command again plays
+only the missing ones, and a result is never stored twice.
+
+>>> import tempfile, os
+>>> from arena.spec import spec_from_options
+>>> spec = spec_from_options(["random", "heuristic"], players=5, deals=2, suite="dev")
+>>> db = os.path.join(tempfile.mkdtemp(), "t.db")
+>>> summary = run_tournament(spec, db, progress=False)
+>>> summary.jobs, summary.played, summary.failed
+(10, 10, 0)
+>>> run_tournament(spec, db, progress=False).played      # resumed: nothing left to play
+0
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .executors import make_executor
+from .play import play_job
+from .schedule import build_jobs, suite_seeds
+from .spec import TournamentSpec
+from .store import DEFAULT_DB, Store
+from .types import ArenaError, Job, JobResult
+
+__all__ = ["RunSummary", "run_tournament", "setup_logging"]
+
+log = logging.getLogger("pengyou.arena")
+
+_CONTEXT: dict[str, Any] = {}
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a call of :func:`run_tournament` did.
+
+    ``jobs``: the run's whole job list; ``done_before``: results already in
+    the store when it started (a resumed run); ``played``: results written
+    now; ``failed``: jobs that hit an error outside any bot (not stored, so
+    the next run retries them); ``faults``: bot faults in the results written
+    now.
+    """
+
+    run_id: int
+    resumed: bool
+    jobs: int
+    done_before: int
+    played: int
+    failed: int
+    faults: int
+    seconds: float
+
+
+def _init_worker(context: dict[str, Any]) -> None:
+    """Give a worker the tournament's context once (not with every job)."""
+    _CONTEXT.clear()
+    _CONTEXT.update(context)
+
+
+def _run_job(job: Job) -> tuple[str, Any]:
+    """Play one job in a worker: ``("ok", JobResult)`` or ``("error", key, text)``."""
+    c = _CONTEXT
+    start = time.perf_counter()
+    try:
+        res = play_job(job, c["entrants"], c["rules"], mode=c["mode"], time_limit=c["time_limit"],
+                       fallback=c["fallback"], record=c["record"])
+    except Exception as exc:          # an engine error, not a bot's: keep the run going
+        log.error("job %s failed in pid %d: %s", job.key, os.getpid(),
+                  traceback.format_exception_only(type(exc), exc)[-1].strip())
+        return ("error", (job.key, f"{type(exc).__name__}: {exc}"))
+    log.info("job %s done in pid %d: %.2f s, %d fault(s)", job.key, os.getpid(),
+             time.perf_counter() - start, len(res.faults))
+    return ("ok", res)
+
+
+def setup_logging(path: Optional[str], level: int = logging.INFO) -> None:
+    """Send the arena's log (workers' included) to ``path``; warnings also to stderr."""
+    logger = logging.getLogger("pengyou")
+    logger.setLevel(level)
+    for h in list(logger.handlers):
+        logger.removeHandler(h)
+        h.close()
+    if path:
+        try:
+            fh = logging.FileHandler(path, encoding="utf-8")
+        except OSError as exc:
+            raise ArenaError(f"log file {path}: {exc.strerror or exc}") from None
+        fh.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
+        logger.addHandler(fh)
+    sh = logging.StreamHandler()
+    sh.setLevel(logging.WARNING)
+    sh.setFormatter(logging.Formatter("pengyou: %(levelname)s: %(message)s"))
+    logger.addHandler(sh)
+    logger.propagate = False
+
+
+def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optional[int] = None,
+                   cluster: Optional[str] = None, progress: bool = True,
+                   max_jobs: Optional[int] = None) -> RunSummary:
+    """Play every job of ``spec`` that has no result in ``db`` yet.
+
+    ``workers`` and ``cluster`` override the spec's (they never change the
+    results). ``max_jobs`` stops after that many new results (for tests and
+    for slicing a long run). Returns a :class:`RunSummary`.
+    """
+    start = time.perf_counter()
+    workers = spec.workers if workers is None else workers
+    cluster = spec.cluster if cluster is None else cluster
+    if workers < 1:
+        raise ArenaError(f"--workers: {workers} is not at least 1")
+    jobs = build_jobs(spec, suite_seeds(spec))
+    by_key = {j.key: j for j in jobs}
+    with Store(db) as store:
+        run_id, resumed = store.open_run(spec.identity(), spec.name, spec.to_json(),
+                                         list(spec.entrants), jobs)
+        done = store.done_keys(run_id)
+        todo = [j for j in jobs if j.key not in done]
+        if max_jobs is not None:
+            todo = todo[:max(0, max_jobs)]
+        log.info("run %d (%s): %d jobs, %d done, %d to play on %s", run_id, spec.name, len(jobs),
+                 len(done), len(todo), cluster or f"{workers} worker(s)")
+        played = failed = faults = 0
+        if todo:
+            store.set_status(run_id, "running")
+            context = {"entrants": list(spec.entrants), "rules": spec.rules(), "mode": spec.mode,
+                       "time_limit": spec.time_limit, "fallback": spec.fallback, "record": spec.record}
+            bar = _bar(progress, len(jobs), len(done), spec.name)
+            try:
+                with make_executor(min(workers, len(todo)), cluster or "", _init_worker, (context,)) as ex:
+                    for status, payload in ex.imap_unordered(_run_job, todo):
+                        if status == "ok":
+                            res: JobResult = payload
+                            if store.add_result(run_id, by_key[res.key], res):
+                                played += 1
+                                faults += len(res.faults)
+                        else:
+                            failed += 1
+                            key, text = payload
+                            log.warning("job %s was not played: %s (run the command again to retry)", key, text)
+                        if bar is not None:
+                            bar.update(1)
+            except KeyboardInterrupt:
+                store.set_status(run_id, "interrupted")
+                raise
+            finally:
+                if bar is not None:
+                    bar.close()
+        complete = len(store.done_keys(run_id)) == len(jobs)
+        store.set_status(run_id, "complete" if complete else "interrupted")
+    return RunSummary(run_id, resumed, len(jobs), len(done), played, failed, faults,
+                      time.perf_counter() - start)
+
+
+def _bar(show: bool, total: int, initial: int, name: str) -> Any:
+    if not show:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, desc=name, unit="job", dynamic_ncols=True)
