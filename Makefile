@@ -18,7 +18,7 @@ build: $(STAMP)
 	@$(PY) -W ignore setup.py --quiet build_ext --inplace
 
 run: build
-	$(VENV)/bin/pengyou play --seed 1
+	$(VENV)/bin/pengyou arena run
 
 test: build
 	$(PY) -m pytest

@@ -181,8 +181,28 @@ def _search_peak_mb(iterations: int, seed: int) -> float:
     return after / 1024.0
 
 
+def _arena_rate(workers: int, deals: int) -> float:
+    """Tournament throughput with random bots: deals (jobs) per second of wall
+    time, from the spec to every result stored in a fresh database."""
+    import os
+    import tempfile
+
+    from .runner import run_tournament
+    from .spec import TournamentSpec
+    from .types import Entrant
+
+    spec = TournamentSpec(name="bench", entrants=(Entrant("random-a", "random"), Entrant("random-b", "random")),
+                          preset="pagat", players=6, suite="bench", deals=deals)
+    spec.validate()
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        summary = run_tournament(spec, os.path.join(tmp, "bench.db"), workers=workers, progress=False)
+        elapsed = time.perf_counter() - start
+    return summary.played / elapsed
+
+
 def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0,
-              search_iterations: int = 100_000) -> dict[str, Any]:
+              search_iterations: int = 100_000, arena_deals: int = 200) -> dict[str, Any]:
     """Measure the kernel and the reference on the same positions; return figures and ratios."""
     pos = _positions(positions, seed)
     rng = random.Random(seed + 1)
@@ -206,4 +226,12 @@ def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0,
             "search_iterations": search_iterations,
             "search_peak_mb": _search_peak_mb(search_iterations, seed),
         },
+        "arena": _arena_figures(arena_deals),
     }
+
+
+def _arena_figures(deals: int) -> dict[str, float]:
+    one = _arena_rate(1, deals)
+    two = _arena_rate(2, deals)
+    return {"arena_deals_per_s_1_worker": one, "arena_deals_per_s_2_workers": two,
+            "arena_2_workers_over_1": two / one}

@@ -91,6 +91,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--search-iterations", type=int, default=100_000,
                    help="iterations of the search whose peak memory is reported")
+    p.add_argument("--arena-deals", type=int, default=150,
+                   help="seeds of the bench suite played (twice: two rotations) for the arena figures")
 
     p = sub.add_parser("duel", help="two bots on duplicate deals: margins with 95%% intervals")
     p.add_argument("a", help="bot spec, e.g. heuristic or ismcts:iterations=1000")
@@ -129,7 +131,57 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("replay", help="replay a recorded deal or match (checking it) and tell it")
     p.add_argument("file")
+
+    p = sub.add_parser("arena", help="round-robin tournaments on duplicate deals, with Elo ratings")
+    asub = p.add_subparsers(dest="arena_command", required=True)
+    r = asub.add_parser("run", help="play a tournament (or resume it) and print the standings")
+    r.add_argument("spec", nargs="?", default=None,
+                   help="tournament spec (TOML); without it and without --bots, the built-in default")
+    r.add_argument("--bots", nargs="+", default=None, metavar="SPEC",
+                   help="entrants as bot specs, e.g. random heuristic ismcts:iterations=500")
+    r.add_argument("--name", default=None)
+    r.add_argument("--preset", default=None, help=f"rule preset ({', '.join(PRESETS)})")
+    r.add_argument("--players", type=int, default=None, help="table size (5 to 12)")
+    r.add_argument("--set", action="append", default=None, metavar="KEY=VALUE",
+                   help="override a rule setting (repeatable)")
+    r.add_argument("--suite", default=None, help="deal-seed suite in seeds/ (dev, bench) or a path")
+    r.add_argument("--deals", type=int, default=None, help="first N seeds of the suite (0 = all)")
+    r.add_argument("--mode", default=None, choices=("deals", "matches"))
+    r.add_argument("--lineups", default=None, choices=("pairs", "table"))
+    r.add_argument("--rotations", type=int, default=None, help="rotations per line-up (0 = all distinct)")
+    r.add_argument("--time-limit", type=float, default=None, help="seconds per decision (0 = none)")
+    r.add_argument("--fallback", default=None, help="bot that finishes a faulted seat's deal")
+    r.add_argument("--no-record", action="store_true", help="do not keep each deal's record")
+    _add_run_args(r)
+    r.add_argument("--samples", type=int, default=1000, help="bootstrap samples for the intervals")
+    r.add_argument("--json", action="store_true", help="print the standings as JSON")
+    r.add_argument("--no-progress", action="store_true")
+    r.add_argument("--log", default=None, help="log file (default: the database name with .log)")
+    r.add_argument("--max-jobs", type=int, default=None, help="stop after this many new results")
+    for name, hlp in (("standings", "Elo, duplicate scores, cross-table and faults of a run"),
+                      ("show", "a run's spec, progress and faults")):
+        q = asub.add_parser(name, help=hlp)
+        if name == "show":
+            q.add_argument("run", type=int, nargs="?", default=None, help="run id (default: the latest)")
+        else:
+            q.add_argument("--run", type=int, default=None, help="run id (default: the latest)")
+            q.add_argument("--samples", type=int, default=1000, help="bootstrap samples")
+        q.add_argument("--db", default="arena.db", help="results database (SQLite)")
+        q.add_argument("--json", action="store_true")
+    q = asub.add_parser("runs", help="list the runs in a results database")
+    q.add_argument("--db", default="arena.db")
+    q.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("seeds", help="generate or verify deal-seed suites")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="generate NAME --count N --master M | verify NAME")
     return ap
+
+
+def _add_run_args(r: argparse.ArgumentParser) -> None:
+    r.add_argument("--workers", type=int, default=None, help="worker processes (default: the spec's)")
+    r.add_argument("--cluster", default=None,
+                   help="run on Dask: 'local' starts a local cluster, or tcp://HOST:PORT")
+    r.add_argument("--db", default="arena.db", help="results database (SQLite; created if missing)")
 
 
 def _run_play(args: argparse.Namespace) -> int:
@@ -177,20 +229,30 @@ def _run_play(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.command in ("play", "replay"):
         return _run_play(args)
+    if args.command == "arena":
+        from .arena_cli import run_arena_command
+
+        return run_arena_command(args)
+    if args.command == "seeds":
+        from .seeds import main as seeds_main
+
+        return seeds_main(args.args)
     if args.command == "bench":
         from .bench import run_bench
 
         if args.positions < 1 or args.seconds <= 0 or args.search_iterations < 1:
             raise UsageError("bench: --positions and --search-iterations must be at least 1, --seconds positive")
+        if args.arena_deals < 1:
+            raise UsageError("bench: --arena-deals must be at least 1")
         res = run_bench(positions=args.positions, seed=args.seed, min_time=args.seconds,
-                        search_iterations=args.search_iterations)
+                        search_iterations=args.search_iterations, arena_deals=args.arena_deals)
         if args.json:
             print(json.dumps(res))
         else:
             print(f"{'measure':24s} {'core':>12s} {'reference':>12s} {'ratio':>8s}")
             for k in res["core"]:
                 print(f"{k:24s} {res['core'][k]:12.0f} {res['reference'][k]:12.1f} {res['ratio'][k]:8.1f}")
-            for k, v in res["search"].items():
+            for k, v in list(res["search"].items()) + list(res["arena"].items()):
                 print(f"{k:24s} {v:12.1f}")
         return 0
     rules = build_rules(args.preset, args.players, args.set)

@@ -1,0 +1,150 @@
+"""``pengyou arena run | standings | show | runs``: the tournament commands.
+
+``run`` takes a TOML spec, or entrants with ``--bots``, or nothing (the
+built-in default tournament, :data:`DEFAULT_SPEC`); options override the
+spec's fields. It plays what is missing, then prints the standings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .ratings import format_cross_table, format_standings, standings
+from .runner import run_tournament, setup_logging
+from .spec import TournamentSpec, spec_from_options, spec_from_toml
+from .store import Store
+from .types import ArenaError
+
+__all__ = ["DEFAULT_SPEC", "build_spec", "run_arena_command"]
+
+#: The tournament ``pengyou arena run`` plays when given no spec and no bots.
+DEFAULT_SPEC = Path(__file__).with_name("default.toml")
+
+
+def _settings(items: list[str]) -> tuple[tuple[str, Any], ...]:
+    from .cli import _value
+
+    out = []
+    for item in items:
+        if "=" not in item:
+            raise ArenaError(f"--set: {item!r} is not key=value")
+        k, v = item.split("=", 1)
+        out.append((k.strip(), _value(v.strip())))
+    return tuple(out)
+
+
+def build_spec(args: argparse.Namespace) -> TournamentSpec:
+    """The spec of ``arena run``: a TOML file, ``--bots``, or the default, then overrides."""
+    if args.spec is not None and args.bots:
+        raise ArenaError("give a spec file or --bots, not both")
+    overrides: dict[str, Any] = {}
+    for field, value in (("name", args.name), ("preset", args.preset), ("players", args.players),
+                         ("suite", args.suite), ("deals", args.deals), ("mode", args.mode),
+                         ("lineups", args.lineups), ("rotations", args.rotations),
+                         ("time_limit", args.time_limit), ("fallback", args.fallback)):
+        if value is not None:
+            overrides[field] = value
+    if args.set:
+        overrides["settings"] = _settings(args.set)
+    if args.no_record:
+        overrides["record"] = False
+    if args.bots:
+        return spec_from_options(args.bots, **overrides)
+    spec = spec_from_toml(str(args.spec) if args.spec is not None else str(DEFAULT_SPEC))
+    if not overrides:
+        return spec
+    spec = dataclasses.replace(spec, **overrides)
+    spec.validate()
+    return spec
+
+
+def _latest(store: Store, run: int | None, db: str) -> int:
+    if run is not None:
+        store.run(run)               # raises a one-line error if it is not there
+        return run
+    latest = store.latest_run()
+    if latest is None:
+        raise ArenaError(f"{db}: no runs yet; start one with `pengyou arena run`")
+    return latest
+
+
+def _print_standings(store: Store, run_id: int, samples: int, as_json: bool) -> None:
+    if samples < 1:
+        raise ArenaError(f"--samples: {samples} is not at least 1")
+    info = store.run(run_id)
+    st = standings(store.results(run_id), store.entrants(run_id), samples=samples, seed=run_id)
+    if as_json:
+        print(json.dumps({"run": dataclasses.asdict(info), "standings": st.to_json()}))
+        return
+    print(f"run {info.id} ({info.name}): {info.done} of {info.jobs} jobs, {info.status}")
+    print(format_standings(st))
+    print()
+    print(format_cross_table(st))
+
+
+def run_arena_command(args: argparse.Namespace) -> int:
+    """Dispatch ``pengyou arena ...``."""
+    cmd = args.arena_command
+    if cmd == "run":
+        spec = build_spec(args)
+        if args.workers is not None and args.workers < 1:
+            raise ArenaError(f"--workers: {args.workers} is not at least 1")
+        log_path = args.log if args.log is not None else os.path.splitext(args.db)[0] + ".log"
+        setup_logging(log_path)
+        try:
+            summary = run_tournament(spec, args.db, workers=args.workers, cluster=args.cluster,
+                                     progress=not (args.no_progress or args.json), max_jobs=args.max_jobs)
+        except KeyboardInterrupt:
+            raise ArenaError("interrupted; the results so far are saved: run the same command to resume") from None
+        if not args.json:
+            what = "resumed" if summary.resumed else "started"
+            print(f"run {summary.run_id} {what}: {summary.played} job(s) played now, "
+                  f"{summary.done_before} before, {summary.jobs} in all; {summary.faults} fault(s); "
+                  f"{summary.seconds:.1f} s; log in {log_path}")
+            if summary.failed:
+                print(f"{summary.failed} job(s) failed outside the bots (see the log); "
+                      "run the same command to retry them")
+        with Store(args.db, create=False) as store:
+            _print_standings(store, summary.run_id, args.samples, args.json)
+        return 0
+    with Store(args.db, create=False) as store:
+        if cmd == "standings":
+            _print_standings(store, _latest(store, args.run, args.db), args.samples, args.json)
+        elif cmd == "runs":
+            runs = store.runs()
+            if args.json:
+                print(json.dumps([dataclasses.asdict(r) for r in runs]))
+            else:
+                print(f"{'run':>4s}  {'name':20s} {'status':12s} {'done':>11s} {'faults':>6s}  updated")
+                for r in runs:
+                    print(f"{r.id:4d}  {r.name[:20]:20s} {r.status:12s} {r.done:5d}/{r.jobs:<5d} "
+                          f"{r.faults:6d}  {r.updated}")
+        elif cmd == "show":
+            run_id = _latest(store, args.run, args.db)
+            info = store.run(run_id)
+            spec = store.spec_json(run_id)
+            faults = store.faults(run_id)
+            if args.json:
+                print(json.dumps({"run": dataclasses.asdict(info), "spec": spec,
+                                  "faults": [dict(job=k, **f.to_json()) for k, f in faults]}))
+                return 0
+            print(f"run {info.id}: {info.name}, {info.status}, {info.done} of {info.jobs} jobs, "
+                  f"created {info.created}, updated {info.updated}")
+            print(f"rules: {spec.get('preset')} with {spec.get('players')} players"
+                  + (f", settings {dict(spec['settings'])}" if spec.get("settings") else "")
+                  + f"; suite {spec.get('suite')}, {spec.get('deals') or 'all'} deals, mode {spec.get('mode')}, "
+                  f"line-ups {spec.get('lineups')}, time limit {spec.get('time_limit') or 'none'}")
+            print("entrants:")
+            for i, e in enumerate(store.entrants(run_id)):
+                print(f"  {i}  {e.name}  ({e.spec})")
+            print(f"faults: {len(faults)}")
+            for key, f in faults[:50]:
+                print(f"  job {key} seat {f.seat} ({f.kind}, decision {f.decision}): {f.message}")
+            if len(faults) > 50:
+                print(f"  ... {len(faults) - 50} more (use --json)")
+    return 0

@@ -1,0 +1,142 @@
+"""``pengyou arena`` and ``pengyou seeds`` from the command line: the main job's
+output, and one-line errors (exit status 2, data untouched) for bad input."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_line_error(code, err):
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pengyou: error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def test_run_prints_standings_then_standings_and_show_read_them(tmp_path, capsys):
+    db = str(tmp_path / "a.db")
+    code, out, err = _run(capsys, "arena", "run", "--bots", "random", "heuristic", "--players", "6",
+                          "--deals", "4", "--db", db, "--no-progress", "--samples", "50")
+    assert code == 0, err
+    assert "Elo" in out and "random" in out and "heuristic" in out
+    assert "8 job(s) played now" in out
+    code, out, err = _run(capsys, "arena", "standings", "--db", db, "--json", "--samples", "50")
+    assert code == 0, err
+    data = json.loads(out)
+    names = {row["name"] for row in data["standings"]["rows"]}
+    assert names == {"random", "heuristic"}
+    code, out, _ = _run(capsys, "arena", "show", "--db", db)
+    assert code == 0 and "8 of 8 jobs" in out and "faults: 0" in out
+    code, out, _ = _run(capsys, "arena", "runs", "--db", db)
+    assert code == 0 and "complete" in out
+    # the same command again resumes: nothing is played twice
+    code, out, _ = _run(capsys, "arena", "run", "--bots", "random", "heuristic", "--players", "6",
+                        "--deals", "4", "--db", db, "--no-progress", "--samples", "50")
+    assert code == 0 and "0 job(s) played now, 8 before" in out
+
+
+def test_toml_spec_runs(tmp_path, capsys):
+    spec = tmp_path / "t.toml"
+    spec.write_text('name = "t"\nplayers = 5\ndeals = 1\n[[entrant]]\nbot = "random"\n'
+                    '[[entrant]]\nname = "h"\nbot = "heuristic"\n')
+    code, out, err = _run(capsys, "arena", "run", str(spec), "--db", str(tmp_path / "t.db"),
+                          "--no-progress", "--samples", "20")
+    assert code == 0, err
+    assert "5 job(s) played now" in out and " h " in out
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--bots", "random", "nosuchbot"], "unknown bot 'nosuchbot'"),
+    (["--bots", "random", "ismcts:iterations=0"], "iterations"),
+    (["--bots", "random", "ismcts:bogus=1"], "bad parameters"),
+    (["--bots", "random", "heuristic", "--suite", "nosuchsuite"], "nosuchsuite"),
+    (["--bots", "random", "heuristic", "--deals", "65"], "65"),
+    (["--bots", "random", "heuristic", "r2=random", "h2=heuristic", "ismcts", "oracle", "ismcts:c=1",
+      "--lineups", "table"], "too few seats"),
+    (["--bots", "random"], "at least 2 entrants"),
+    (["--bots", "random", "heuristic", "--players", "4"], "players"),
+    (["--bots", "random", "heuristic", "--workers", "0"], "workers"),
+    (["--bots", "random", "heuristic", "--set", "nosuchrule=1"], "nosuchrule"),
+    (["nosuch.toml"], "nosuch.toml"),
+])
+def test_bad_run_options_are_one_line_errors(tmp_path, capsys, argv, needle):
+    db = tmp_path / "x.db"
+    code, _, err = _run(capsys, "arena", "run", *argv, "--db", str(db), "--no-progress")
+    line = _one_line_error(code, err)
+    assert needle in line
+
+
+def test_missing_and_corrupt_seed_files(tmp_path, capsys):
+    bad = tmp_path / "bad.seeds"
+    code, _, err = _run(capsys, "arena", "run", "--bots", "random", "heuristic", "--suite", str(bad),
+                        "--db", str(tmp_path / "x.db"), "--no-progress")
+    assert "bad.seeds" in _one_line_error(code, err)
+    text = (ROOT / "seeds" / "dev.seeds").read_text().replace("\n7", "\n8", 1)
+    bad.write_text(text)
+    code, _, err = _run(capsys, "arena", "run", "--bots", "random", "heuristic", "--suite", str(bad),
+                        "--db", str(tmp_path / "x.db"), "--no-progress")
+    assert "bad.seeds" in _one_line_error(code, err)
+    assert bad.read_text() == text
+
+
+def test_corrupt_database_is_refused_and_untouched(tmp_path, capsys):
+    db = tmp_path / "c.db"
+    junk = b"this is not a database\n" * 100
+    db.write_bytes(junk)
+    for argv in (["arena", "run", "--bots", "random", "heuristic", "--deals", "1"],
+                 ["arena", "standings"], ["arena", "show"]):
+        code, _, err = _run(capsys, *argv, "--db", str(db))
+        assert "c.db" in _one_line_error(code, err)
+    assert db.read_bytes() == junk
+
+
+def test_locked_database_is_refused_and_loses_nothing(tmp_path, capsys):
+    db = str(tmp_path / "l.db")
+    base = ["arena", "run", "--bots", "random", "heuristic", "--players", "5", "--db", db,
+            "--no-progress", "--samples", "10"]
+    code, _, err = _run(capsys, *base, "--deals", "1")
+    assert code == 0, err
+    holder = sqlite3.connect(db, timeout=0.1)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        code, _, err = _run(capsys, *base, "--deals", "2")
+        assert "locked" in _one_line_error(code, err)
+    finally:
+        holder.rollback()
+        holder.close()
+    code, out, err = _run(capsys, "arena", "show", "--db", db)
+    assert code == 0 and "5 of 5 jobs" in out
+
+
+def test_standings_of_a_missing_database_or_run(tmp_path, capsys):
+    code, _, err = _run(capsys, "arena", "standings", "--db", str(tmp_path / "none.db"))
+    assert "none.db" in _one_line_error(code, err)
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_seeds_verify_and_generate(tmp_path, capsys):
+    code, out, err = _run(capsys, "seeds", "verify", "dev")
+    assert code == 0, err
+    assert "64" in out
+    path = tmp_path / "mine.seeds"
+    code, out, err = _run(capsys, "seeds", "generate", "mine", "--count", "5", "--master", "x",
+                          "--out", str(path))
+    assert code == 0, err
+    code, _, err = _run(capsys, "seeds", "generate", "mine", "--count", "5", "--master", "y",
+                        "--out", str(path))
+    _one_line_error(code, err)
