@@ -202,7 +202,7 @@ def _arena_rate(workers: int, deals: int) -> float:
 
 
 def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0,
-              search_iterations: int = 100_000, arena_deals: int = 200) -> dict[str, Any]:
+              search_iterations: int = 100_000, arena_deals: int = 300) -> dict[str, Any]:
     """Measure the kernel and the reference on the same positions; return figures and ratios."""
     pos = _positions(positions, seed)
     rng = random.Random(seed + 1)

@@ -91,7 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--search-iterations", type=int, default=100_000,
                    help="iterations of the search whose peak memory is reported")
-    p.add_argument("--arena-deals", type=int, default=150,
+    p.add_argument("--arena-deals", type=int, default=300,
                    help="seeds of the bench suite played (twice: two rotations) for the arena figures")
 
     p = sub.add_parser("duel", help="two bots on duplicate deals: margins with 95%% intervals")

@@ -98,7 +98,11 @@ class PoolExecutor(_Base):
 
     def imap_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
         """Results as workers finish them."""
-        return self._pool.imap_unordered(fn, items, chunksize=1)
+        items = list(items)
+        # short jobs travel a few at a time (fewer messages); a long run still
+        # sends at least ~50 batches per worker, so results keep flowing in
+        chunk = max(1, min(8, len(items) // (self.workers * 50)))
+        return self._pool.imap_unordered(fn, items, chunksize=chunk)
 
     def close(self) -> None:
         """Stop the workers now (unfinished jobs are simply not recorded)."""

@@ -233,7 +233,8 @@ def test_demo_is_seeded():
 
 
 def test_bench_json():
-    lines = ok("bench", "--json", "--positions", "5", "--seconds", "0.05", "--search-iterations", "200")
+    lines = ok("bench", "--json", "--positions", "5", "--seconds", "0.05", "--search-iterations", "200",
+               "--arena-deals", "4")
     assert len(lines) == 1
     res = json.loads(lines[0])
     assert isinstance(res, dict)
@@ -251,6 +252,11 @@ def test_bench_json():
                            "sample_world_us", "search_iterations", "search_peak_mb"}
     assert search["search_iterations"] == 200
     assert all(search[k] > 0 for k in search)
+    arena = res["arena"]
+    assert set(arena) == {"arena_deals_per_s_1_worker", "arena_deals_per_s_2_workers", "arena_2_workers_over_1"}
+    assert all(arena[k] > 0 for k in arena)
+    assert arena["arena_2_workers_over_1"] == pytest.approx(
+        arena["arena_deals_per_s_2_workers"] / arena["arena_deals_per_s_1_worker"])
 
 
 # --------------------------------------------------------------------------
