@@ -1136,3 +1136,18 @@ def check_throw(lead, others, trump, rules) -> ThrowResult:
     kept = units[j].cards
     withdrawn = ld.cl.n - len(kept)
     return ThrowResult(False, kept, withdrawn, withdrawn * rules.throw_penalty, i)
+
+
+def shuffled_lists(list pools, double u):
+    """Each list of ``pools`` copied into uniform random order (Fisher-Yates on
+    the kernel's generator, seeded from ``u``, a uniform draw in [0, 1))."""
+    cdef uint64_t s = <uint64_t>(u * 9007199254740992.0) * <uint64_t>0x9E3779B97F4A7C15ULL + 1
+    cdef list out = [], lst
+    cdef Py_ssize_t i, j
+    for pool in pools:
+        lst = list(pool)
+        for i in range(len(lst) - 1, 0, -1):
+            j = xbelow(&s, <int>(i + 1))
+            lst[i], lst[j] = lst[j], lst[i]
+        out.append(lst)
+    return out

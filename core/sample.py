@@ -101,6 +101,7 @@ from math import comb
 from typing import NamedTuple
 
 from . import kernel
+from ._kernel import shuffled_lists
 from .cards import Cards, parse_cards
 from .errors import PengyouError
 from .positions import deck as full_deck
@@ -735,16 +736,15 @@ class _Deal:
         is a hypergeometric split of x over its pools, then the next cards
         of each."""
         out = [[] for _ in range(self.slots)]
-        key = lambda _: r()                                   # noqa: E731
         if not self.G:
-            cards = sorted(self.free0, key=key)
+            cards = shuffled_lists([self.free0], r())[0]
             at = 0
             for d, c in zip(*self.free):
                 out[d] = cards[at:at + c]
                 at += c
             return out
         hyp = self.hyp
-        lists = [sorted(c, key=key) for c in self.pools0]
+        lists = shuffled_lists(self.pools0, r())
         pos = [0] * len(lists)
         state = self.start
         for memo_i, takes, comp, free_ids, group in self.plan:
