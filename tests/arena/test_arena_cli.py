@@ -140,3 +140,17 @@ def test_seeds_verify_and_generate(tmp_path, capsys):
     code, _, err = _run(capsys, "seeds", "generate", "mine", "--count", "5", "--master", "y",
                         "--out", str(path))
     _one_line_error(code, err)
+
+
+def test_every_workers_log_reaches_the_log_file(tmp_path, capsys):
+    log = tmp_path / "run.log"
+    code, _, err = _run(capsys, "arena", "run", "--bots", "random", "heuristic", "--players", "6",
+                        "--deals", "6", "--workers", "2", "--db", str(tmp_path / "w.db"),
+                        "--log", str(log), "--no-progress", "--samples", "10")
+    assert code == 0, err
+    lines = log.read_text().splitlines()
+    done = [ln for ln in lines if " done in pid " in ln]
+    assert len(done) == 12
+    assert {ln.split()[2] for ln in done} <= {"ForkPoolWorker-1", "ForkPoolWorker-2"}
+    assert len({ln.split(" done in pid ")[1].split(":")[0] for ln in done}) >= 1
+    assert any("MainProcess" in ln and "12 to play" in ln for ln in lines)
