@@ -121,6 +121,8 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
     cluster = spec.cluster if cluster is None else cluster
     if workers < 1:
         raise ArenaError(f"--workers: {workers} is not at least 1")
+    if cluster and cluster != "local" and not cluster.startswith("tcp://"):
+        raise ArenaError(f"--cluster: {cluster!r} is not 'local' or tcp://HOST:PORT")
     jobs = build_jobs(spec, suite_seeds(spec))
     by_key = {j.key: j for j in jobs}
     with Store(db) as store:
@@ -152,7 +154,7 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
                             log.warning("job %s was not played: %s (run the command again to retry)", key, text)
                         if bar is not None:
                             bar.update(1)
-            except KeyboardInterrupt:
+            except BaseException:           # Ctrl-C, an unreachable cluster, ...: results so far stay
                 store.set_status(run_id, "interrupted")
                 raise
             finally:

@@ -73,12 +73,14 @@ def test_toml_spec_runs(tmp_path, capsys):
     (["--bots", "random", "heuristic", "--workers", "0"], "workers"),
     (["--bots", "random", "heuristic", "--set", "nosuchrule=1"], "nosuchrule"),
     (["nosuch.toml"], "nosuch.toml"),
+    (["--bots", "random", "heuristic", "--cluster", "foo"], "--cluster"),
 ])
 def test_bad_run_options_are_one_line_errors(tmp_path, capsys, argv, needle):
     db = tmp_path / "x.db"
     code, _, err = _run(capsys, "arena", "run", *argv, "--db", str(db), "--no-progress")
     line = _one_line_error(code, err)
     assert needle in line
+    assert not db.exists()          # nothing was started
 
 
 def test_missing_and_corrupt_seed_files(tmp_path, capsys):
