@@ -1,4 +1,4 @@
-"""``pengyou arena run | standings | show | runs``: the tournament commands.
+"""``pengyou arena run | standings | show | runs | record``: the tournament commands.
 
 ``run`` takes a TOML spec, or entrants with ``--bots``, or nothing (the
 built-in default tournament, :data:`DEFAULT_SPEC`); options override the
@@ -124,6 +124,24 @@ def run_arena_command(args: argparse.Namespace) -> int:
                 for r in runs:
                     print(f"{r.id:4d}  {r.name[:20]:20s} {r.status:12s} {r.done:5d}/{r.jobs:<5d} "
                           f"{r.faults:6d}  {r.updated}")
+        elif cmd == "record":
+            run_id = _latest(store, args.run, args.db)
+            found = [r for r in store.results(run_id) if r.key == args.key]
+            if not found:
+                raise ArenaError(f"run {run_id} has no result for job {args.key!r} "
+                                 "(job keys look like g0-l1-r0; see `pengyou arena show`)")
+            if not found[0].record:
+                raise ArenaError(f"job {args.key!r} of run {run_id} was played without a record (--no-record)")
+            if args.out is None:
+                print(found[0].record, end="")
+            else:
+                try:
+                    with open(args.out, "x", encoding="utf-8") as fh:
+                        fh.write(found[0].record)
+                except FileExistsError:
+                    raise ArenaError(f"--out {args.out}: the file exists; choose another name") from None
+                except OSError as exc:
+                    raise ArenaError(f"--out {args.out}: {exc.strerror or exc}") from None
         elif cmd == "show":
             run_id = _latest(store, args.run, args.db)
             info = store.run(run_id)

@@ -156,3 +156,20 @@ def test_every_workers_log_reaches_the_log_file(tmp_path, capsys):
     assert {ln.split()[2] for ln in done} <= {"ForkPoolWorker-1", "ForkPoolWorker-2"}
     assert len({ln.split(" done in pid ")[1].split(":")[0] for ln in done}) >= 1
     assert any("MainProcess" in ln and "12 to play" in ln for ln in lines)
+
+
+def test_a_stored_record_replays(tmp_path, capsys):
+    db = str(tmp_path / "r.db")
+    code, _, err = _run(capsys, "arena", "run", "--bots", "random", "heuristic", "--players", "5",
+                        "--deals", "1", "--db", db, "--no-progress", "--samples", "10")
+    assert code == 0, err
+    out_file = tmp_path / "g0.jsonl"
+    code, _, err = _run(capsys, "arena", "record", "g0-l0-r2", "--db", db, "--out", str(out_file))
+    assert code == 0, err
+    code, out, err = _run(capsys, "replay", str(out_file))
+    assert code == 0, err
+    assert "opponents" in out.lower() or "maker" in out.lower()
+    code, _, err = _run(capsys, "arena", "record", "g0-l0-r2", "--db", db, "--out", str(out_file))
+    assert "exists" in _one_line_error(code, err)
+    code, _, err = _run(capsys, "arena", "record", "g9-l0-r0", "--db", db)
+    assert "g9-l0-r0" in _one_line_error(code, err)
