@@ -20,7 +20,7 @@ from .spec import TournamentSpec, spec_from_options, spec_from_toml
 from .store import Store
 from .types import ArenaError
 
-__all__ = ["DEFAULT_SPEC", "build_spec", "run_arena_command"]
+__all__ = ["DEFAULT_SPEC", "build_spec", "expand_grid", "run_arena_command"]
 
 #: The tournament ``pengyou arena run`` plays when given no spec and no bots.
 DEFAULT_SPEC = Path(__file__).with_name("default.toml")
@@ -36,6 +36,39 @@ def _settings(items: list[str]) -> tuple[tuple[str, Any], ...]:
         k, v = item.split("=", 1)
         out.append((k.strip(), _value(v.strip())))
     return tuple(out)
+
+
+def expand_grid(text: str) -> list[str]:
+    """Expand ``{a,b,...}`` groups of a bot spec into one spec per combination
+    (a parameter sweep: each becomes its own entrant).
+
+    >>> expand_grid("ismcts:iterations={200,800},c={0.5,1.0}")
+    ['ismcts:iterations=200,c=0.5', 'ismcts:iterations=200,c=1.0', 'ismcts:iterations=800,c=0.5', 'ismcts:iterations=800,c=1.0']
+    >>> expand_grid("heuristic")
+    ['heuristic']
+    """
+    parts: list[list[str]] = []
+    i = 0
+    while i < len(text):
+        j = text.find("{", i)
+        if j < 0:
+            parts.append([text[i:]])
+            break
+        k = text.find("}", j)
+        if k < 0:
+            raise ArenaError(f"bot spec {text!r}: '{{' without a closing '}}'")
+        choices = [c.strip() for c in text[j + 1:k].split(",")]
+        if not all(choices):
+            raise ArenaError(f"bot spec {text!r}: an empty choice in {{{text[j + 1:k]}}}")
+        parts.append([text[i:j]])
+        parts.append(choices)
+        i = k + 1
+    if "}" in "".join(p[0] for p in parts if len(p) == 1):
+        raise ArenaError(f"bot spec {text!r}: '}}' without an opening '{{'")
+    out = [""]
+    for options in parts:
+        out = [prefix + o for prefix in out for o in options]
+    return out
 
 
 def build_spec(args: argparse.Namespace) -> TournamentSpec:
@@ -54,7 +87,8 @@ def build_spec(args: argparse.Namespace) -> TournamentSpec:
     if args.no_record:
         overrides["record"] = False
     if args.bots:
-        return spec_from_options(args.bots, **overrides)
+        bots = [one for text in args.bots for one in expand_grid(text)]
+        return spec_from_options(bots, **overrides)
     spec = spec_from_toml(str(args.spec) if args.spec is not None else str(DEFAULT_SPEC))
     if not overrides:
         return spec

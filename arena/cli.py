@@ -138,7 +138,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("spec", nargs="?", default=None,
                    help="tournament spec (TOML); without it and without --bots, the built-in default")
     r.add_argument("--bots", nargs="+", default=None, metavar="SPEC",
-                   help="entrants as bot specs, e.g. random heuristic ismcts:iterations=500")
+                   help="entrants as bot specs, e.g. random heuristic ismcts:iterations=500; "
+                        "{a,b} sweeps a parameter: ismcts:c={0.5,1.0} is two entrants")
     r.add_argument("--name", default=None)
     r.add_argument("--preset", default=None, help=f"rule preset ({', '.join(PRESETS)})")
     r.add_argument("--players", type=int, default=None, help="table size (5 to 12)")

@@ -173,3 +173,16 @@ def test_a_stored_record_replays(tmp_path, capsys):
     assert "exists" in _one_line_error(code, err)
     code, _, err = _run(capsys, "arena", "record", "g9-l0-r0", "--db", db)
     assert "g9-l0-r0" in _one_line_error(code, err)
+
+
+def test_a_parameter_sweep_makes_one_entrant_per_value(tmp_path, capsys):
+    db = str(tmp_path / "s.db")
+    code, out, err = _run(capsys, "arena", "run", "--bots", "ismcts:iterations={20,40}", "random",
+                          "--players", "6", "--deals", "1", "--db", db, "--no-progress", "--samples", "10",
+                          "--json")
+    assert code == 0, err
+    names = {row["name"] for row in json.loads(out)["standings"]["rows"]}
+    assert names == {"ismcts:iterations=20", "ismcts:iterations=40", "random"}
+    for bad in ("ismcts:c={0.5,1.0", "ismcts:c=0.5}", "ismcts:c={0.5,}"):
+        code, _, err = _run(capsys, "arena", "run", "--bots", bad, "random", "--db", db)
+        assert "bot spec" in _one_line_error(code, err)
