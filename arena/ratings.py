@@ -188,6 +188,8 @@ class Row:
     margin: float
     game_points: float
     faults: Mapping[str, int]
+    matches: int = 0          # seats it held in whole matches (match mode)
+    match_wins: int = 0       # of those, seats among the match's winners
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON form; non-finite numbers become ``None``."""
@@ -196,7 +198,7 @@ class Row:
             "elo_lo": _num(self.elo_lo), "elo_hi": _num(self.elo_hi), "rated": self.rated,
             "deals": self.deals, "seats": self.seats, "dup": self.dup.to_json(),
             "margin": _num(self.margin), "game_points": _num(self.game_points),
-            "faults": dict(self.faults),
+            "faults": dict(self.faults), "matches": self.matches, "match_wins": self.match_wins,
         }
 
 
@@ -524,9 +526,18 @@ def standings(results: Iterable[JobResult], entrants: Sequence[Entrant], samples
         for f in res.faults:
             if 0 <= f.entrant < n:
                 faults[f.entrant][f.kind] = faults[f.entrant].get(f.kind, 0) + 1
+    matches = [0] * n
+    match_wins = [0] * n
+    for res in results:
+        if res.match_winners:                   # a whole match: who held the winning seats
+            for s, e in enumerate(res.seats):
+                if 0 <= e < n:
+                    matches[e] += 1
+                    match_wins[e] += s in res.match_winners
     rows = [Row(e, ent.name, ent.spec, fit.ratings[e], boot.ratings[e][0], boot.ratings[e][1],
                 fit.rated[e], stats[e].deals, stats[e].seats, dup[e], stats[e].margin,
-                stats[e].game_points, faults[e]) for e, ent in enumerate(entrants)]
+                stats[e].game_points, faults[e], matches[e], match_wins[e])
+            for e, ent in enumerate(entrants)]
     rows.sort(key=lambda r: (not r.rated, -r.elo, r.index))
     groups = len({res.group for res in results if res.deals})
     return Standings(tuple(rows), fit.maker_edge, boot.maker_edge[0], boot.maker_edge[1],
@@ -565,6 +576,9 @@ def _table(header: Sequence[str], lines: Sequence[Sequence[str]], left: set[int]
 def format_standings(st: Standings) -> str:
     """The standings as a fixed-width table, best first, with the maker-side edge."""
     header = ["#", "entrant", "Elo", "95% interval", "dup score (95%)", "margin", "game", "deals", "faults"]
+    with_matches = any(r.matches for r in st.rows)
+    if with_matches:
+        header.append("match wins")
     lines = []
     for k, r in enumerate(st.rows):
         dup = _fmt(r.dup.mean, 1)
@@ -573,6 +587,8 @@ def format_standings(st: Standings) -> str:
         lines.append([str(k + 1), r.name, _fmt(r.elo) if r.rated else "-",
                       _fmt_interval(r.elo_lo, r.elo_hi), dup, _fmt(r.margin, 1), _fmt(r.game_points, 2),
                       str(r.deals), str(sum(r.faults.values()))])
+        if with_matches:
+            lines[-1].append(f"{r.match_wins}/{r.matches} seats")
     out = [" " + line for line in _table(header, lines, left={1, 4})] if st.rows else []
     if st.rated_deals:
         edge = _fmt(st.maker_edge) + " Elo"

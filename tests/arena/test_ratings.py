@@ -3,6 +3,7 @@ scores, the cross-table and the standings tables, on synthetic results."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -410,3 +411,21 @@ def test_empty_results_give_empty_standings(entrants):
         assert e.name in text
     assert format_cross_table(st) == "no results yet"
     json.dumps(st.to_json(), allow_nan=False)
+
+
+def test_match_wins_are_counted_per_seat_and_shown():
+    ents = [Entrant("a", "random"), Entrant("b", "heuristic")]
+    seats = (0, 1, 0, 1, 0)
+    d1 = outcome(seats, (0, 2), True)
+    d2 = outcome(seats, (1, 3), False)
+    r1 = dataclasses.replace(job(0, seats, [d1, d2]), match_winners=(0, 2, 4))      # a holds all three
+    r2 = dataclasses.replace(job(1, seats, [d2, d1], key="k2"), match_winners=(1, 2))  # one each
+    st = standings([r1, r2], ents, samples=20)
+    by = {r.name: r for r in st.rows}
+    assert (by["a"].match_wins, by["a"].matches) == (4, 6)
+    assert (by["b"].match_wins, by["b"].matches) == (1, 4)
+    text = format_standings(st)
+    assert "match wins" in text and "4/6 seats" in text and "1/4 seats" in text
+    assert json.loads(json.dumps(st.to_json()))["rows"][0]["matches"] in (4, 6)
+    plain = standings([dataclasses.replace(r1, match_winners=())], ents, samples=20)
+    assert "match wins" not in format_standings(plain)
