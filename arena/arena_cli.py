@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .cli import parse_settings
 from .ratings import format_cross_table, format_standings, standings
 from .runner import run_tournament, setup_logging
 from .spec import TournamentSpec, spec_from_options, spec_from_toml
@@ -24,18 +25,6 @@ __all__ = ["DEFAULT_SPEC", "build_spec", "expand_grid", "run_arena_command"]
 
 #: The tournament ``pengyou arena run`` plays when given no spec and no bots.
 DEFAULT_SPEC = Path(__file__).with_name("default.toml")
-
-
-def _settings(items: list[str]) -> tuple[tuple[str, Any], ...]:
-    from .cli import _value
-
-    out = []
-    for item in items:
-        if "=" not in item:
-            raise ArenaError(f"--set: {item!r} is not key=value")
-        k, v = item.split("=", 1)
-        out.append((k.strip(), _value(v.strip())))
-    return tuple(out)
 
 
 def expand_grid(text: str) -> list[str]:
@@ -83,7 +72,7 @@ def build_spec(args: argparse.Namespace) -> TournamentSpec:
         if value is not None:
             overrides[field] = value
     if args.set:
-        overrides["settings"] = _settings(args.set)
+        overrides["settings"] = tuple(parse_settings(args.set).items())
     if args.no_record:
         overrides["record"] = False
     if args.bots:

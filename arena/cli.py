@@ -17,7 +17,7 @@ from core.cards import RANK_NAMES, SUIT_LETTERS, Trump, format_cards, parse_card
 from core.errors import PengyouError
 from core.rules import PRESETS, Rules
 
-__all__ = ["main", "parse_trump", "build_rules"]
+__all__ = ["main", "parse_trump", "build_rules", "parse_settings"]
 
 
 class UsageError(PengyouError):
@@ -58,13 +58,23 @@ def _value(text: str) -> Any:
 
 def build_rules(preset: str, players: int | None, settings: Sequence[str]) -> Rules:
     """A :class:`Rules` from a preset name, a player count and ``key=value`` overrides."""
+    return Rules.preset(preset, players=players, **parse_settings(settings))
+
+
+def parse_settings(settings: Sequence[str]) -> dict[str, Any]:
+    """``--set key=value`` items as a dict of rule overrides (values read as
+    booleans, whole numbers or text).
+
+    >>> parse_settings(["kitty_multiplier=double", "follow_ladder=yes"])
+    {'kitty_multiplier': 'double', 'follow_ladder': True}
+    """
     overrides = {}
     for item in settings:
         if "=" not in item:
             raise UsageError(f"--set: {item!r} is not key=value")
         key, val = item.split("=", 1)
         overrides[key.strip()] = _value(val.strip())
-    return Rules.preset(preset, players=players, **overrides)
+    return overrides
 
 
 def _add_rules_args(p: argparse.ArgumentParser, trump: bool = True) -> None:

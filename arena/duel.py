@@ -25,6 +25,8 @@ from typing import Any
 from bots import make_bot, parse_spec, play_deal
 from core.rules import Rules  # noqa: F401  (used in the signature)
 
+from .play import outcome_of
+
 __all__ = ["run_duel", "play_game", "mean_interval"]
 
 
@@ -39,16 +41,12 @@ def play_game(job: tuple[str, str, Rules, int, int]) -> tuple[list[float], list[
     who = [(seat + rotation) % 2 for seat in range(n)]          # 0 = A, 1 = B
     bots = [make_bot(spec_a if w == 0 else spec_b) for w in who]
     state = play_deal(rules, seed, bots, random.Random(seed * 7919 + rotation))
-    res = state.result
-    total = rules.total_points
-    maker_margin = (total - 2 * res.opponents_points) / total
-    returns = state.returns()
+    out = outcome_of(state, who)
     margins = [[], []]
     games = [[], []]
     for seat in range(n):
-        m = maker_margin if seat in res.maker_side else -maker_margin
-        margins[who[seat]].append(m * total)
-        games[who[seat]].append(float(returns[seat]))
+        margins[who[seat]].append(out.margins[seat])
+        games[who[seat]].append(float(out.game_points[seat]))
     return [sum(x) / len(x) for x in margins], [sum(x) / len(x) for x in games]
 
 

@@ -42,12 +42,11 @@ from bots.base import BotError, BotSpec, make_bot, parse_spec
 from core.errors import RulesError
 from core.rules import Rules
 
+from .play import MODES
 from .types import ArenaError, Entrant
 
 __all__ = ["TournamentSpec", "spec_from_toml", "spec_from_options", "MODES", "LINEUPS"]
 
-#: What one job plays: one deal, or a whole match starting from the seed.
-MODES = ("deals", "matches")
 #: How entrants are seated: every pair of entrants, or all at one table.
 LINEUPS = ("pairs", "table")
 
