@@ -13,6 +13,12 @@ Large move sets are handled by progressive widening: a node may have
 drawn from the world's random legal plays, so every legal play stays
 reachable. Node statistics are keyed by the actions' packed integer keys.
 
+Two variants share the machinery: ``others="policy"`` lets the other seats
+play the rollout policy inside the tree (only the bot's own moves are
+searched), and ``root="halving"`` replaces the tree by flat Monte Carlo at
+the root with sequential halving, every remaining play scored on the same
+sampled worlds and playout seeds so that plays are compared in pairs.
+
 Scope: the search plays the *play phase*. Exposing during the draw, burying
 and calling friends are handed to the ``fallback`` bot (the heuristic bot by
 default), and the bot says so here.
@@ -36,7 +42,10 @@ from core.state import PlayerView, play_from_view
 
 from .base import make_bot, register
 
-__all__ = ["IsmctsBot", "Node"]
+__all__ = ["IsmctsBot", "Node", "ROLLOUTS"]
+
+#: playout policies, in the order of :meth:`core._play.PlayCore.playout`'s ``policy``
+ROLLOUTS = ("random", "greedy", "informed")
 
 
 class Node:
@@ -64,25 +73,45 @@ class IsmctsBot:
     """Information-set MCTS for the play phase; a fallback bot for the rest.
 
     Parameters: ``iterations`` (per decision), ``seconds`` (a time budget used
-    instead when positive), ``c`` (UCB exploration), ``widen_c`` and
-    ``widen_alpha`` (progressive widening), ``reward`` (``"points"`` for the
-    card-point margin or ``"game"`` for game points), ``rollout``
-    (``"random"`` play, or ``"greedy"``: random leads, and follows that win a
-    trick worth points cheaply or else give away little), ``fallback`` (bot
-    spec for exposing, burying and calling).
+    instead when positive; ``root="ucb"`` only), ``c`` (UCB exploration),
+    ``widen_c`` and ``widen_alpha`` (progressive widening), ``reward``
+    (``"points"`` for the card-point margin or ``"game"`` for game points),
+    ``rollout`` (``"random"`` play; ``"greedy"``: random leads, and follows
+    that win a trick worth points cheaply or else give away little;
+    ``"informed"``: leads that no other hand of the sampled world can beat,
+    and greedy follows that feed points to a trick held by a known partner),
+    ``others`` (``"search"``: every seat's moves are tree nodes chosen by UCB
+    on that seat's reward; ``"policy"``: the other seats play the rollout
+    policy inside the tree too, so only the bot's own moves are searched),
+    ``root`` (``"ucb"``: the tree search; ``"halving"``: flat Monte Carlo
+    with sequential halving and paired worlds, see :meth:`search_halving`),
+    ``fallback`` (bot spec for exposing, burying and calling).
+
+    >>> bot = IsmctsBot(iterations=200, root="halving")
+    >>> (bot.root, bot.rollout, bot.others)
+    ('halving', 'greedy', 'search')
     """
 
     def __init__(self, iterations: int = 1000, seconds: float = 0.0, c: float = 0.7,
                  widen_c: float = 2.0, widen_alpha: float = 0.5, reward: str = "points",
-                 rollout: str = "greedy", fallback: str = "heuristic") -> None:
+                 rollout: str = "greedy", others: str = "search", root: str = "ucb",
+                 fallback: str = "heuristic") -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
         if reward not in ("points", "game"):
             raise ValueError("reward must be 'points' or 'game'")
-        if rollout not in ("random", "greedy"):
-            raise ValueError("rollout must be 'random' or 'greedy'")
+        if rollout not in ROLLOUTS:
+            raise ValueError("rollout must be one of " + ", ".join(repr(r) for r in ROLLOUTS))
         self.rollout = rollout
-        self._policy = 0 if rollout == "random" else 1
+        if others not in ("search", "policy"):
+            raise ValueError("others must be 'search' or 'policy'")
+        self.others = others
+        if root not in ("ucb", "halving"):
+            raise ValueError("root must be 'ucb' or 'halving'")
+        self.root = root
+        if root == "halving" and seconds > 0:
+            raise ValueError("root='halving' plans its rounds on an iteration budget: use iterations, not seconds")
+        self._policy = ROLLOUTS.index(rollout)
         if c < 0 or widen_c <= 0 or not 0 <= widen_alpha <= 1:
             raise ValueError("c >= 0, widen_c > 0 and 0 <= widen_alpha <= 1 are required")
         self.iterations = int(iterations)
@@ -119,6 +148,8 @@ class IsmctsBot:
         if len(first_two) == 1:            # a forced play needs no search
             self.last_iterations = 0
             return first_two[0]
+        if self.root == "halving":
+            return Action.play(self.search_halving(view))
         root = self.search(view)
         best = max(root.children.values(), key=lambda n: (n.visits, n.total))
         return Action.play(best.cards)
@@ -145,6 +176,62 @@ class IsmctsBot:
         """A function rng -> world (hands, kitty) consistent with the view."""
         return Sampler(view).sample
 
+    def _candidates(self, view: PlayerView, cap: int) -> list[Cards]:
+        """The root's plays: all legal ones, or ``cap`` distinct random ones
+        (with the rollout policy's choice) when there are more."""
+        listed = list(islice((a.cards for a in view.legal_actions()), cap + 1))
+        if len(listed) <= cap:
+            return listed
+        rng = self.rng
+        pc = play_from_view(view, list(Sampler(view).sample(rng).hands))
+        seen = {_key(c): c for c in [pc.policy_play(rng, self._policy)]}
+        for _ in range(8 * cap):
+            if len(seen) >= cap:
+                break
+            c = pc.random_play(rng)
+            seen.setdefault(_key(c), c)
+        return list(seen.values())
+
+    def search_halving(self, view: PlayerView) -> Cards:
+        """Flat Monte Carlo at the root with sequential halving: every
+        remaining play is tried on the same sampled worlds with the same
+        playout seed (paired comparisons), and the worse half is dropped
+        after each round. The plays are all legal ones, or, when there are
+        more than ``max(8, iterations // 32)``, that many distinct random ones
+        with the rollout policy's choice among them, so that each play gets a
+        few worlds in the first round. Returns the chosen play."""
+        rng = self.rng
+        budget = self.iterations
+        sample = self._world_source(view)
+        cands = self._candidates(view, max(8, budget // 32))
+        rounds = max(1, math.ceil(math.log2(len(cands)))) if len(cands) > 1 else 1
+        totals = [0.0] * len(cands)
+        counts = [0] * len(cands)
+        alive = list(range(len(cands)))
+        view_kitty = points(view.kitty) if view.kitty is not None else None
+        me = view.seat
+        policy = self._policy
+        used = 0
+        for rnd in range(rounds):
+            per = max(1, (budget - used) // ((rounds - rnd) * len(alive)))
+            for _ in range(per):
+                world = sample(rng)
+                self._kitty_points = view_kitty if view_kitty is not None else points(world.kitty)
+                base = play_from_view(view, list(world.hands))
+                seed = rng.getrandbits(63)
+                for i in alive:
+                    pc = base.clone()
+                    pc.play(cands[i], check=False)
+                    pc.playout(random.Random(seed), policy)
+                    totals[i] += self._rewards(pc)[me]
+                    counts[i] += 1
+                    used += 1
+            if len(alive) > 1:
+                alive.sort(key=lambda i: -totals[i] / counts[i])
+                alive = alive[:max(1, (len(alive) + 1) // 2)]
+        self.last_iterations = used
+        return cands[max(alive, key=lambda i: totals[i] / counts[i])]
+
     def search(self, view: PlayerView) -> Node:
         """Run the search from ``view``; returns the root (children = own moves)."""
         rng = self.rng
@@ -158,6 +245,8 @@ class IsmctsBot:
         sqrt = math.sqrt
         ceil = math.ceil
         c, widen_c, widen_alpha, policy = self.c, self.widen_c, self.widen_alpha, self._policy
+        me = view.seat
+        model_others = self.others == "policy"
         view_kitty = points(view.kitty) if view.kitty is not None else None
         while True:
             if deadline is None:
@@ -176,6 +265,21 @@ class IsmctsBot:
             at_root = True         # the root's plays are the bot's own: legal in every world
             while not pc.done:
                 player = pc.current_player
+                if model_others and player != me:
+                    cards = pc.policy_play(rng, policy)
+                    key = _key(cards)
+                    child = node.children.get(key)
+                    if child is None:
+                        child = Node(cards)
+                        node.children[key] = child
+                        expanded = True
+                    pc.play(cards, check=False)
+                    path.append((child, player))
+                    node = child
+                    at_root = False
+                    if expanded:
+                        break
+                    continue
                 limit = ceil(widen_c * (node.visits + 1) ** widen_alpha)
                 child = None
                 if len(node.children) < limit:

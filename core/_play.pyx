@@ -301,8 +301,12 @@ cdef void random_play(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
         c_random_follow(&s.ctx, s.hand[(s.leader + s.turn) % s.n], &s.lead, s.fl, rng, out)
 
 
-cdef inline int greedy_score(PlayS* s, int st, int cl, int pts, int cost) noexcept nogil:
-    """Win a trick worth points, paying little; otherwise give away little."""
+cdef inline int greedy_score(PlayS* s, int st, int cl, int pts, int cost, int mate) noexcept nogil:
+    """Win a trick worth points, paying little; otherwise give away little.
+    With ``mate`` (the trick's holder is known to be on the player's side),
+    feed it points instead."""
+    if mate:
+        return 4 * pts - cost
     if beats_best(s, st, cl) and s.trick_pts + pts > 0:
         return 4 * (s.trick_pts + pts) - cost
     return -4 * pts - cost
@@ -312,10 +316,24 @@ cdef inline int face_cost(PlayS* s, int f) noexcept nogil:
     return s.ctx.lvl[f] + (16 if s.ctx.esuit[f] == 4 else 0)
 
 
-cdef void greedy_single(PlayS* s, const cnt_t* hand, uint64_t* rng, cnt_t* out) noexcept nogil:
+cdef int mate_holds(PlayS* s, int seat) noexcept nogil:
+    """Is the trick's best play so far known to be by the seat's own side?
+    Known when both have shown they are on the maker's side, or when every
+    friend is found (then an unrevealed seat is an opponent)."""
+    cdef int w = (s.leader + s.win_turn) % s.n, i
+    if s.side[w] and s.side[seat]:
+        return 1
+    for i in range(s.ncalls):
+        if s.call_by[i] < 0:
+            return 0
+    return s.side[w] == s.side[seat]
+
+
+cdef void greedy_single(PlayS* s, const cnt_t* hand, uint64_t* rng, cnt_t* out, int sides) noexcept nogil:
     """A single card led: score every legal card, take a best one (ties at random)."""
     cdef int e = s.lead.esuit, f, i, x, st, cl, score, best = -1000000, ties = 0, pick = -1
     cdef int follow = suit_total(&s.ctx, hand, e) > 0
+    cdef int mate = sides and mate_holds(s, (s.leader + s.turn) % s.n)
     for f in range(NF):
         if not hand[f]:
             continue
@@ -331,7 +349,7 @@ cdef void greedy_single(PlayS* s, const cnt_t* hand, uint64_t* rng, cnt_t* out) 
         else:
             cl = 0
             st = -1
-        score = greedy_score(s, st, cl, POINTS[f], face_cost(s, f))
+        score = greedy_score(s, st, cl, POINTS[f], face_cost(s, f), mate)
         if score > best:
             best = score
             pick = f
@@ -344,16 +362,18 @@ cdef void greedy_single(PlayS* s, const cnt_t* hand, uint64_t* rng, cnt_t* out) 
     out[pick] = 1
 
 
-cdef void greedy_follow(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
+cdef void greedy_follow(PlayS* s, uint64_t* rng, cnt_t* out, int sides=0) noexcept nogil:
     """Follow greedily: win a trick worth points cheaply, else give away the
     fewest points and low cards. Every card is scored when one card was led;
     otherwise the best of a few random legal follows is taken."""
     cdef int seat = (s.leader + s.turn) % s.n
     cdef cnt_t cand[NF]
     cdef int c, f, st, cl, pts, cost, score, best = -1000000
+    cdef int mate
     if s.lead.n == 1:
-        greedy_single(s, s.hand[seat], rng, out)
+        greedy_single(s, s.hand[seat], rng, out, sides)
         return
+    mate = sides and mate_holds(s, seat)
     for c in range(GREEDY_CANDIDATES):
         c_random_follow(&s.ctx, s.hand[seat], &s.lead, s.fl, rng, cand)
         cl = 0
@@ -364,18 +384,96 @@ cdef void greedy_follow(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
             if cand[f]:
                 pts += POINTS[f] * cand[f]
                 cost += face_cost(s, f) * cand[f]
-        score = greedy_score(s, st, cl, pts, cost)
+        score = greedy_score(s, st, cl, pts, cost, mate)
         if score > best:
             best = score
             memcpy(out, cand, NF)
+
+
+cdef void greedy_lead(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
+    """Lead in a known world: a single or a pair that no other seat can beat
+    (no higher card of its suit, no void seat to trump it), the more points
+    the better; with none, the cheapest card without points."""
+    cdef const cnt_t* hand = s.hand[s.leader]
+    cdef int me = s.leader, p, f, e, i, k, c, x, pts, score, best = -1000000, ties = 0, pick = -1, size = 1
+    cdef int top1[NSUIT]
+    cdef int top2[NSUIT]
+    cdef int ruff1[NSUIT]
+    cdef int ruff2[NSUIT]
+    cdef int cnt[NSUIT]
+    cdef int tpair
+    for e in range(NSUIT):
+        top1[e] = -1
+        top2[e] = -1
+        ruff1[e] = 0
+        ruff2[e] = 0
+    for p in range(s.n):
+        if p == me or s.held[p] == 0:
+            continue
+        for e in range(NSUIT):
+            cnt[e] = 0
+        tpair = 0
+        for f in range(NF):
+            c = s.hand[p][f]
+            if c == 0:
+                continue
+            e = s.ctx.esuit[f]
+            cnt[e] += c
+            x = s.ctx.lvl[f]
+            if x > top1[e]:
+                top1[e] = x
+            if c >= 2:
+                if x > top2[e]:
+                    top2[e] = x
+                if e == 4:
+                    tpair = 1
+        if cnt[4] > 0:
+            for e in range(4):
+                if cnt[e] == 0:
+                    ruff1[e] = 1
+                    if tpair:
+                        ruff2[e] = 1
+    memset(out, 0, NF)
+    for f in range(NF):
+        if not hand[f]:
+            continue
+        e = s.ctx.esuit[f]
+        x = s.ctx.lvl[f]
+        pts = POINTS[f]
+        for k in range(1, 3):
+            if k > hand[f]:
+                break
+            if k == 1:
+                if x >= top1[e] and (e == 4 or not ruff1[e]):
+                    score = 1000 + 8 * pts - face_cost(s, f)
+                else:
+                    score = -8 * pts - face_cost(s, f)
+            else:
+                if x >= top2[e] and (e == 4 or not ruff2[e]):
+                    score = 1000 + 8 * pts - face_cost(s, f) + 20
+                else:
+                    continue
+            if score > best:
+                best = score
+                pick = f
+                size = k
+                ties = 1
+            elif score == best:
+                ties += 1
+                if xb(rng, ties) == 0:
+                    pick = f
+                    size = k
+    out[pick] = size
 
 
 cdef void playout(PlayS* s, uint64_t* rng, int policy=0) noexcept nogil:
     """Random play to the end (policy 0), or greedy follows (policy 1)."""
     cdef cnt_t out[NF]
     while not s.done:
-        if policy == 1 and s.turn > 0:
-            greedy_follow(s, rng, out)
+        if policy >= 1 and s.turn > 0:
+            greedy_follow(s, rng, out, policy == 2)
+        elif policy == 2:
+            greedy_lead(s, rng, out)
         else:
             random_play(s, rng, out)
         play_apply(s, out)
@@ -619,12 +717,14 @@ cdef class PlayCore:
         without making it."""
         cdef cnt_t out[NF]
         cdef uint64_t r = seed_from(rng)
-        if policy not in (0, 1):
-            raise InvalidActionError("policy: 0 (random) or 1 (greedy follows)")
+        if policy not in (0, 1, 2):
+            raise InvalidActionError("policy: 0 (random), 1 (greedy follows) or 2 (greedy leads too)")
         if self.s.done:
             raise IllegalActionError("the deal is over")
-        if policy == 1 and self.s.turn > 0:
-            greedy_follow(&self.s, &r, out)
+        if policy >= 1 and self.s.turn > 0:
+            greedy_follow(&self.s, &r, out, policy == 2)
+        elif policy == 2:
+            greedy_lead(&self.s, &r, out)
         else:
             random_play(&self.s, &r, out)
         return from_counts(out)
@@ -634,8 +734,8 @@ cdef class PlayCore:
         leads with greedy follows (``policy=1``: of a few random legal follows,
         win a trick worth points cheaply, else give away little)."""
         cdef uint64_t r = seed_from(rng)
-        if policy not in (0, 1):
-            raise InvalidActionError("policy: 0 (random) or 1 (greedy follows)")
+        if policy not in (0, 1, 2):
+            raise InvalidActionError("policy: 0 (random), 1 (greedy follows) or 2 (greedy leads too)")
         with nogil:
             playout(&self.s, &r, policy)
 

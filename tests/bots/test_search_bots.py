@@ -45,7 +45,42 @@ def test_search_is_reproducible(name):
     assert runs[0] == runs[1]
 
 
+@pytest.mark.parametrize("spec", [
+    "ismcts:iterations=40,root=halving",
+    "ismcts:iterations=40,root=halving,rollout=informed",
+    "ismcts:iterations=40,others=policy",
+    "oracle:iterations=40,root=halving",
+])
+@pytest.mark.parametrize("preset,players", [("pagat", 5), ("pagat", 8), ("heli", 6), ("stack", 6)])
+def test_search_variants_finish_deals_with_legal_plays(spec, preset, players):
+    """Every search variant plays whole deals (play_deal rejects an illegal action)."""
+    rules = Rules.preset(preset, players=players)
+    bots = [make_bot(spec) if seat % 2 == 0 else make_bot("heuristic") for seat in range(players)]
+    s = play_deal(rules, players + 3, bots, random.Random(players))
+    assert s.is_terminal() and s.result is not None
+
+
+def test_halving_spends_the_budget_and_is_reproducible():
+    from core.state import PLAY_PHASE, State
+
+    rules = Rules.preset("pagat", players=6)
+    s = State(rules, seed=11)
+    rng = random.Random(11)
+    while s.phase != PLAY_PHASE:
+        s.apply(s.random_legal_action(rng))
+    view = s.view(s.current_player())
+    picks = []
+    for _ in range(2):
+        bot = make_bot("ismcts:iterations=600,root=halving")
+        bot.restart(rules, view.seat, random.Random(3))
+        picks.append(bot.step(view))
+        # every round spends its share; rounding loses at most a few playouts per round
+        assert 500 <= bot.last_iterations <= 600
+    assert picks[0] == picks[1] and picks[0] in list(view.legal_actions())
+
+
 def test_search_parameters_are_validated():
-    for bad in ("ismcts:iterations=0", "ismcts:reward=money", "ismcts:widen_alpha=2", "ismcts:rollout=smart"):
+    for bad in ("ismcts:iterations=0", "ismcts:reward=money", "ismcts:widen_alpha=2", "ismcts:rollout=smart",
+                "ismcts:root=best", "ismcts:others=guess", "ismcts:root=halving,seconds=1"):
         with pytest.raises(ValueError):
             make_bot(bad)

@@ -65,13 +65,13 @@ def test_greedy_playouts_finish_and_conserve_points():
         while s.phase != PLAY_PHASE:
             s.apply(s.random_legal_action(rng))
         total = sum(sum(points_of(s.hand(i))) for i in range(6))
-        for policy in (0, 1):
+        for policy in (0, 1, 2):
             pc = s.play.clone()
             pc.playout(seed, policy)
             assert pc.done and sum(pc.points) == total
             assert all(len(pc.hand(i)) == 0 for i in range(6))
     with pytest.raises(InvalidActionError):
-        s.play.clone().playout(1, 2)
+        s.play.clone().playout(1, 3)
 
 
 def points_of(cards):
@@ -92,7 +92,7 @@ def test_policy_plays_are_legal_and_tricks_go_to_the_reference_winner(players):
         rng = random.Random(seed)
         while s.phase != PLAY_PHASE:
             s.apply(s.random_legal_action(rng))
-        for policy in (0, 1):
+        for policy in (0, 1, 2):
             pc = s.play.clone()
             trick = []
             while not pc.done:
@@ -105,3 +105,34 @@ def test_policy_plays_are_legal_and_tricks_go_to_the_reference_winner(players):
                     w = reference.trick_winner(trick, s.trump, rules)
                     assert pc.last_trick[0] == (leader + w) % players
                     trick = []
+
+
+INFORMED_CASES = [
+    # (hands of 5 seats, plays made before, policy 2's play, why)
+    (["AS KS 4C", "5S 6C 7D", "5S 6C 7D", "5S 6C 7D", "5S 6C 7D"], [], "KS",
+     "two unbeatable spades: lead the one with points"),
+    (["AS 4C", "5S 6C", "5S 6C", "5S 6C", "5S 6C"], [], "AS",
+     "the ace of spades cannot be beaten; the four of clubs can"),
+    (["AS 4C", "2H 6C", "5S 6C", "5S 6C", "5S 6C"], [], "4C",
+     "seat 1 has no spade and a trump: nothing wins, so lead the cheapest card"),
+    (["AS AS 4C", "KS QS 6C", "5S 6C 7C", "5S 6C 7C", "5S 6C 7C"], [], "AS AS",
+     "a pair nobody can beat beats a single"),
+    (["5S 4C", "AS 6C", "KS 3S", "5S 6C", "5S 6C"], ["5S", "AS"], "KS",
+     "no calls, so seats 1 and 2 are both opponents of the maker: feed the king to the partner's ace"),
+    (["5S 4C", "4S 6C", "KS 3S", "5S 6C", "5S 6C"], ["5S", "4S"], "KS",
+     "the maker holds the trick: take it with the king"),
+]
+
+
+@pytest.mark.parametrize("hands,before,expected,why", INFORMED_CASES)
+def test_informed_policy_table(hands, before, expected, why):
+    """Policy 2 (informed leads, side-aware follows) on hand-made positions."""
+    from core.cards import HEARTS, Trump, parse_cards
+    from core._play import PlayCore
+
+    rules = Rules.preset("pagat", players=5)
+    pc = PlayCore.start(rules, Trump(rank=2, suit=HEARTS), 0, [parse_cards(h) for h in hands])
+    for text in before:
+        pc.play(parse_cards(text))
+    for seed in range(5):
+        assert pc.policy_play(random.Random(seed), 2) == parse_cards(expected), why
