@@ -536,6 +536,8 @@ class _DealAccount:
                 out.append(f"seat {seat} {verb} {format_cards(cards)}")
             elif kind == "defend":
                 out.append(f"seat {seat} defends with {format_cards(cards)}")
+            elif kind == "turned":
+                out.append(f"kitty cards turned up for the trump suit: {format_cards(cards)}")
             else:
                 out.append(f"seat {seat} takes back {format_cards(cards)}")
             self.exposures += 1

@@ -31,7 +31,10 @@ What the view knows, and how each fact is used:
   exposure later withdrawn) was in the shower's hand, and a hand only grows
   during the draw: the seat still holds it unless it played it later. The
   maker may have buried it, so for the maker it is "in the hand or in the
-  kitty" while the viewer does not know the kitty.
+  kitty" while the viewer does not know the kitty. The kitty cards turned to
+  find the trump suit (``heli`` / ``stack`` with nobody exposing; exposure
+  kind ``"turned"``, shown as the maker's) went to the maker with the kitty,
+  so they are the same kind of fact.
 - *Failed throws.* The attempted cards were in the leader's hand when it led;
   those taken back stay there until played.
 - *Voids* ``(seat, suit)``: no card of that effective suit.
@@ -86,10 +89,6 @@ Limits of the view itself:
 - ``no_sets`` carry no trick number; it is recomputed from the tricks the way
   the engine infers the facts (a fact not found that way is taken as of now,
   which is true but weaker).
-- With a predetermined maker and no exposure (``heli`` / ``stack``), the trump
-  suit was turned up from the original kitty, which says something about it
-  (a trump-rank card of that suit, or that suit's highest card); the view
-  does not show the turned-up card, and the sampler ignores the hint.
 """
 
 from __future__ import annotations

@@ -94,7 +94,7 @@ class State:
         self._given_decks = [list(d) for d in decks] if decks is not None else None
         self.decks: list[list[int]] = []
         self.history: list[tuple[int, Action]] = []
-        self.exposures: list[tuple[int, str, Cards]] = []   # (seat, "expose"|"defend"|"withdraw", cards)
+        self.exposures: list[tuple[int, str, Cards]] = []   # (seat, "expose"|"defend"|"withdraw"|"turned", cards)
         self.redeals = 0
         self.trump: Optional[Trump] = None
         self.maker: Optional[int] = None
@@ -198,6 +198,8 @@ class State:
                 trump = Trump(rank, suit_of(exp.face))
             else:
                 trump = Trump(rank, _turn_up_suit(kitty, rank))
+                # the turned cards are seen by all; the maker then takes them with the kitty
+                self.exposures.append((maker, "turned", Cards(_turned_cards(kitty, rank))))
         elif exp is not None:
             maker = exp.seat
             trump = Trump(rank_of(exp.face), suit_of(exp.face))
@@ -515,6 +517,15 @@ def _turn_up_suit(kitty: Sequence[int], rank: int) -> Optional[int]:
         if f < 52 and (best is None or rank_of(f) > rank_of(best)):
             best = f
     return None if best is None else suit_of(best)
+
+
+def _turned_cards(kitty: Sequence[int], rank: int) -> list[int]:
+    """The kitty cards turned to find the trump suit: up to the first one of
+    the rank, or all of them."""
+    for i, f in enumerate(kitty):
+        if f < 52 and rank_of(f) == rank:
+            return list(kitty[:i + 1])
+    return list(kitty)
 
 
 def play_actions(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules) -> Iterator[Action]:

@@ -688,3 +688,20 @@ def test_match_account():
 
 def test_presets_covered():
     assert {p for p, _ in CONFIGS} == set(PRESETS)
+
+
+def test_account_tells_the_turned_up_kitty_cards():
+    """heli, a predetermined maker and nobody exposing: the kitty cards turned
+    to find the trump suit are told, and the record replays to the same state."""
+    rules = Rules.preset("heli", players=6)
+    s = State(rules, maker=2, seed=4)
+    rng = random.Random(4)
+    while not s.is_terminal():
+        passing = s.phase == DRAW and Action.from_str("pass") in s.legal_actions()
+        s.apply(Action.from_str("pass") if passing else s.random_legal_action(rng))
+    (seat, kind, cards), = s.exposures
+    assert (seat, kind) == (2, "turned") and len(cards) >= 1
+    lines = deal_account(deal_record(s))
+    assert f"kitty cards turned up for the trump suit: {format_cards(cards)}" in lines
+    again = replay_deal(deal_record(s))
+    assert again.exposures == s.exposures and again.view(0) == s.view(0)

@@ -289,6 +289,42 @@ def test_draw_call_and_end_views(preset, players):
     assert seen == {DRAW, CALL_PHASE, DONE}
 
 
+@pytest.mark.parametrize("preset", ["heli", "stack"])
+def test_turned_up_kitty_cards_stay_with_the_maker(preset):
+    """A predetermined maker and nobody exposing: the kitty cards turned for
+    the trump suit are public, so every world puts each one not yet played in
+    the maker's hand or the kitty."""
+    from core.actions import Action
+
+    rules = Rules.preset(preset, players=6)
+    pass_ = Action.from_str("pass")
+    checked = 0
+    for seed in range(3):
+        rng = random.Random(seed)
+        s = State(rules, seed=seed, maker=1)
+        start = None
+        while not s.is_terminal():
+            if s.phase == PLAY_PHASE and start is None:
+                start = (s.clone(), len(s.history))
+            if start is not None and len(s.history) >= start[1] + 10 + 7 * seed:
+                break
+            s.apply(pass_ if s.phase == DRAW and pass_ in s.legal_actions() else s.random_legal_action(rng))
+        (maker, kind, text), = s.view(0).exposures
+        assert (maker, kind) == (1, "turned")
+        turned = Counter(parse_cards(text))
+        for seat in (0, 2, 3, 4, 5):
+            view = s.view(seat)
+            played = Counter(f for who, p in public_plays(view) if who == maker for f in p)
+            sampler = Sampler(view)
+            for _ in range(20):
+                world = sampler.sample(rng)
+                have = Counter(world.hands[maker]) + Counter(world.kitty) + played
+                assert all(have[f] >= c for f, c in turned.items()), (seed, seat, text)
+                check_world(view, world, s, start)
+                checked += 1
+    assert checked == 3 * 5 * 20
+
+
 def test_draw_phase_keeps_shown_cards_in_hand():
     """A seat that showed cards during the draw holds them in every world."""
     rules = Rules.preset("pagat", players=6)

@@ -380,13 +380,13 @@ def test_redeal_in_a_clone_leaves_the_original_alone():
     assert decision_key(s) == (2, 1), "the original redealt from the wrong deck"
 
 
-@pytest.mark.parametrize("kitty,suit", [
-    ("3C 4C 9D 9S 5C 6C", D),          # the first nine turned up
-    ("9H 3C 9D 4C 5C 6C", H),
-    ("3C QS KD 4H KH BJ", D),          # no nine: the highest card (first of equal highest)
-    ("BJ RJ 4H 3C AS 5D", S),
+@pytest.mark.parametrize("kitty,suit,turned", [
+    ("3C 4C 9D 9S 5C 6C", D, "3C 4C 9D"),          # the first nine turned up
+    ("9H 3C 9D 4C 5C 6C", H, "9H"),
+    ("3C QS KD 4H KH BJ", D, "3C QS KD 4H KH BJ"),  # no nine: the highest card (first of equal highest)
+    ("BJ RJ 4H 3C AS 5D", S, "BJ RJ 4H 3C AS 5D"),
 ])
-def test_heli_no_exposure_kitty_turn_up(kitty, suit):
+def test_heli_no_exposure_kitty_turn_up(kitty, suit, turned):
     levels = lv(2, 2, 2, 9, 2, 2)
     d = build_deck(HELI6, {}, kitty=kitty, late_ranks=(9,))
     s = State(HELI6, levels=levels, maker=3, decks=[d])
@@ -394,6 +394,9 @@ def test_heli_no_exposure_kitty_turn_up(kitty, suit):
     assert met and all(acts[0].startswith("expose 9") for _, acts in met)
     assert (s.maker, s.trump, s.redeals) == (3, Trump(9, suit), 0)
     assert len(s.hand(3)) == HELI6.hand_size + HELI6.kitty_size
+    # the turned cards are public: every seat's view shows them, as the maker's
+    for seat in range(6):
+        assert s.view(seat).exposures == ((3, "turned", str(parse_cards(turned))),)
 
 
 def test_joker_level_no_trump_suit():
