@@ -2,16 +2,19 @@
 
 Each iteration samples a world consistent with the bot's view (the hidden
 hands, :mod:`core.sample`), rebuilds the play phase from it in C
-(:meth:`core._play.PlayCore.resume`), walks one tree shared by all worlds
+(:func:`core.state.play_from_view`), walks one tree shared by all worlds
 (children are actions of whoever is to move, selected by UCB over the
 children *available* in this world), adds one child, and finishes the deal
-with a C playout (random, or greedy follows). Rewards are each seat's result
-on its final side.
+with a C playout (see ``rollout``). Rewards are each seat's result on its
+final side. The walk, the playout and the backup run in C
+(:class:`core._play.SearchTree`); :meth:`IsmctsBot.search_reference` is the
+same loop in plain Python, kept as the reference it is tested against.
 
 Large move sets are handled by progressive widening: a node may have
 ``ceil(widen_c * visits ** widen_alpha)`` children, and new children are
 drawn from the world's random legal plays, so every legal play stays
-reachable. Node statistics are keyed by the actions' packed integer keys.
+reachable. A node is found by its play's card counts (a 64-bit hash, then
+an exact comparison); no strings or Python objects in the loop.
 
 Two variants share the machinery: ``others="policy"`` lets the other seats
 play the rollout policy inside the tree (only the bot's own moves are
@@ -32,7 +35,7 @@ import time
 from itertools import islice
 from typing import Optional
 
-from core._play import PlayCore
+from core._play import PlayCore, SearchTree
 from core.actions import Action
 from core.cards import Cards, points
 from core.rules import Rules
@@ -125,6 +128,8 @@ class IsmctsBot:
         self.seat = 0
         self.rules: Optional[Rules] = None
         self.last_iterations = 0
+        self.last_nodes = 0
+        self._game_cache: dict[tuple[int, int], float] = {}
 
     def restart(self, rules: Rules, seat: int, rng: random.Random) -> None:
         """New deal."""
@@ -233,7 +238,54 @@ class IsmctsBot:
         return cands[max(alive, key=lambda i: totals[i] / counts[i])]
 
     def search(self, view: PlayerView) -> Node:
-        """Run the search from ``view``; returns the root (children = own moves)."""
+        """Run the search from ``view``; returns the root (children = own moves).
+
+        The tree lives in C (:class:`core._play.SearchTree`); the worlds are
+        sampled here. It makes exactly the choices of :meth:`search_reference`.
+        """
+        rng = self.rng
+        sample = self._world_source(view)
+        game_value = self._game_value if self.reward == "game" else None
+        tree = SearchTree(self.rules, view.seat, self.c, self.widen_c, self.widen_alpha, self._policy,
+                          self.others == "policy", game_value)
+        deadline = time.perf_counter() + self.seconds if self.seconds > 0 else None
+        view_kitty = points(view.kitty) if view.kitty is not None else None
+        hands_of = list
+        iterate = tree.iterate
+        it = 0
+        while True:
+            if deadline is None:
+                if it >= self.iterations:
+                    break
+            elif it and time.perf_counter() >= deadline:
+                break
+            it += 1
+            world = sample(rng)
+            kitty = view_kitty if view_kitty is not None else points(world.kitty)
+            iterate(play_from_view(view, hands_of(world.hands)), rng, kitty)
+        self.last_iterations = it
+        self.last_nodes = tree.node_count
+        root = Node(None)
+        root.visits = tree.visits
+        for cards, visits, total, avail in tree.root_children():
+            child = Node(cards)
+            child.visits, child.total, child.avail = visits, total, avail
+            root.children[_key(cards)] = child
+        return root
+
+    def _game_value(self, opp: int, side_size: int) -> float:
+        """Game points of the maker's side (negative when it loses), cached."""
+        key = (opp, side_size)
+        v = self._game_cache.get(key)
+        if v is None:
+            sc = score_deal(self.rules, opp, side_size)
+            v = float(sc.game_points if sc.winner == MAKER else -sc.game_points if sc.winner else 0)
+            self._game_cache[key] = v
+        return v
+
+    def search_reference(self, view: PlayerView) -> Node:
+        """The same search as :meth:`search` in plain Python (slow; the
+        reference the C tree is tested against)."""
         rng = self.rng
         sample = self._world_source(view)
         root = Node(None)
