@@ -127,16 +127,18 @@ def _first_trick_view(seed: int):
     return s.view(s.current_player())
 
 
-def _ismcts_rate(seed: int, min_time: float, rollout: str = "greedy") -> float:
-    """ISMCTS iterations per second from the first trick."""
+def _ismcts_rate(seed: int, min_time: float, rollout: str = "greedy", method: str = "search") -> float:
+    """ISMCTS iterations per second from the first trick (``method``:
+    ``search`` for the C tree, ``search_reference`` for the Python loop)."""
     from bots import make_bot
 
     view = _first_trick_view(seed)
     bot = make_bot(f"ismcts:iterations=500,rollout={rollout}")
     bot.restart(view.rules, view.seat, random.Random(seed))
+    search = getattr(bot, method)
 
     def batch() -> int:
-        bot.search(view)
+        search(view)
         return bot.last_iterations
 
     return _rate(batch, min_time)
@@ -213,6 +215,8 @@ def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0,
     core_figs = _suite(kernel, pos, plays, seed, min_time)
     ref_figs = _suite(reference, pos, plays, seed, min_time)
     core_figs["random_playouts_per_s"], ref_figs["random_playouts_per_s"] = _playout_rates(seed, min_time)
+    c_tree = _ismcts_rate(seed, min_time)
+    py_tree = _ismcts_rate(seed, min_time, method="search_reference")
     return {
         "positions": positions,
         "seed": seed,
@@ -220,8 +224,10 @@ def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0,
         "reference": ref_figs,
         "ratio": {k: core_figs[k] / ref_figs[k] for k in core_figs},
         "search": {
-            "ismcts_iterations_per_s": _ismcts_rate(seed, min_time),
+            "ismcts_iterations_per_s": c_tree,
             "ismcts_random_rollout_iterations_per_s": _ismcts_rate(seed, min_time, "random"),
+            "ismcts_python_tree_iterations_per_s": py_tree,
+            "ismcts_c_tree_over_python": c_tree / py_tree,
             "sample_world_us": _sample_us(seed, min_time),
             "search_iterations": search_iterations,
             "search_peak_mb": _search_peak_mb(search_iterations, seed),

@@ -249,7 +249,10 @@ def test_bench_json():
         assert res["ratio"][m] == pytest.approx(res["core"][m] / res["reference"][m])
     search = res["search"]
     assert set(search) == {"ismcts_iterations_per_s", "ismcts_random_rollout_iterations_per_s",
+                           "ismcts_python_tree_iterations_per_s", "ismcts_c_tree_over_python",
                            "sample_world_us", "search_iterations", "search_peak_mb"}
+    assert search["ismcts_c_tree_over_python"] == pytest.approx(
+        search["ismcts_iterations_per_s"] / search["ismcts_python_tree_iterations_per_s"])
     assert search["search_iterations"] == 200
     assert all(search[k] > 0 for k in search)
     arena = res["arena"]
