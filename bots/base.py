@@ -57,7 +57,7 @@ class BotSpec(NamedTuple):
     params: tuple = ()
 
     @classmethod
-    def of(cls, name: str, **params: Any) -> "BotSpec":
+    def of(cls, name: str, /, **params: Any) -> "BotSpec":
         """A spec from keyword parameters."""
         return cls(name, tuple(sorted(params.items())))
 
@@ -162,6 +162,54 @@ def load_bot_module(ref: str) -> type:
     return cls
 
 
+_KINDS = {int: "a whole number", float: "a number", str: "text", bool: "true or false"}
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    if hint is bool:
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if hint is float:
+        return isinstance(value, (int, float))
+    return isinstance(value, hint)
+
+
+def _param_problem(cls: Callable[..., Any], params: dict) -> Optional[str]:
+    """What is wrong with ``params`` for ``cls``, read from its constructor's
+    signature and plain type hints (``int``, ``float``, ``str``, ``bool``);
+    ``None`` when nothing is visibly wrong or the constructor does not say."""
+    for klass in getattr(cls, "__mro__", (cls,)):
+        init = klass.__dict__.get("__init__") if isinstance(klass, type) else klass
+        if init is None:
+            continue
+        try:
+            sig = inspect.signature(init)
+        except (TypeError, ValueError):
+            return None
+        if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+            continue                    # passes its parameters on: ask the base class
+        break
+    else:
+        return None
+    names = [n for n, p in sig.parameters.items()
+             if n != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    unknown = sorted(set(params) - set(names))
+    if unknown:
+        return (f"unknown {', '.join(repr(k) for k in unknown)} "
+                f"(known: {', '.join(sorted(names)) or 'none'})")
+    try:
+        import typing
+        hints = typing.get_type_hints(init)
+    except Exception:                   # a user's hints that do not evaluate: say nothing
+        return None
+    for key, value in params.items():
+        hint = hints.get(key)
+        if hint in _KINDS and not _fits(value, hint):
+            return f"{key} must be {_KINDS[hint]}, got {value!r}"
+    return None
+
+
 def make_bot(spec: str | BotSpec) -> Bot:
     """Build a bot from a spec (a registered name, or a module path)."""
     spec = parse_spec(spec)
@@ -172,6 +220,9 @@ def make_bot(spec: str | BotSpec) -> Bot:
     if cls is None:
         known = ", ".join(sorted(k for k in _REGISTRY if ".py:" not in k))
         raise BotError(f"unknown bot {spec.name!r} (known: {known}; or path/to/bot.py:ClassName)")
+    problem = _param_problem(cls, dict(spec.params))
+    if problem:
+        raise BotError(f"bot {spec.name!r}: bad parameters: {problem}")
     try:
         return cls(**dict(spec.params))
     except TypeError as exc:

@@ -27,12 +27,33 @@ def test_specs_parse_and_pickle():
     ("", "expected a bot name"),
     ("nosuchbot", "unknown bot 'nosuchbot'"),
     ("heuristic:oops", "not key=value"),
-    ("heuristic:no_such_param=1", "bad parameters"),
+    ("heuristic:no_such_param=1", "bad parameters: unknown 'no_such_param' (known: "),
+    ("ismcts:c=abc", "bad parameters: c must be a number, got 'abc'"),
+    ("ismcts:iterations=2.5", "iterations must be a whole number, got 2.5"),
+    ("ismcts:rollout=3", "rollout must be text, got 3"),
+    ("ismcts:iterations=true", "iterations must be a whole number, got True"),
+    ("oracle:speed=3", "bad parameters: unknown 'speed'"),   # passes **params to its base
+    ("ismcts:iterations=0", "iterations must be at least 1"),
 ])
 def test_bad_specs(text, msg):
     with pytest.raises(BotError) as exc:
         make_bot(text)
     assert msg in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_parameter_checks_follow_a_user_class(tmp_path):
+    path = tmp_path / "typed.py"
+    path.write_text(
+        "class Typed:\n"
+        "    def __init__(self, depth: int = 2, name='x'):\n"
+        "        self.depth = depth\n"
+        "    def restart(self, rules, seat, rng): pass\n"
+        "    def step(self, view): return view.legal_actions()[0]\n")
+    with pytest.raises(BotError, match="depth must be a whole number, got 'deep'"):
+        make_bot(f"{path}:Typed?depth=deep")
+    with pytest.raises(BotError, match=r"unknown 'width' \(known: depth, name\)"):
+        make_bot(f"{path}:Typed?width=3")
+    assert make_bot(f"{path}:Typed?depth=5,name=7").depth == 5   # unannotated: any value
 
 
 def test_builtin_bots_are_registered():
