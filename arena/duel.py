@@ -19,28 +19,88 @@ from __future__ import annotations
 import math
 import multiprocessing as mp
 import random
+import traceback
 from collections.abc import Sequence
 from typing import Any
 
-from bots import make_bot, parse_spec, play_deal
+from bots import BotError, BotMoveError, make_bot, parse_spec, play_deal
+from core.errors import IllegalActionError, PengyouError
 from core.rules import Rules  # noqa: F401  (used in the signature)
 
-from .play import outcome_of
+from .play import _exc_line, outcome_of
 
 __all__ = ["run_duel", "play_game", "mean_interval"]
+
+
+def _where(exc: BaseException) -> str:
+    """``file:line`` of the innermost frame of ``exc``'s traceback."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+
+
+class _Guarded:
+    """A seat's bot whose exceptions become one-line :class:`BotError` values
+    naming the bot, the seat, the game and where the exception was raised.
+
+    Unlike an arena run, which records such a fault and seats a fallback, a
+    duel stops: a measurement with a substituted bot would not be the one
+    asked for.
+    """
+
+    def __init__(self, bot: Any, spec: str, seat: int, game: str) -> None:
+        self._bot, self._spec, self._seat, self._game = bot, spec, seat, game
+        if callable(getattr(bot, "inform", None)):
+            self.inform = lambda *args: self._call("inform", *args)
+
+    def __getattr__(self, name: str) -> Any:       # cheats, peek: the oracle's flag and hook
+        return getattr(self._bot, name)
+
+    def _call(self, method: str, *args: Any) -> Any:
+        try:
+            return getattr(self._bot, method)(*args)
+        except PengyouError:
+            raise
+        except Exception as exc:
+            raise BotError(f"bot {self._spec!r} in seat {self._seat} ({self._game}) raised in "
+                           f"{method}(): {_exc_line(exc)}{_where(exc)}") from None
+
+    def restart(self, *args: Any) -> None:
+        """The bot's ``restart``, guarded."""
+        self._call("restart", *args)
+
+    def step(self, view: Any) -> Any:
+        """The bot's ``step``, guarded."""
+        return self._call("step", view)
+
+
+def _build(spec: str) -> Any:
+    try:
+        return make_bot(spec)
+    except PengyouError:
+        raise
+    except Exception as exc:                        # the bot's own constructor raised
+        raise BotError(f"bot {spec!r}: its constructor raised {_exc_line(exc)}{_where(exc)}") from None
 
 
 def play_game(job: tuple[str, str, Rules, int, int]) -> tuple[list[float], list[float]]:
     """Play one game of a duel: (spec A, spec B, rules, deal seed, rotation).
 
     Returns (A's card margin, A's game points, B's ...) as two two-item lists:
-    ``[margin_a, margin_b], [game_a, game_b]``.
+    ``[margin_a, margin_b], [game_a, game_b]``. A bot's exception stops the
+    game with a one-line :class:`bots.BotError`.
     """
     spec_a, spec_b, rules, seed, rotation = job
     n = rules.players
     who = [(seat + rotation) % 2 for seat in range(n)]          # 0 = A, 1 = B
-    bots = [make_bot(spec_a if w == 0 else spec_b) for w in who]
-    state = play_deal(rules, seed, bots, random.Random(seed * 7919 + rotation))
+    game = f"deal seed {seed}, rotation {rotation}"
+    specs = [spec_a if w == 0 else spec_b for w in who]
+    bots = [_Guarded(_build(specs[seat]), specs[seat], seat, game) for seat in range(n)]
+    try:
+        state = play_deal(rules, seed, bots, random.Random(seed * 7919 + rotation))
+    except BotMoveError as exc:
+        raise BotError(f"bot {specs[exc.seat]!r} ({game}): {exc}") from None
+    except IllegalActionError as exc:               # the deal itself cannot go on
+        raise IllegalActionError(f"{game}: {exc}") from None
     out = outcome_of(state, who)
     margins = [[], []]
     games = [[], []]
@@ -63,7 +123,7 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
              workers: int = 1, progress: bool = False) -> dict[str, Any]:
     """Play ``deals`` duplicate deal pairs; return means and intervals."""
     spec_a, spec_b = str(parse_spec(spec_a)), str(parse_spec(spec_b))
-    make_bot(spec_a), make_bot(spec_b)             # fail early on a bad spec
+    _build(spec_a), _build(spec_b)                 # fail early on a bad spec
     jobs = [(spec_a, spec_b, rules, seed * 100_003 + d, rot) for d in range(deals) for rot in (0, 1)]
     if workers > 1:
         with mp.get_context("fork").Pool(workers) as pool:

@@ -5,7 +5,7 @@
 True
 """
 
-from .base import Bot, BotError, BotSpec, load_bot_module, make_bot, parse_spec, play_deal, register, registry
+from .base import Bot, BotError, BotMoveError, BotSpec, load_bot_module, make_bot, parse_spec, play_deal, register, registry
 
-__all__ = ["Bot", "BotError", "BotSpec", "load_bot_module", "make_bot", "parse_spec", "play_deal",
+__all__ = ["Bot", "BotError", "BotMoveError", "BotSpec", "load_bot_module", "make_bot", "parse_spec", "play_deal",
            "register", "registry"]

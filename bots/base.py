@@ -30,13 +30,28 @@ from core.rules import Rules
 from core.state import PlayerView, State
 
 __all__ = [
-    "Bot", "BotError", "BotSpec", "register", "registry", "make_bot", "parse_spec",
+    "Bot", "BotError", "BotMoveError", "BotSpec", "register", "registry", "make_bot", "parse_spec",
     "load_bot_module", "play_deal",
 ]
 
 
 class BotError(PengyouError):
     """A bot spec, module or class is unusable (the message says why)."""
+
+
+class BotMoveError(IllegalActionError):
+    """A bot's action that the rules refuse; ``seat`` is the bot's seat.
+
+    >>> BotMoveError(3, "seat 3: the bot returned None, not an Action").seat
+    3
+    """
+
+    def __init__(self, seat: int, message: str) -> None:
+        super().__init__(message)
+        self.seat = seat
+
+    def __reduce__(self):  # keeps the seat across processes
+        return (type(self), (self.seat, self.args[0]))
 
 
 @runtime_checkable
@@ -137,6 +152,9 @@ def load_bot_module(ref: str) -> type:
     if not path.is_file():
         raise BotError(f"bot module {path_text!r}: no such file")
     mod_name = f"pengyou_user_bot_{abs(hash(str(path.resolve())))}"
+    module = sys.modules.get(mod_name)
+    if module is not None:              # another class of a file already loaded: one module, as imports do
+        return _protocol_class(module, path_text, cls_name, ref)
     try:
         spec = importlib.util.spec_from_file_location(mod_name, path)
         if spec is None or spec.loader is None:
@@ -147,9 +165,16 @@ def load_bot_module(ref: str) -> type:
     except BotError:
         raise
     except SyntaxError as exc:
+        sys.modules.pop(mod_name, None)      # a failed import leaves no half-made module behind
         raise BotError(f"bot module {path_text!r}: syntax error on line {exc.lineno}: {exc.msg}") from None
-    except Exception as exc:  # the user's module failed while importing
+    except (Exception, SystemExit) as exc:  # the user's module failed while importing
+        sys.modules.pop(mod_name, None)
         raise BotError(f"bot module {path_text!r}: failed to import: {type(exc).__name__}: {exc}") from None
+    return _protocol_class(module, path_text, cls_name, ref)
+
+
+def _protocol_class(module: Any, path_text: str, cls_name: str, ref: str) -> type:
+    """``module``'s class ``cls_name`` if it follows the protocol (registered as ``ref``)."""
     cls = getattr(module, cls_name, None)
     if cls is None:
         raise BotError(f"bot module {path_text!r}: defines no {cls_name!r}")
@@ -236,7 +261,7 @@ def play_deal(rules: Rules, seed: int, bots: Sequence[Bot], rng: random.Random,
     """Play one deal between ``bots`` (one per seat); returns the finished state.
 
     Each bot gets its own random stream drawn from ``rng``. An illegal action
-    raises :class:`IllegalActionError` naming the seat.
+    raises :class:`BotMoveError` (an :class:`IllegalActionError`) naming the seat.
     """
     if len(bots) != rules.players:
         raise BotError(f"need {rules.players} bots, got {len(bots)}")
@@ -250,10 +275,10 @@ def play_deal(rules: Rules, seed: int, bots: Sequence[Bot], rng: random.Random,
             bots[seat].peek(s)          # only the clearly named oracle bot asks for this
         action = bots[seat].step(s.view(seat))
         if not isinstance(action, Action):
-            raise IllegalActionError(f"seat {seat}: the bot returned {action!r}, not an Action")
+            raise BotMoveError(seat, f"seat {seat}: the bot returned {action!r}, not an Action")
         err = s.action_error(action)
         if err is not None:
-            raise IllegalActionError(f"seat {seat}: the bot played {action}: {err}")
+            raise BotMoveError(seat, f"seat {seat}: the bot played {action}: {err}")
         s.apply(action, check=False)
         for other, inform in enumerate(informs):
             if inform is not None:

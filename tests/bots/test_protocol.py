@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import random
+import sys
 import textwrap
 
 import pytest
@@ -118,6 +119,7 @@ class MyBot(RandomBot):
     (GOOD, "Missing", "defines no 'Missing'"),
     ("def broken(:\n    pass\n", "MyBot", "syntax error on line 1"),
     ("import no_such_module_here\n", "MyBot", "failed to import: ModuleNotFoundError"),
+    ("import sys\nsys.exit(3)\n", "MyBot", "failed to import: SystemExit: 3"),
     ("MyBot = 3\n", "MyBot", "is not a class"),
     ("class MyBot:\n    def step(self, view):\n        return None\n", "MyBot", "lacks restart()"),
 ])
@@ -127,6 +129,25 @@ def test_broken_user_modules_give_one_line(tmp_path, source, cls, msg):
     with pytest.raises(BotError) as exc:
         make_bot(f"{path}:{cls}")
     assert msg in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_classes_of_one_file_share_one_module(tmp_path):
+    path = tmp_path / "pair.py"
+    path.write_text(GOOD + "\nLOADS = []\nLOADS.append(1)\n\nclass Other(MyBot):\n    pass\n")
+    a, b = make_bot(f"{path}:MyBot"), make_bot(f"{path}:Other")
+    assert type(b).__mro__[1] is type(a)                  # the same class object, so one module
+    assert sys.modules[type(a).__module__].LOADS == [1]   # executed once
+
+
+def test_a_module_that_failed_to_import_is_tried_again(tmp_path):
+    path = tmp_path / "flaky.py"
+    path.write_text("raise RuntimeError('not yet')\n")
+    with pytest.raises(BotError, match="failed to import: RuntimeError: not yet"):
+        make_bot(f"{path}:MyBot")
+    with pytest.raises(BotError, match="failed to import: RuntimeError: not yet"):
+        make_bot(f"{path}:MyBot")     # the same error again, not a half-made module's
+    path.write_text(GOOD)
+    assert make_bot(f"{path}:MyBot") is not None
 
 
 def test_a_user_module_plays(tmp_path):

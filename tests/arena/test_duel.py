@@ -1,0 +1,155 @@
+"""``pengyou duel``: duplicate seating, the per-seed arithmetic, reproducibility,
+and one-line errors for bots that break."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from arena import duel
+from arena.duel import mean_interval, play_game, run_duel
+from bots import BotError
+from core.errors import IllegalActionError
+from core.rules import Rules
+
+ROOT = Path(__file__).resolve().parents[2]
+RULES = Rules.preset("pagat", players=5)
+
+BOTS = textwrap.dedent('''
+    from bots.random_bot import RandomBot
+
+    SEEN = []
+
+    class Seats(RandomBot):
+        """Plays at random; notes each seat it is given."""
+        def restart(self, rules, seat, rng):
+            SEEN.append((type(self).__name__, seat))
+            super().restart(rules, seat, rng)
+
+    class Other(Seats):
+        pass
+
+    class Crash(Seats):
+        def step(self, view):
+            raise RuntimeError("boom")
+
+    class Illegal(Seats):
+        def step(self, view):
+            return None
+
+    class Init(Seats):
+        def __init__(self):
+            raise KeyError("k")
+
+    class Inform(Seats):
+        def inform(self, view, seat, action):
+            return 1 / 0
+''')
+
+
+@pytest.fixture()
+def mod(tmp_path):
+    path = tmp_path / "duelbots.py"
+    path.write_text(BOTS)
+    return str(path)
+
+
+def test_each_bot_holds_each_hand_once(mod):
+    from bots import make_bot
+
+    seen = type(make_bot(f"{mod}:Seats")).__module__
+    record = sys.modules[seen].SEEN
+    record.clear()
+    for rotation in (0, 1):
+        play_game((f"{mod}:Seats", f"{mod}:Other", RULES, 7, rotation))
+    assert len(record) == 2 * RULES.players
+    first, second = record[:RULES.players], record[RULES.players:]
+    a_seats = [{s for n, s in game if n == "Seats"} for game in (first, second)]
+    b_seats = [{s for n, s in game if n == "Other"} for game in (first, second)]
+    assert a_seats[0] == {0, 2, 4} and b_seats[0] == {1, 3}
+    assert a_seats[1] == b_seats[0] and b_seats[1] == a_seats[0]   # the same hands, swapped
+
+
+def test_per_seed_arithmetic(monkeypatch):
+    # A's margin: seed-dependent, B's: rotation-dependent; games of one seed
+    # are averaged before the differences and intervals are taken.
+    def fake(job):
+        _, _, _, seed, rot = job
+        return [float(seed % 7), float(rot * 10)], [float(rot), -1.0]
+
+    monkeypatch.setattr(duel, "play_game", fake)
+    res = run_duel("random", "heuristic", RULES, deals=5, seed=2, workers=1)
+    seeds = [2 * 100_003 + d for d in range(5)]
+    diffs = [s % 7 - 5.0 for s in seeds]
+    assert res["deals"] == 5 and res["a"]["bot"] == "random" and res["b"]["bot"] == "heuristic"
+    assert res["difference"]["card_margin"] == pytest.approx(mean_interval(diffs))
+    assert res["a"]["game_points"] == {"mean": 0.5, "lo": 0.5, "hi": 0.5}
+    assert res["b"]["card_margin"]["mean"] == 5.0
+    assert res["difference"]["game_points"]["mean"] == 1.5
+
+
+def test_mean_interval():
+    iv = mean_interval([1.0, 2.0, 3.0, 4.0])
+    half = 1.96 * math.sqrt((2.25 + 0.25 + 0.25 + 2.25) / 3 / 4)
+    assert iv == pytest.approx({"mean": 2.5, "lo": 2.5 - half, "hi": 2.5 + half})
+    assert mean_interval([3.0]) == {"mean": 3.0, "lo": -math.inf, "hi": math.inf}
+
+
+def test_a_deal_that_cannot_go_on_names_the_game(mod):
+    class Pass:                                   # never exposes: no trump is ever made
+        def restart(self, rules, seat, rng):
+            pass
+
+        def step(self, view):
+            return next(iter(view.legal_actions()))
+
+    from bots.base import _REGISTRY
+
+    _REGISTRY["test-pass"] = Pass
+    try:
+        with pytest.raises(IllegalActionError, match=r"^deal seed 100003, rotation 0: nobody made trump"):
+            play_game(("test-pass", "test-pass", RULES, 100003, 0))
+    finally:
+        del _REGISTRY["test-pass"]
+
+
+def test_same_seed_same_result_on_any_worker_count():
+    one = run_duel("heuristic", "random", RULES, deals=3, seed=5, workers=1)
+    two = run_duel("heuristic", "random", RULES, deals=3, seed=5, workers=2)
+    assert one == two
+    other = run_duel("heuristic", "random", RULES, deals=3, seed=6, workers=1)
+    assert other != one
+
+
+@pytest.mark.parametrize("cls,fragments", [
+    ("Crash", ["in seat 4 (deal seed 100003, rotation 0)", "raised in step(): RuntimeError: boom at ", "duelbots.py:"]),
+    ("Illegal", ["(deal seed 100003, rotation 0): seat ", "returned None, not an Action"]),
+    ("Init", ["its constructor raised KeyError: 'k' at ", "duelbots.py:"]),
+    ("Inform", ["raised in inform(): ZeroDivisionError: division by zero"]),
+])
+def test_a_broken_bot_stops_the_duel_with_one_line(mod, cls, fragments):
+    spec = f"{mod}:{cls}"
+    with pytest.raises(BotError) as exc:
+        run_duel(spec, "random", RULES, deals=1, workers=1)
+    text = str(exc.value)
+    assert "\n" not in text and text.startswith(f"bot {spec!r}")
+    for f in fragments:
+        assert f in text, (f, text)
+
+
+def test_the_command_reports_a_broken_bot_in_one_line(mod):
+    for extra in ([], ["--json"], ["--workers", "2"]):
+        p = subprocess.run([sys.executable, "-m", "arena", "duel", f"{mod}:Crash", "random", "--deals", "2",
+                            "--players", "5", *extra],
+                           cwd=ROOT, env=dict(os.environ, PYTHONUTF8="1"), capture_output=True, text=True,
+                           timeout=120)
+        assert p.returncode == 2 and p.stdout == "" and "Traceback" not in p.stderr
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        assert lines[-1].startswith("pengyou: error: bot ") and "RuntimeError: boom" in lines[-1]
+        assert all("error" not in ln for ln in lines[:-1])     # at most the progress bar before it
