@@ -111,6 +111,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--save", metavar="FILE", default=None,
+                   help="keep every game in FILE (JSON lines) as it ends; the same duel with the same "
+                        "FILE resumes, playing only the games FILE lacks")
     _add_rules_args(p, trump=False)
 
     p = sub.add_parser("lead", help="read a lead into units")
@@ -277,11 +280,14 @@ def _run(args: argparse.Namespace) -> int:
 
         if args.deals < 1 or args.workers < 1:
             raise UsageError("duel: --deals and --workers must be at least 1")
-        res = run_duel(args.a, args.b, rules, args.deals, args.seed, args.workers, progress=not args.json)
+        res = run_duel(args.a, args.b, rules, args.deals, args.seed, args.workers, progress=not args.json,
+                       save=args.save)
         if args.json:
             print(json.dumps(res))
         else:
             print(f"{rules.name}, {rules.players} players, {args.deals} duplicate deals (each played twice)")
+            if res["resumed"]:
+                print(f"  {res['resumed']} of {2 * args.deals} games taken from {args.save}")
             for side in ("a", "b"):
                 r = res[side]
                 print(f"  {r['bot']:30s} card margin {_iv(r['card_margin'])}  game points {_iv(r['game_points'])}")

@@ -11,25 +11,32 @@ over the two games; intervals are 95 % normal intervals over seeds.
 >>> from core.rules import Rules
 >>> res = run_duel("heuristic", "random", Rules.preset("pagat", players=5), deals=4, seed=1, workers=1)
 >>> sorted(res.keys())
-['a', 'b', 'deals', 'difference', 'players', 'preset']
+['a', 'b', 'deals', 'difference', 'players', 'preset', 'resumed']
 """
 
 from __future__ import annotations
 
+import json
 import math
 import multiprocessing as mp
 import random
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from bots import BotError, BotMoveError, make_bot, parse_spec, play_deal
 from core.errors import IllegalActionError, PengyouError
+from core.records import rules_json
 from core.rules import Rules  # noqa: F401  (used in the signature)
 
 from .play import _exc_line, outcome_of
 
-__all__ = ["run_duel", "play_game", "mean_interval"]
+__all__ = ["run_duel", "play_game", "mean_interval", "load_saved", "DuelError"]
+
+
+class DuelError(PengyouError):
+    """A duel's ``--save`` file cannot be used (the message says why)."""
 
 
 def _where(exc: BaseException) -> str:
@@ -119,21 +126,140 @@ def mean_interval(xs: Sequence[float]) -> dict[str, float]:
     return {"mean": mean, "lo": mean - half, "hi": mean + half}
 
 
+DuelJob = tuple  # (spec A, spec B, rules, deal seed, rotation)
+
+
+def _play_keyed(job: DuelJob) -> tuple[int, int, tuple[list[float], list[float]]]:
+    return job[3], job[4], play_game(job)
+
+
+def _header(spec_a: str, spec_b: str, rules: Rules, seed: int) -> dict[str, Any]:
+    head = {"duel": 1, "a": spec_a, "b": spec_b, "seed": seed, "rules": rules_json(rules)}
+    return json.loads(json.dumps(head))           # as it reads back: tuples become lists
+
+
+def _differences(saved: dict[str, Any], wanted: dict[str, Any]) -> str:
+    """The fields of two duel headers that differ, briefly."""
+    out = []
+    for key in ("a", "b", "seed"):
+        if saved.get(key) != wanted[key]:
+            out.append(f"{key} {saved.get(key)!r}, not {wanted[key]!r}")
+    rules = saved.get("rules") if isinstance(saved.get("rules"), dict) else {}
+    for key, value in wanted["rules"].items():
+        if rules.get(key) != value:
+            out.append(f"{key} {rules.get(key)!r}, not {value!r}")
+    return "; ".join(out[:4]) + ("; ..." if len(out) > 4 else "")
+
+
+def load_saved(path: Path, header: dict[str, Any]) -> dict[tuple[int, int], tuple[list, list]]:
+    """The games a ``--save`` file holds for the duel ``header`` describes,
+    keyed by (deal seed, rotation), and the file made ready to append to.
+
+    A missing or empty file holds none (it gets the header). A last line cut
+    short by a kill, after a valid header, is dropped from the file. A file
+    that is not this duel's, or has a bad line elsewhere, is a one-line
+    :class:`DuelError` and is left exactly as it was.
+    """
+    head_line = (json.dumps(header) + "\n").encode()
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        data = b""
+    except OSError as exc:
+        raise DuelError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    *complete, tail = data.split(b"\n")
+    if not complete and head_line.startswith(data.lstrip()):    # empty, or a header cut short
+        _write(path, head_line, "wb")
+        return {}
+    try:
+        head = json.loads(complete[0]) if complete else None
+    except ValueError:
+        head = None
+    if not isinstance(head, dict) or head.get("duel") != 1:
+        raise DuelError(f"{path}: not a duel results file (its first line is no duel header)")
+    if head != header:
+        raise DuelError(f"{path}: holds another duel ({_differences(head, header)}); save to another file")
+    if tail.strip():                               # the last write was cut short, or lost its newline
+        try:
+            json.loads(tail)
+            _write(path, b"\n", "ab")
+            complete.append(tail)
+        except ValueError:
+            _write(path, data[:len(data) - len(tail)], "wb")
+    seed = header["seed"]
+    games: dict[tuple[int, int], tuple[list, list]] = {}
+    for number, raw in enumerate(complete[1:], start=2):
+        if not raw.strip():
+            continue
+        try:
+            g = json.loads(raw)
+            key = (g["seed"], g["rotation"])
+            margins, points = g["margins"], g["games"]
+            ok = (isinstance(key[0], int) and 0 <= key[0] - seed * 100_003 < 100_003 and key[1] in (0, 1)
+                  and len(margins) == 2 and len(points) == 2
+                  and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in margins + points))
+        except (ValueError, KeyError, TypeError):
+            ok = False
+        if not ok:
+            raise DuelError(f"{path}: line {number}: not a game of this duel")
+        games.setdefault(key, ([float(x) for x in margins], [float(x) for x in points]))
+    return games
+
+
+def _write(path: Path, data: bytes, mode: str) -> None:
+    try:
+        with path.open(mode) as f:
+            f.write(data)
+    except OSError as exc:
+        raise DuelError(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
 def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
-             workers: int = 1, progress: bool = False) -> dict[str, Any]:
-    """Play ``deals`` duplicate deal pairs; return means and intervals."""
+             workers: int = 1, progress: bool = False, save: str | Path | None = None) -> dict[str, Any]:
+    """Play ``deals`` duplicate deal pairs; return means and intervals.
+
+    ``save``: a JSON-lines file that keeps every game as it ends. Running the
+    same duel with the same file again plays only the games it lacks, so an
+    interrupted duel resumes, and a larger ``deals`` extends a finished one;
+    the figures are the same as those of one uninterrupted run. The result's
+    ``resumed`` counts the games taken from the file.
+    """
     spec_a, spec_b = str(parse_spec(spec_a)), str(parse_spec(spec_b))
     _build(spec_a), _build(spec_b)                 # fail early on a bad spec
     jobs = [(spec_a, spec_b, rules, seed * 100_003 + d, rot) for d in range(deals) for rot in (0, 1)]
-    if workers > 1:
-        with mp.get_context("fork").Pool(workers) as pool:
-            it = pool.imap(play_game, jobs)
-            results = _progress(it, len(jobs), progress)
-    else:
-        results = _progress(map(play_game, jobs), len(jobs), progress)
+    done: dict[tuple[int, int], tuple[list, list]] = {}
+    out = None
+    if save is not None:
+        path = Path(save)
+        header = _header(spec_a, spec_b, rules, seed)
+        done = load_saved(path, header)
+        try:
+            out = path.open("a", encoding="utf-8")
+        except OSError as exc:
+            raise DuelError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    resumed = sum(1 for j in jobs if (j[3], j[4]) in done)
+    todo = [j for j in jobs if (j[3], j[4]) not in done]
+    results = dict(done)
+
+    def keep(item: tuple[int, int, tuple[list, list]]) -> None:
+        s, rot, res = item
+        results[(s, rot)] = res
+        if out is not None:
+            out.write(json.dumps({"seed": s, "rotation": rot, "margins": res[0], "games": res[1]}) + "\n")
+            out.flush()
+
+    try:
+        if workers > 1 and len(todo) > 1:
+            with mp.get_context("fork").Pool(workers) as pool:
+                _progress(pool.imap_unordered(_play_keyed, todo), len(jobs), resumed, progress, keep)
+        else:
+            _progress(map(_play_keyed, todo), len(jobs), resumed, progress, keep)
+    finally:
+        if out is not None:
+            out.close()
     per_seed: dict[int, list] = {}
-    for job, res in zip(jobs, results):
-        per_seed.setdefault(job[3], []).append(res)
+    for job in jobs:
+        per_seed.setdefault(job[3], []).append(results[(job[3], job[4])])
     margin_a, margin_b, game_a, game_b, diff_m, diff_g = [], [], [], [], [], []
     for games in per_seed.values():
         ma = sum(g[0][0] for g in games) / len(games)
@@ -143,16 +269,17 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
         margin_a.append(ma), margin_b.append(mb), game_a.append(ga), game_b.append(gb)
         diff_m.append(ma - mb), diff_g.append(ga - gb)
     return {
-        "preset": rules.name, "players": rules.players, "deals": deals,
+        "preset": rules.name, "players": rules.players, "deals": deals, "resumed": resumed,
         "a": {"bot": spec_a, "card_margin": mean_interval(margin_a), "game_points": mean_interval(game_a)},
         "b": {"bot": spec_b, "card_margin": mean_interval(margin_b), "game_points": mean_interval(game_b)},
         "difference": {"card_margin": mean_interval(diff_m), "game_points": mean_interval(diff_g)},
     }
 
 
-def _progress(it, total: int, show: bool) -> list:
-    if not show:
-        return list(it)
-    from tqdm import tqdm
+def _progress(it: Iterable, total: int, initial: int, show: bool, keep: Callable[[Any], None]) -> None:
+    if show:
+        from tqdm import tqdm
 
-    return list(tqdm(it, total=total, desc="games", unit="game"))
+        it = tqdm(it, total=total, initial=initial, desc="games", unit="game")
+    for item in it:
+        keep(item)

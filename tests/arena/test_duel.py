@@ -153,3 +153,127 @@ def test_the_command_reports_a_broken_bot_in_one_line(mod):
         lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
         assert lines[-1].startswith("pengyou: error: bot ") and "RuntimeError: boom" in lines[-1]
         assert all("error" not in ln for ln in lines[:-1])     # at most the progress bar before it
+
+
+# ------------------------------------------------------------------ --save and resume
+def _figures(res):
+    return {k: v for k, v in res.items() if k != "resumed"}
+
+
+def test_a_saved_duel_resumes_and_extends_to_the_same_figures(tmp_path):
+    path = tmp_path / "d.jsonl"
+    whole = run_duel("heuristic", "random", RULES, deals=5, seed=3)
+    first = run_duel("heuristic", "random", RULES, deals=3, seed=3, save=path)
+    assert first["resumed"] == 0 and len(path.read_text().splitlines()) == 1 + 6
+    again = run_duel("heuristic", "random", RULES, deals=5, seed=3, save=path)
+    assert again["resumed"] == 6 and _figures(again) == _figures(whole)
+    assert len(path.read_text().splitlines()) == 1 + 10
+    fewer = run_duel("heuristic", "random", RULES, deals=2, seed=3, save=path)
+    assert fewer["resumed"] == 4 and _figures(fewer) == _figures(run_duel("heuristic", "random", RULES, 2, 3))
+
+
+def test_an_interrupted_duel_keeps_every_finished_game(tmp_path, monkeypatch):
+    path = tmp_path / "d.jsonl"
+    real = duel.play_game
+    calls = []
+
+    def flaky(job):
+        calls.append(job)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return real(job)
+
+    monkeypatch.setattr(duel, "play_game", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        run_duel("heuristic", "random", RULES, deals=4, seed=3, save=path)
+    monkeypatch.setattr(duel, "play_game", real)
+    assert len(path.read_text().splitlines()) == 1 + 3
+    res = run_duel("heuristic", "random", RULES, deals=4, seed=3, save=path)
+    assert res["resumed"] == 3
+    assert _figures(res) == _figures(run_duel("heuristic", "random", RULES, deals=4, seed=3))
+
+
+def test_a_killed_command_resumes(tmp_path):
+    path = tmp_path / "d.jsonl"
+    cmd = [sys.executable, "-m", "arena", "duel", "random", "random", "--deals", "400", "--players", "5",
+           "--seed", "4", "--json", "--save", str(path)]
+    env = dict(os.environ, PYTHONUTF8="1")
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        import time
+
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if path.exists() and path.read_bytes().count(b"\n") >= 30:
+                break
+            time.sleep(0.01)
+        assert proc.poll() is None, "the duel ended before it could be killed"
+        proc.kill()
+    finally:
+        proc.wait()
+    kept = path.read_bytes().count(b"\n") - 1        # whole game lines (a cut one has no newline)
+    assert 29 <= kept < 800
+    p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    import json
+
+    res = json.loads(p.stdout)
+    assert res["resumed"] >= kept                  # a line cut by the kill is dropped and its game replayed
+    assert _figures(res) == _figures(run_duel("random", "random", RULES, deals=400, seed=4, workers=2))
+
+
+def test_cut_lines_at_the_end_are_mended(tmp_path):
+    path = tmp_path / "d.jsonl"
+    run_duel("heuristic", "random", RULES, deals=2, seed=3, save=path)
+    full = path.read_bytes()
+    lines = full.splitlines(keepends=True)
+    # the last game's line cut short: dropped, the game replayed
+    path.write_bytes(b"".join(lines[:-1]) + lines[-1][:15])
+    assert run_duel("heuristic", "random", RULES, deals=2, seed=3, save=path)["resumed"] == 3
+    assert path.read_bytes() == full
+    # a whole last line without its newline: kept
+    path.write_bytes(full[:-1])
+    assert run_duel("heuristic", "random", RULES, deals=2, seed=3, save=path)["resumed"] == 4
+    assert path.read_bytes() == full
+    # the header cut short: started again
+    path.write_bytes(lines[0][:20])
+    assert run_duel("heuristic", "random", RULES, deals=2, seed=3, save=path)["resumed"] == 0
+    assert path.read_bytes() == full
+
+
+@pytest.mark.parametrize("content,args,fragment", [
+    (None, {"spec_b": "heuristic"}, "holds another duel (b 'random', not 'heuristic')"),
+    (None, {"seed": 9}, "holds another duel (seed 3, not 9)"),
+    (None, {"rules": Rules.preset("pagat", players=6)}, "holds another duel (players 5, not 6;"),
+    ("line3", {}, "line 3: not a game of this duel"),
+    (b'{"results": []}\n', {}, "not a duel results file"),
+    (b"\xff\xfe", {}, "not a duel results file"),
+    (b"name,score\nme,3\n", {}, "not a duel results file"),
+])
+def test_a_save_file_that_does_not_fit_is_refused_and_kept(tmp_path, content, args, fragment):
+    path = tmp_path / "d.jsonl"
+    run_duel("heuristic", "random", RULES, deals=2, seed=3, save=path)
+    if content == "line3":
+        lines = path.read_bytes().splitlines(keepends=True)
+        lines[2] = b'{"seed": "x"}\n'
+        path.write_bytes(b"".join(lines))
+    elif content is not None:
+        path.write_bytes(content)
+    before = path.read_bytes()
+    kw = dict(spec_a="heuristic", spec_b="random", rules=RULES, deals=2, seed=3)
+    kw.update(args)
+    with pytest.raises(duel.DuelError) as exc:
+        run_duel(save=path, **kw)
+    assert fragment in str(exc.value) and "\n" not in str(exc.value)
+    assert path.read_bytes() == before
+
+
+def test_the_command_says_what_it_resumed(tmp_path):
+    path = tmp_path / "d.jsonl"
+    run_duel("heuristic", "random", RULES, deals=2, seed=1, save=path)
+    p = subprocess.run([sys.executable, "-m", "arena", "duel", "heuristic", "random", "--deals", "3",
+                        "--players", "5", "--save", str(path)],
+                       cwd=ROOT, env=dict(os.environ, PYTHONUTF8="1"), capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert f"  4 of 6 games taken from {path}" in p.stdout.splitlines()
