@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing as mp
 import random
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from core.errors import IllegalActionError, PengyouError
 from core.records import rules_json
 from core.rules import Rules  # noqa: F401  (used in the signature)
 
+from .executors import Lost, PoolExecutor
 from .play import _exc_line, outcome_of
 
 __all__ = ["run_duel", "play_game", "mean_interval", "load_saved", "DuelError"]
@@ -67,7 +67,7 @@ class _Guarded:
             return getattr(self._bot, method)(*args)
         except PengyouError:
             raise
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             raise BotError(f"bot {self._spec!r} in seat {self._seat} ({self._game}) raised in "
                            f"{method}(): {_exc_line(exc)}{_where(exc)}") from None
 
@@ -85,7 +85,7 @@ def _build(spec: str) -> Any:
         return make_bot(spec)
     except PengyouError:
         raise
-    except Exception as exc:                        # the bot's own constructor raised
+    except (Exception, SystemExit) as exc:          # the bot's own constructor raised
         raise BotError(f"bot {spec!r}: its constructor raised {_exc_line(exc)}{_where(exc)}") from None
 
 
@@ -250,8 +250,9 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
 
     try:
         if workers > 1 and len(todo) > 1:
-            with mp.get_context("fork").Pool(workers) as pool:
-                _progress(pool.imap_unordered(_play_keyed, todo), len(jobs), resumed, progress, keep)
+            with PoolExecutor(workers) as pool:
+                _progress(_no_lost(pool.imap_unordered(_play_keyed, todo), save, lambda: len(results) - len(done)),
+                          len(jobs), resumed, progress, keep)
         else:
             _progress(map(_play_keyed, todo), len(jobs), resumed, progress, keep)
     finally:
@@ -274,6 +275,16 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
         "b": {"bot": spec_b, "card_margin": mean_interval(margin_b), "game_points": mean_interval(game_b)},
         "difference": {"card_margin": mean_interval(diff_m), "game_points": mean_interval(diff_g)},
     }
+
+
+def _no_lost(results: Iterable, save: Any, finished: Callable[[], int]) -> Iterator:
+    """The pool's results; a worker's death stops the duel with one line."""
+    for item in results:
+        if isinstance(item, Lost):
+            kept = f"; the {finished()} game(s) finished now are kept in {save}" if save else ""
+            raise DuelError("a worker process ended during a game (a bot called os._exit, was killed "
+                            f"by a signal or crashed in compiled code){kept}")
+        yield item
 
 
 def _progress(it: Iterable, total: int, initial: int, show: bool, keep: Callable[[Any], None]) -> None:

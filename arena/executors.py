@@ -2,7 +2,8 @@
 
 Every executor offers one method, :meth:`Executor.imap_unordered`, which
 applies a picklable function to picklable items and yields the results as
-they finish, in any order. The runner does not care which executor it has,
+they finish, in any order; when a worker process dies, a :class:`Lost`
+value names the items that were in flight, and the rest go on. The runner does not care which executor it has,
 so the same spec and seeds give the same results on each (every job carries
 its own seeds; nothing depends on which worker ran it).
 
@@ -22,12 +23,16 @@ from __future__ import annotations
 
 import logging
 import multiprocessing as mp
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import Any, Optional, Protocol
 
 from .types import ArenaError
 
-__all__ = ["Executor", "InlineExecutor", "PoolExecutor", "DaskExecutor", "make_executor"]
+__all__ = ["Executor", "InlineExecutor", "PoolExecutor", "DaskExecutor", "Lost", "make_executor"]
 
 log = logging.getLogger("pengyou.arena")
 
@@ -75,11 +80,24 @@ class InlineExecutor(_Base):
             yield fn(item)
 
 
+@dataclass(frozen=True)
+class Lost:
+    """Yielded among the results when a worker process died: the ``items``
+    that were in flight then, one of which may have ended it (they have no
+    result; the caller decides whether to play them again, and how)."""
+
+    items: tuple
+    reason: str
+
+
 class PoolExecutor(_Base):
     """A pool of forked worker processes.
 
     ``initializer(*initargs)`` runs once in each worker (the runner uses it to
-    hand over the tournament's context once instead of with every job).
+    hand over the tournament's context once instead of with every job). A
+    worker that dies (``os._exit``, a signal, a crash in compiled code) does
+    not hang the run: the items in flight come back as one :class:`Lost`
+    value and a fresh pool takes the rest.
     """
 
     def __init__(self, workers: int, initializer: Optional[Callable[..., None]] = None,
@@ -93,27 +111,79 @@ class PoolExecutor(_Base):
             multiprocessing_logging.install_mp_handler()
         except ImportError:  # pragma: no cover - a declared dependency
             log.warning("multiprocessing-logging is missing: worker logs stay in the workers")
-        ctx = mp.get_context("fork")
-        self._pool = ctx.Pool(workers, initializer=_worker_start, initargs=(initializer, initargs))
+        self._init = (initializer, initargs)
+        self._pool: Optional[ProcessPoolExecutor] = None
+
+    def _start(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("fork"),
+                                             initializer=_worker_start, initargs=self._init)
+        return self._pool
+
+    def _stop(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        for proc in list(getattr(pool, "_processes", {}).values()):   # stop now, not after their jobs
+            if proc.is_alive():
+                proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
     def imap_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
-        """Results as workers finish them."""
+        """Results as workers finish them (and a :class:`Lost` after a worker's death)."""
         items = list(items)
         # short jobs travel a few at a time (fewer messages); a long run still
         # sends at least ~50 batches per worker, so results keep flowing in
-        chunk = max(1, min(8, len(items) // (self.workers * 50)))
-        return self._pool.imap_unordered(fn, items, chunksize=chunk)
+        size = max(1, min(8, len(items) // (self.workers * 50)))
+        waiting = deque(items[i:i + size] for i in range(0, len(items), size))
+        running: dict[Future, list] = {}
+        while waiting or running:
+            pool = self._start()
+            broken = False
+            while waiting and len(running) < 2 * self.workers:     # few in flight: few lost on a death
+                try:
+                    fut = pool.submit(_apply, fn, waiting[0])
+                except BrokenProcessPool:   # it broke since the last look: a running batch's worker died
+                    broken = True
+                    break
+                running[fut] = waiting.popleft()
+            if not broken:
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    batch = running.pop(fut)
+                    try:
+                        results = fut.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        running[fut] = batch
+                        continue
+                    yield from results
+            if broken:
+                self._stop()                # every future is settled once the pool is shut down
+                lost: list = []
+                for fut, batch in running.items():
+                    if fut.done() and not fut.cancelled() and fut.exception() is None:
+                        yield from fut.result()
+                    else:
+                        lost.extend(batch)
+                running.clear()
+                if lost:
+                    yield Lost(tuple(lost), "a worker process died")
 
     def close(self) -> None:
         """Stop the workers now (unfinished jobs are simply not recorded)."""
-        self._pool.terminate()
-        self._pool.join()
+        self._stop()
         try:
             import multiprocessing_logging
 
             multiprocessing_logging.uninstall_mp_handler()
         except (ImportError, AttributeError):  # pragma: no cover
             pass
+
+
+def _apply(fn: Callable[[Any], Any], batch: list) -> list:
+    """In a worker: ``fn`` over one batch of items."""
+    return [fn(x) for x in batch]
 
 
 def _worker_start(initializer: Optional[Callable[..., None]], initargs: tuple) -> None:
@@ -159,10 +229,17 @@ class DaskExecutor(_Base):
 
         initializer, initargs = self._init
         task = _WithContext(fn, initializer, initargs)
-        futures = self._client.map(task, list(items), pure=False)
+        items = list(items)
+        futures = self._client.map(task, items, pure=False)
+        item_of = {fut.key: item for fut, item in zip(futures, items)}
         try:
             for fut in as_completed(futures):
-                yield fut.result()
+                try:
+                    yield fut.result()
+                except Exception as exc:
+                    if type(exc).__name__ != "KilledWorker":    # the job's own error: the caller's
+                        raise
+                    yield Lost((item_of[fut.key],), "a job's Dask workers kept dying")
         finally:
             self._client.cancel(futures)
 

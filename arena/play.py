@@ -8,9 +8,11 @@ bots' random streams from ``(job.seed, job.lineup, job.rotation)``, so the
 same job gives the same result in any process or thread.
 
 A bot that raises (``crash``), returns something that is not a legal
-:class:`~core.actions.Action` (``illegal``) or thinks longer than
-``time_limit`` seconds in one call (``timeout``) gets a
-:class:`~arena.types.Fault`; from that decision on its seat is played by the
+:class:`~core.actions.Action` (``illegal``), thinks longer than
+``time_limit`` seconds in one call (``timeout``) or ends its process
+(``died``: ``os._exit``, a signal, a crash in compiled code; the runner
+finds the call and replays the job, see ``died`` in :func:`play_job`) gets
+a :class:`~arena.types.Fault`; from that decision on its seat is played by the
 ``fallback`` bot (and by uniformly random legal actions should the fallback
 fail too), so a job always completes.
 
@@ -61,7 +63,7 @@ from core.state import State
 
 from .types import ArenaError, DealOutcome, Entrant, Fault, Job, JobResult
 
-__all__ = ["MODES", "play_job", "outcome_of", "match_winners"]
+__all__ = ["MODES", "CALL_METHODS", "play_job", "outcome_of", "match_winners", "watch_calls"]
 
 #: What a job plays: one deal, or a whole match from the job's seed.
 MODES = ("deals", "matches")
@@ -350,11 +352,31 @@ class _Seat:
         self.rng = rng               # for random legal actions
 
 
+#: The bot methods a job calls, in the order :data:`CALL_WATCH` numbers them.
+CALL_METHODS = ("init", "restart", "step", "inform", "peek")
+
+#: Set in a process that plays one job alone (:func:`watch_calls`): before
+#: every bot call the table writes the call's index in the job, its seat and
+#: its method there, so that if the call ends the process, the parent knows
+#: which bot did it and can replay the job with a ``died`` fault planned at
+#: that call.
+CALL_WATCH: Any = None
+
+
+def watch_calls(cells: Any) -> None:
+    """Publish every bot call of the jobs played in this process to
+    ``cells`` (three shared integers: call index, seat, method index)."""
+    global CALL_WATCH
+    CALL_WATCH = cells
+
+
 class _Table:
     """The seats of one job and the bookkeeping of faults."""
 
     def __init__(self, job: Job, entrants: Sequence[Entrant], rules: Rules, time_limit: float,
-                 fallback: str) -> None:
+                 fallback: str, planned: Optional[dict[int, str]] = None) -> None:
+        self.planned = planned or {}  # call index -> message: a call that ended the process before
+        self.calls = 0               # bot calls made so far in the job
         self.job = job
         self.rules = rules
         self.limit = time_limit
@@ -368,17 +390,41 @@ class _Table:
         for seat, e in enumerate(job.seats):
             rng = random.Random(f"pengyou-arena-random:{self.base}:{seat}")
             self.seats.append(_Seat(e, None, rng))
-            try:
-                self.seats[seat].bot = make_bot(entrants[e].spec)
-            except BotError:
-                raise
-            except Exception as exc:   # the bot's own constructor raised
-                self._fault(seat, "crash", _exc_line(exc))
+            bot, kind, message = self._make(seat, entrants[e].spec)
+            self.seats[seat].bot = bot
+            if kind is not None:
+                self._fault(seat, kind, message)
 
     def _fallback_rng(self, seat: int) -> random.Random:
         return random.Random(f"pengyou-arena-fallback:{self.base}:{self.deal}:{seat}:{self.decision}")
 
+    def _next_call(self, seat: int, what: str) -> Optional[str]:
+        """Count a bot call and publish it; the message of a ``died`` fault
+        instead if this call ended the process when the job was played before."""
+        index = self.calls
+        self.calls += 1
+        if index in self.planned:
+            return self.planned[index]
+        if CALL_WATCH is not None:
+            CALL_WATCH[0], CALL_WATCH[1], CALL_WATCH[2] = index, seat, CALL_METHODS.index(what)
+        return None
+
+    def _make(self, seat: int, spec: str) -> tuple[Any, Optional[str], str]:
+        """Build a bot for ``seat``: (bot, fault kind, message); a bad spec raises."""
+        died = self._next_call(seat, "init")
+        if died is not None:
+            return None, "died", died
+        try:
+            return make_bot(spec), None, ""
+        except BotError:
+            raise
+        except (Exception, SystemExit) as exc:   # the bot's own constructor raised
+            return None, "crash", _exc_line(exc)
+
     def _call(self, seat: int, what: str, fn: Callable[..., Any], *args: Any) -> _Outcome:
+        died = self._next_call(seat, what)
+        if died is not None:
+            return _Outcome(None, "died", died, 0.0)
         out = _guarded(what, fn, args, self.limit)
         self.seats[seat].seconds += out.seconds
         return out
@@ -388,9 +434,8 @@ class _Table:
         st = self.seats[seat]
         self.faults.append(Fault(seat, st.entrant, kind, message, self.decision))
         st.replaced = True
-        try:
-            st.bot = make_bot(self.fallback)
-        except Exception:
+        st.bot, kind, _ = self._make(seat, self.fallback)
+        if kind is not None:
             st.broken = True
             return
         out = self._call(seat, "restart", st.bot.restart, self.rules, seat, self._fallback_rng(seat))
@@ -471,7 +516,8 @@ def _check(job: Job, entrants: Sequence[Entrant], rules: Rules, mode: str, time_
 
 
 def play_job(job: Job, entrants: Sequence[Entrant], rules: Rules, *, mode: str = "deals",
-             time_limit: float = 0.0, fallback: str = "heuristic", record: bool = True) -> JobResult:
+             time_limit: float = 0.0, fallback: str = "heuristic", record: bool = True,
+             died: Optional[dict[int, str]] = None) -> JobResult:
     """Play one job and return its result.
 
     ``mode``: ``"deals"`` plays the deal ``State(rules, seed=job.seed)``;
@@ -487,12 +533,17 @@ def play_job(job: Job, entrants: Sequence[Entrant], rules: Rules, *, mode: str =
     ``s``'s bots spent in every call; ``decisions[s]`` how many decisions
     the seat made (whoever made them).
 
+    ``died`` maps bot-call indexes (counted over the job, as published by
+    :func:`watch_calls`) to messages: calls that ended the process when
+    the job was played before. Replaying the job, such a call is not made;
+    it is a ``died`` fault, and the fallback takes over as after a crash.
+
     Raises :class:`~arena.types.ArenaError` for a bad mode, time limit or
     line-up, and :class:`bots.BotError` for an unusable bot spec.
     """
     _check(job, entrants, rules, mode, time_limit)
     make_bot(fallback)                  # a bad fallback spec fails here, not at the first fault
-    table = _Table(job, entrants, rules, float(time_limit), fallback)
+    table = _Table(job, entrants, rules, float(time_limit), fallback, died)
     winners: tuple[int, ...] = ()
     if mode == "deals":
         state = table.play_deal(State(rules, seed=job.seed))

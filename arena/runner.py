@@ -23,14 +23,15 @@ only the missing ones, and a result is never stored twice.
 from __future__ import annotations
 
 import logging
+import multiprocessing as mp
 import os
 import time
 import traceback
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .executors import make_executor
-from .play import play_job
+from .executors import Lost, make_executor
+from .play import CALL_METHODS, play_job, watch_calls
 from .schedule import build_jobs, suite_seeds
 from .spec import TournamentSpec
 from .store import DEFAULT_DB, Store
@@ -70,13 +71,13 @@ def _init_worker(context: dict[str, Any]) -> None:
     _CONTEXT.update(context)
 
 
-def _run_job(job: Job) -> tuple[str, Any]:
+def _run_job(job: Job, died: Optional[dict[int, str]] = None) -> tuple[str, Any]:
     """Play one job in a worker: ``("ok", JobResult)`` or ``("error", key, text)``."""
     c = _CONTEXT
     start = time.perf_counter()
     try:
         res = play_job(job, c["entrants"], c["rules"], mode=c["mode"], time_limit=c["time_limit"],
-                       fallback=c["fallback"], record=c["record"])
+                       fallback=c["fallback"], record=c["record"], died=died)
     except Exception as exc:          # an engine error, not a bot's: keep the run going
         log.error("job %s failed in pid %d: %s", job.key, os.getpid(),
                   traceback.format_exception_only(type(exc), exc)[-1].strip())
@@ -84,6 +85,67 @@ def _run_job(job: Job) -> tuple[str, Any]:
     log.info("job %s done in pid %d: %.2f s, %d fault(s)", job.key, os.getpid(),
              time.perf_counter() - start, len(res.faults))
     return ("ok", res)
+
+
+#: How many times one job's bots may end its process before the job is given up.
+MAX_DEATHS = 8
+
+
+def _alone(job: Job, context: dict[str, Any], died: dict[int, str], cells: Any, conn: Any) -> None:
+    """In a process of its own: play ``job``, publishing each bot call to ``cells``."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)      # Ctrl-C is the parent's to handle
+    _init_worker(context)
+    watch_calls(cells)
+    conn.send(_run_job(job, died))
+    conn.close()
+
+
+def _play_alone(job: Job, context: dict[str, Any]) -> tuple[str, Any]:
+    """Play a job whose worker process died, in a forked process of its own.
+
+    If a bot's call ends that process too, the call (its index in the job,
+    its seat and method, published before it was made) becomes a ``died``
+    fault planned at that call, and the job is played again: the fallback
+    takes over the seat from there, as after any other fault. A process that
+    ends outside any bot call, or ``MAX_DEATHS`` deaths, give the job up (not
+    stored; the next run retries it).
+    """
+    ctx = mp.get_context("fork")
+    died: dict[int, str] = {}
+    for _ in range(MAX_DEATHS):
+        cells = ctx.RawArray("q", [-1, -1, -1])
+        receive, send = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_alone, args=(job, context, died, cells, send), daemon=True)
+        proc.start()
+        send.close()
+        try:
+            return receive.recv()
+        except EOFError:                 # it ended without an answer
+            pass
+        finally:
+            receive.close()
+            proc.join()
+        code = proc.exitcode or 0
+        how = f"signal {_signal_name(-code)}" if code < 0 else f"exit code {code}"
+        index, seat, method = cells[0], cells[1], cells[2]
+        if index < 0 or index in died:
+            return ("error", (job.key, f"its process ended ({how}) outside any bot call"))
+        what = CALL_METHODS[method] if 0 <= method < len(CALL_METHODS) else "a call"
+        died[index] = f"{what}() ended the process ({how})"
+        log.warning("job %s: the bot in seat %d ended its process in %s() (%s); playing the job again "
+                    "with the fallback in that seat from there", job.key, seat, what, how)
+    return ("error", (job.key, f"its bots ended its process {MAX_DEATHS} times"))
+
+
+def _signal_name(number: int) -> str:
+    import signal
+
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
 
 
 def setup_logging(path: Optional[str], level: int = logging.INFO) -> None:
@@ -142,7 +204,8 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
             bar = _bar(progress, len(jobs), len(done), spec.name)
             try:
                 with make_executor(min(workers, len(todo)), cluster or "", _init_worker, (context,)) as ex:
-                    for status, payload in ex.imap_unordered(_run_job, todo):
+                    for item in _with_lost_replayed(ex.imap_unordered(_run_job, todo), context):
+                        status, payload = item
                         if status == "ok":
                             res: JobResult = payload
                             if store.add_result(run_id, by_key[res.key], res):
@@ -164,6 +227,19 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
         store.set_status(run_id, "complete" if complete else "interrupted")
     return RunSummary(run_id, resumed, len(jobs), len(done), played, failed, faults,
                       time.perf_counter() - start)
+
+
+def _with_lost_replayed(results: Any, context: dict[str, Any]) -> Any:
+    """The executor's results, with the jobs of a dead worker played again,
+    each in a process of its own (:func:`_play_alone`)."""
+    for item in results:
+        if isinstance(item, Lost):
+            log.warning("%s with %d job(s) in flight; playing them again one by one",
+                        item.reason, len(item.items))
+            for job in item.items:
+                yield _play_alone(job, context)
+        else:
+            yield item
 
 
 def _bar(show: bool, total: int, initial: int, name: str) -> Any:

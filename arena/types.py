@@ -30,8 +30,8 @@ class ArenaError(PengyouError):
     without a traceback.
     """
 
-#: Why a bot was replaced during a deal.
-FAULT_KINDS = ("crash", "timeout", "illegal")
+#: Why a bot was replaced during a deal (``died``: its call ended the process).
+FAULT_KINDS = ("crash", "timeout", "illegal", "died")
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,8 @@ class DealOutcome:
 
 @dataclass(frozen=True)
 class Fault:
-    """A bot that crashed, ran past its time limit or chose an illegal action.
+    """A bot that crashed, ran past its time limit, chose an illegal action or
+    ended its process (``os._exit``, a signal, a crash in compiled code).
 
     From that decision on, the seat is played by the tournament's fallback bot.
     """

@@ -161,3 +161,33 @@ class LoggingBot(_RandomUntil):
         """Note the view's key, then play randomly."""
         self.LOG.append((id(self), "step", view.seat, str(view)))
         return super().step(view)
+
+
+class ExitBot(_RandomUntil):
+    """Ends its own process at its ``at``-th step: ``how`` is ``"exit"``
+    (``os._exit(7)``), ``"segv"`` (reads address 0), ``"kill"`` (SIGKILL to
+    itself) or ``"sysexit"`` (raises ``SystemExit(7)``, which the arena
+    catches like any exception: a plain crash)."""
+
+    def __init__(self, at: int = 3, how: str = "exit") -> None:
+        super().__init__(at)
+        if how not in ("exit", "segv", "kill", "sysexit"):
+            raise ValueError("how must be 'exit', 'segv', 'kill' or 'sysexit'")
+        self.how = how
+
+    def misbehave(self, view: PlayerView) -> Any:
+        import os
+
+        if self.how == "exit":
+            os._exit(7)
+        if self.how == "segv":
+            import ctypes
+            import faulthandler
+
+            faulthandler.disable()          # no report on stderr: the death is the point
+            ctypes.string_at(0)
+        if self.how == "kill":
+            import signal
+
+            os.kill(os.getpid(), signal.SIGKILL)
+        raise SystemExit(7)

@@ -153,7 +153,8 @@ def test_every_workers_log_reaches_the_log_file(tmp_path, capsys):
     lines = log.read_text().splitlines()
     done = [ln for ln in lines if " done in pid " in ln]
     assert len(done) == 12
-    assert {ln.split()[2] for ln in done} <= {"ForkPoolWorker-1", "ForkPoolWorker-2"}
+    workers = {ln.split()[2] for ln in done}
+    assert 1 <= len(workers) <= 2 and all(w.startswith("ForkProcess-") for w in workers), workers
     assert len({ln.split(" done in pid ")[1].split(":")[0] for ln in done}) >= 1
     assert any("MainProcess" in ln and "12 to play" in ln for ln in lines)
 

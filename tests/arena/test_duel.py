@@ -50,6 +50,15 @@ BOTS = textwrap.dedent('''
     class Inform(Seats):
         def inform(self, view, seat, action):
             return 1 / 0
+
+    class SysExit(Seats):
+        def step(self, view):
+            raise SystemExit(4)
+
+    class Exit(Seats):
+        def step(self, view):
+            import os
+            os._exit(3)
 ''')
 
 
@@ -132,6 +141,7 @@ def test_same_seed_same_result_on_any_worker_count():
     ("Illegal", ["(deal seed 100003, rotation 0): seat ", "returned None, not an Action"]),
     ("Init", ["its constructor raised KeyError: 'k' at ", "duelbots.py:"]),
     ("Inform", ["raised in inform(): ZeroDivisionError: division by zero"]),
+    ("SysExit", ["raised in step(): SystemExit: 4"]),
 ])
 def test_a_broken_bot_stops_the_duel_with_one_line(mod, cls, fragments):
     spec = f"{mod}:{cls}"
@@ -277,3 +287,13 @@ def test_the_command_says_what_it_resumed(tmp_path):
                        timeout=120)
     assert p.returncode == 0, p.stderr
     assert f"  4 of 6 games taken from {path}" in p.stdout.splitlines()
+
+
+def test_a_worker_that_dies_stops_the_duel_and_keeps_the_games(mod, tmp_path):
+    path = tmp_path / "d.jsonl"
+    with pytest.raises(duel.DuelError) as exc:
+        run_duel(f"{mod}:Exit", "random", RULES, deals=3, workers=2, save=path)
+    text = str(exc.value)
+    assert text.startswith("a worker process ended during a game") and "\n" not in text
+    assert f"finished now are kept in {path}" in text
+    assert path.read_text().startswith('{"duel": 1')

@@ -281,6 +281,59 @@ def test_the_same_faulty_job_gives_the_same_result(bot):
     assert _timeless(a) == _timeless(b) and a.record == b.record and len(a.faults) == 2
 
 
+# ------------------------------------------------------------------ a bot that ends its process
+def test_every_bot_call_is_published_before_it_is_made(monkeypatch):
+    seen = []
+
+    class Cells(list):
+        def __setitem__(self, i, v):
+            super().__setitem__(i, v)
+            if i == 2:
+                seen.append(tuple(self))
+
+    monkeypatch.setattr(play, "CALL_WATCH", Cells([-1, -1, -1]))
+    ents = [Entrant("random", "random"), Entrant("log", LOGGING)]
+    res, log = _logged(_job((0, 1, 0, 1, 0)), ents)
+    assert [i for i, _, _ in seen] == list(range(len(seen)))          # each call once, in order
+    methods = [play.CALL_METHODS[m] for _, _, m in seen]
+    assert methods[:5] == ["init"] * 5 and methods[5:10] == ["restart"] * 5
+    assert methods.count("step") == sum(res.decisions)
+    # the LoggingBot seats' steps, in the order the bots saw them
+    assert [s for _, s, m in seen if play.CALL_METHODS[m] == "step" and s in (1, 3)] == \
+        [e[2] for e in log if e[1] == "step"]
+
+
+@pytest.mark.parametrize("index, seat, decision", [(0, 0, 0), (7, 2, 0), (25, None, None)])
+def test_a_planned_death_is_a_fault_and_the_fallback_goes_on(index, seat, decision):
+    """``died`` names a call by its index: 0 is seat 0's constructor, 7 seat
+    2's first restart, 25 a later call (the seat found from the published calls)."""
+    ents = [Entrant("random", "random")]
+    job = _job((0, 0, 0, 0, 0), seed=5)
+    calls = []
+
+    class Cells(list):
+        def __setitem__(self, i, v):
+            super().__setitem__(i, v)
+            if i == 2:
+                calls.append(tuple(self))
+
+    play.watch_calls(Cells([-1, -1, -1]))
+    try:
+        plain = play_job(job, ents, PAGAT5)
+    finally:
+        play.watch_calls(None)
+    assert calls[index][0] == index and calls[index][1] == (calls[index][1] if seat is None else seat)
+    seat = calls[index][1]
+    res = play_job(job, ents, PAGAT5, died={index: "step() ended the process (exit code 7)"})
+    (f,) = res.faults
+    assert (f.seat, f.entrant, f.kind, f.message) == (seat, 0, "died", "step() ended the process (exit code 7)")
+    if decision is not None:
+        assert f.decision == decision
+    _check_deal(res, PAGAT5)
+    assert _timeless(play_job(job, ents, PAGAT5, died={index: "x"})).deals == _timeless(res).deals
+    assert plain.faults == ()
+
+
 # ------------------------------------------------------------------ hangs
 HANGS = ["HangBot?how=sleep,seconds=30", "HangBot?how=spin,seconds=30", "HangBot?how=block,seconds=30"]
 

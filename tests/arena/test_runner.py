@@ -109,6 +109,47 @@ def test_faulty_bots_are_recorded_and_the_run_completes(tmp_path, bot, kind):
             assert d.opponents_points >= 0 and d.total_points == spec.rules().total_points
 
 
+@pytest.mark.parametrize("how, why", [("exit", "(exit code 7)"), ("segv", "(signal SIGSEGV)"),
+                                      ("kill", "(signal SIGKILL)")])
+def test_a_bot_that_ends_its_process_is_a_fault_like_a_crash(tmp_path, how, why):
+    """The job is played again with the fallback from the fatal call on: the
+    same deals as when the bot raises at that step instead."""
+    def run(h):
+        spec = spec_from_options([f"{FAULTY}:ExitBot?at=4,how={h}", "random"], players=5, deals=2)
+        summary = run_tournament(spec, str(tmp_path / f"{h}.db"), progress=False, workers=2)
+        assert summary.played == summary.jobs == 10 and summary.failed == 0
+        with Store(str(tmp_path / f"{h}.db"), create=False) as store:
+            return store.results(summary.run_id)
+
+    died, crashed = run(how), run("sysexit")
+    faults = [f for r in died for f in r.faults]
+    assert faults and all(f.kind == "died" and f.entrant == 0 for f in faults)
+    assert all(f.message == f"step() ended the process {why}" for f in faults)
+    assert all(f.kind == "crash" and "SystemExit: 7" in f.message for r in crashed for f in r.faults)
+    assert [[(f.seat, f.decision) for f in r.faults] for r in died] == \
+        [[(f.seat, f.decision) for f in r.faults] for r in crashed]
+    assert [r.deals for r in died] == [r.deals for r in crashed]
+    assert [r.record for r in died] == [r.record for r in crashed]
+
+
+def _double_or_die(x):
+    if x == 5:
+        os._exit(9)
+    return 2 * x
+
+
+def test_a_dead_pool_worker_loses_only_the_jobs_in_flight():
+    from arena.executors import Lost, PoolExecutor
+
+    with PoolExecutor(2) as ex:
+        out = list(ex.imap_unordered(_double_or_die, range(40)))
+    lost = [o for o in out if isinstance(o, Lost)]
+    got = [o for o in out if not isinstance(o, Lost)]
+    assert len(lost) == 1 and 5 in lost[0].items
+    assert len(lost[0].items) <= 4                     # two batches of one per worker in flight
+    assert sorted(got + [2 * x for x in lost[0].items]) == [2 * x for x in range(40)]
+
+
 def test_local_dask_cluster_gives_the_pool_results(tmp_path):
     import distributed  # a test dependency: its absence is a failure, not a skip
 
@@ -120,3 +161,12 @@ def test_local_dask_cluster_gives_the_pool_results(tmp_path):
     a, _ = _results(tmp_path / "pool.db")
     b, _ = _results(tmp_path / "dask.db")
     assert _timeless(a) == _timeless(b)
+
+
+def test_on_dask_a_job_whose_workers_die_is_played_again_here(tmp_path):
+    spec = spec_from_options([f"{FAULTY}:ExitBot?at=4,how=exit", "random"], players=5, deals=1)
+    summary = run_tournament(spec, str(tmp_path / "d.db"), progress=False, workers=2, cluster="local")
+    assert summary.played == summary.jobs == 5 and summary.failed == 0
+    with Store(str(tmp_path / "d.db"), create=False) as store:
+        faults = [f for _, f in store.faults(summary.run_id)]
+    assert faults and {(f.kind, f.message) for f in faults} == {("died", "step() ended the process (exit code 7)")}
