@@ -31,6 +31,7 @@ from core.rules import Rules  # noqa: F401  (used in the signature)
 
 from .executors import Lost, PoolExecutor
 from .play import _exc_line, outcome_of
+from .spec import build_apart
 
 __all__ = ["run_duel", "play_game", "mean_interval", "load_saved", "DuelError"]
 
@@ -225,7 +226,12 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
     ``resumed`` counts the games taken from the file.
     """
     spec_a, spec_b = str(parse_spec(spec_a)), str(parse_spec(spec_b))
-    _build(spec_a), _build(spec_b)                 # fail early on a bad spec
+    for spec in (spec_a, spec_b):                  # fail early on a bad spec
+        if ".py:" in spec:                         # a user's module: first in a process of its own
+            problem, died = build_apart(spec)
+            if died:
+                raise DuelError(problem)
+        _build(spec)
     jobs = [(spec_a, spec_b, rules, seed * 100_003 + d, rot) for d in range(deals) for rot in (0, 1)]
     done: dict[tuple[int, int], tuple[list, list]] = {}
     out = None

@@ -32,11 +32,12 @@ import dataclasses
 import hashlib
 import json
 import math
+import multiprocessing as mp
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from bots.base import BotError, BotSpec, make_bot, parse_spec
 from core.errors import RulesError
@@ -230,14 +231,54 @@ class TournamentSpec:
 
 
 def _build(spec: str, prefix: str) -> None:
-    """Build a bot once, turning every failure into a one-line :class:`ArenaError`."""
+    """Build a bot once, turning every failure into a one-line :class:`ArenaError`.
+
+    A bot from a user's module is built in a forked process, so that one whose
+    import or constructor ends the process (``os._exit``, a crash in compiled
+    code) is refused like one that raises, and this process goes on.
+    """
+    problem = build_apart(spec)[0] if ".py:" in spec else _build_here(spec)
+    if problem is not None:
+        raise ArenaError(prefix + problem)
+
+
+def _build_here(spec: str) -> Optional[str]:
+    """Build ``spec`` in this process: None, or what went wrong (one line)."""
     try:
         make_bot(spec)
     except BotError as exc:
-        raise ArenaError(prefix + _one_line(str(exc))) from None
-    except Exception as exc:          # a user's bot class failed in its constructor
-        raise ArenaError(f"{prefix}bot {spec!r}: cannot be built: {type(exc).__name__}: "
-                         f"{_one_line(str(exc))}") from None
+        return _one_line(str(exc))
+    except (Exception, SystemExit) as exc:    # a user's bot class failed in its constructor
+        return f"bot {spec!r}: cannot be built: {type(exc).__name__}: {_one_line(str(exc))}"
+    return None
+
+
+def build_apart(spec: str) -> tuple[Optional[str], bool]:
+    """Build ``spec`` in a forked process: (what went wrong or None, whether
+    that process ended without answering)."""
+    ctx = mp.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_build_and_tell, args=(spec, send), daemon=True)
+    proc.start()
+    send.close()
+    try:
+        return receive.recv(), False
+    except EOFError:
+        pass
+    finally:
+        receive.close()
+        proc.join()
+    code = proc.exitcode or 0
+    how = f"signal {-code}" if code < 0 else f"exit code {code}"
+    return f"bot {spec!r}: cannot be built: loading or building it ended the process ({how})", True
+
+
+def _build_and_tell(spec: str, conn: Any) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)      # Ctrl-C is the parent's to handle
+    conn.send(_build_here(spec))
+    conn.close()
 
 
 def _spec_text(bot: str, params: Mapping[str, Any] | None = None) -> str:

@@ -59,6 +59,11 @@ BOTS = textwrap.dedent('''
         def step(self, view):
             import os
             os._exit(3)
+
+    class InitExit(Seats):
+        def __init__(self):
+            import os
+            os._exit(5)
 ''')
 
 
@@ -297,3 +302,9 @@ def test_a_worker_that_dies_stops_the_duel_and_keeps_the_games(mod, tmp_path):
     assert text.startswith("a worker process ended during a game") and "\n" not in text
     assert f"finished now are kept in {path}" in text
     assert path.read_text().startswith('{"duel": 1')
+
+
+def test_a_bot_that_ends_the_process_when_built_is_refused_first(mod):
+    with pytest.raises(duel.DuelError, match=r"cannot be built: loading or building it ended the process "
+                                             r"\(exit code 5\)$"):
+        run_duel(f"{mod}:InitExit", "random", RULES, deals=1, workers=1)

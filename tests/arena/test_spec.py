@@ -296,6 +296,23 @@ def test_a_crashing_bot_constructor_is_one_line(tmp_path):
     assert "RuntimeError" in msg and "no way" in msg
 
 
+@pytest.mark.parametrize("source, fragment", [
+    ("import os\nos._exit(4)\n", "loading or building it ended the process (exit code 4)"),
+    ("import os\nclass Bot:\n    def __init__(self):\n        os._exit(5)\n"
+     "    def restart(self, rules, seat, rng): pass\n    def step(self, view): pass\n",
+     "loading or building it ended the process (exit code 5)"),
+    ("class Bot:\n    def __init__(self):\n        raise SystemExit(6)\n"
+     "    def restart(self, rules, seat, rng): pass\n    def step(self, view): pass\n",
+     "cannot be built: SystemExit: 6"),
+])
+def test_a_module_that_ends_the_process_is_refused_and_this_one_goes_on(tmp_path, source, fragment):
+    mod = tmp_path / "dies.py"
+    mod.write_text(source)
+    with pytest.raises(ArenaError) as ei:
+        spec_from_options([f"{mod}:Bot", "random"])
+    assert fragment in one_line_error(ei)
+
+
 def test_replace_then_validate():
     """What ``arena run`` does with command-line overrides."""
     spec = spec_from_options(["random", "heuristic"])
