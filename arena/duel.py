@@ -8,6 +8,9 @@ points minus the other side's) and its game points (plus for a win, minus
 for a loss). The duplicate difference of a seed is A's mean score minus B's
 over the two games; intervals are 95 % normal intervals over seeds.
 
+A bot that raises or plays illegally stops the duel with one line naming
+it; with ``save``, every finished game is kept and the same call resumes.
+
 >>> from core.rules import Rules
 >>> res = run_duel("heuristic", "random", Rules.preset("pagat", players=5), deals=4, seed=1, workers=1)
 >>> sorted(res.keys())
@@ -37,7 +40,8 @@ __all__ = ["run_duel", "play_game", "mean_interval", "load_saved", "DuelError"]
 
 
 class DuelError(PengyouError):
-    """A duel's ``--save`` file cannot be used (the message says why)."""
+    """A duel cannot go on: its ``--save`` file does not fit, or a bot ended
+    a process (the message says which)."""
 
 
 def _where(exc: BaseException) -> str:
