@@ -33,6 +33,7 @@ import math
 import random
 import time
 from itertools import islice
+from collections.abc import Iterator
 from typing import Optional
 
 from core._play import PlayCore, SearchTree
@@ -133,6 +134,8 @@ class IsmctsBot:
 
     def restart(self, rules: Rules, seat: int, rng: random.Random) -> None:
         """New deal."""
+        if rules != self.rules:
+            self._game_cache.clear()       # game points depend on the rules
         self.rules = rules
         self.seat = seat
         self.rng = rng
@@ -170,9 +173,8 @@ class IsmctsBot:
         opp = _opponents_total(pc.points, side, self._kitty_points, to_opp, mult, pc.penalties)
         n = r.players
         if self.reward == "game":
-            sc = score_deal(r, opp, len(side))
-            g = sc.game_points if sc.winner == MAKER else -sc.game_points if sc.winner else 0
-            return [float(g) if s in side else float(-g) for s in range(n)]
+            g = self._game_value(opp, len(side))
+            return [g if s in side else -g for s in range(n)]
         total = r.total_points
         margin = (total - 2 * opp) / total        # maker side's share minus the opponents'
         return [margin if s in side else -margin for s in range(n)]
@@ -244,26 +246,12 @@ class IsmctsBot:
         sampled here. It makes exactly the choices of :meth:`search_reference`.
         """
         rng = self.rng
-        sample = self._world_source(view)
         game_value = self._game_value if self.reward == "game" else None
         tree = SearchTree(self.rules, view.seat, self.c, self.widen_c, self.widen_alpha, self._policy,
                           self.others == "policy", game_value)
-        deadline = time.perf_counter() + self.seconds if self.seconds > 0 else None
-        view_kitty = points(view.kitty) if view.kitty is not None else None
-        hands_of = list
         iterate = tree.iterate
-        it = 0
-        while True:
-            if deadline is None:
-                if it >= self.iterations:
-                    break
-            elif it and time.perf_counter() >= deadline:
-                break
-            it += 1
-            world = sample(rng)
-            kitty = view_kitty if view_kitty is not None else points(world.kitty)
-            iterate(play_from_view(view, hands_of(world.hands)), rng, kitty)
-        self.last_iterations = it
+        for world, kitty in self._worlds(view):
+            iterate(play_from_view(view, list(world.hands)), rng, kitty)
         self.last_nodes = tree.node_count
         root = Node(None)
         root.visits = tree.visits
@@ -272,6 +260,21 @@ class IsmctsBot:
             child.visits, child.total, child.avail = visits, total, avail
             root.children[_key(cards)] = child
         return root
+
+    def _worlds(self, view: PlayerView) -> Iterator[tuple[object, int]]:
+        """Sampled worlds with the kitty points each is scored with (the
+        view's own kitty if it knows it), until the budget (iterations, or
+        ``seconds`` when positive) is spent; counted in ``last_iterations``."""
+        rng = self.rng
+        sample = self._world_source(view)
+        deadline = time.perf_counter() + self.seconds if self.seconds > 0 else None
+        view_kitty = points(view.kitty) if view.kitty is not None else None
+        it = 0
+        while it < self.iterations if deadline is None else not it or time.perf_counter() < deadline:
+            it += 1
+            world = sample(rng)
+            yield world, view_kitty if view_kitty is not None else points(world.kitty)
+        self.last_iterations = it
 
     def _game_value(self, opp: int, side_size: int) -> float:
         """Game points of the maker's side (negative when it loses), cached."""
@@ -287,30 +290,12 @@ class IsmctsBot:
         """The same search as :meth:`search` in plain Python (slow; the
         reference the C tree is tested against)."""
         rng = self.rng
-        sample = self._world_source(view)
         root = Node(None)
-        # the kitty's points are unknown to all but the maker: use the view's or a sample's
-        self._kitty_points = 0
-        deadline = time.perf_counter() + self.seconds if self.seconds > 0 else None
-        it = 0
-        log = math.log
-        sqrt = math.sqrt
-        ceil = math.ceil
-        c, widen_c, widen_alpha, policy = self.c, self.widen_c, self.widen_alpha, self._policy
+        policy = self._policy
         me = view.seat
         model_others = self.others == "policy"
-        view_kitty = points(view.kitty) if view.kitty is not None else None
-        while True:
-            if deadline is None:
-                if it >= self.iterations:
-                    break
-            elif it and time.perf_counter() >= deadline:
-                break
-            it += 1
-            world = sample(rng)
-            self._kitty_points = view_kitty if view_kitty is not None else points(world.kitty)
+        for world, self._kitty_points in self._worlds(view):
             pc = play_from_view(view, list(world.hands))
-            can_play = pc.can_play
             node = root
             path: list[tuple[Node, int]] = []
             expanded = False
@@ -325,47 +310,8 @@ class IsmctsBot:
                         child = Node(cards)
                         node.children[key] = child
                         expanded = True
-                    pc.play(cards, check=False)
-                    path.append((child, player))
-                    node = child
-                    at_root = False
-                    if expanded:
-                        break
-                    continue
-                limit = ceil(widen_c * (node.visits + 1) ** widen_alpha)
-                child = None
-                if len(node.children) < limit:
-                    # widen: a random legal play of this world, if it is new here
-                    cards = pc.random_play(rng)
-                    key = _key(cards)
-                    if key not in node.children:
-                        child = Node(cards)
-                        node.children[key] = child
-                        expanded = True
-                        for other in node.children.values():
-                            if at_root or other is child or can_play(other.cards):
-                                other.avail += 1
-                if child is None:
-                    best = None
-                    best_v = -1e300
-                    for other in node.children.values():
-                        if at_root or can_play(other.cards):
-                            other.avail += 1
-                            n_vis = other.visits
-                            if n_vis == 0:
-                                v = 1e300
-                            else:
-                                v = other.total / n_vis + c * sqrt(log(other.avail) / n_vis)
-                            if v > best_v:
-                                best_v = v
-                                best = other
-                    if best is None:           # nothing here is playable in this world
-                        cards = pc.random_play(rng)
-                        best = Node(cards)
-                        node.children[_key(cards)] = best
-                        best.avail += 1
-                        expanded = True
-                    child = best
+                else:
+                    child, expanded = self._select_reference(node, pc, rng, at_root)
                 pc.play(child.cards, check=False)
                 path.append((child, player))
                 node = child
@@ -379,8 +325,46 @@ class IsmctsBot:
             for child, player in path:
                 child.visits += 1
                 child.total += rewards[player]
-        self.last_iterations = it
         return root
+
+
+    def _select_reference(self, node: Node, pc: PlayCore, rng: random.Random,
+                          at_root: bool) -> tuple[Node, bool]:
+        """The child of ``node`` to walk to, and whether it is new: a new one
+        while widening allows (a random legal play of this world not yet
+        here), else the best by UCB among those playable in this world (a new
+        random one if none is); counts availability."""
+        can_play = pc.can_play
+        if len(node.children) < math.ceil(self.widen_c * (node.visits + 1) ** self.widen_alpha):
+            cards = pc.random_play(rng)
+            key = _key(cards)
+            if key not in node.children:
+                child = Node(cards)
+                node.children[key] = child
+                for other in node.children.values():
+                    if at_root or other is child or can_play(other.cards):
+                        other.avail += 1
+                return child, True
+        best = None
+        best_v = -1e300
+        for other in node.children.values():
+            if at_root or can_play(other.cards):
+                other.avail += 1
+                n_vis = other.visits
+                if n_vis == 0:
+                    v = 1e300
+                else:
+                    v = other.total / n_vis + self.c * math.sqrt(math.log(other.avail) / n_vis)
+                if v > best_v:
+                    best_v = v
+                    best = other
+        if best is not None:
+            return best, False
+        cards = pc.random_play(rng)                # nothing here is playable in this world
+        best = Node(cards)
+        node.children[_key(cards)] = best
+        best.avail += 1
+        return best, True
 
 
 class _TrueWorld:

@@ -903,14 +903,59 @@ cdef class SearchTree:
             return <double> self.game_value(opp, nside)
         return (<double> (self.total_points - 2 * opp)) / self.total_points
 
+    cdef int _select(self, PlayS* s, int node, int at_root, rng, int* expanded) except -1:
+        """The child of ``node`` to walk to: a new one while widening allows
+        (a random legal play of this world not yet here), else the best by
+        UCB among those playable in this world (a new random one if none is);
+        counts availability. Sets ``expanded[0]`` when it adds a child."""
+        cdef cnt_t out[NF]
+        cdef uint64_t r
+        cdef int child = -1, best, other
+        cdef double best_v, v
+        cdef TNode* nd = &self.nodes[node]
+        if nd.nchildren < ceil(self.widen_c * pow(<double> (nd.visits + 1), self.widen_alpha)):
+            r = seed_from(rng)
+            random_play(s, &r, out)
+            if self._find_child(node, out) < 0:
+                child = self._add_child(node, out)
+                expanded[0] = 1
+                other = self.nodes[node].first_child
+                while other >= 0:
+                    if at_root or other == child or play_error(s, self.nodes[other].cards) == 0:
+                        self.nodes[other].avail += 1
+                    other = self.nodes[other].next_sibling
+                return child
+        best = -1
+        best_v = -1e300
+        other = self.nodes[node].first_child
+        while other >= 0:
+            nd = &self.nodes[other]
+            if at_root or play_error(s, nd.cards) == 0:
+                nd.avail += 1
+                if nd.visits == 0:
+                    v = 1e300
+                else:
+                    v = nd.total / nd.visits + self.c * sqrt(log(<double> nd.avail) / nd.visits)
+                if v > best_v:
+                    best_v = v
+                    best = other
+            other = nd.next_sibling
+        if best < 0:
+            r = seed_from(rng)
+            random_play(s, &r, out)
+            best = self._add_child(node, out)
+            self.nodes[best].avail += 1
+            expanded[0] = 1
+        return best
+
     def iterate(self, PlayCore pc, rng, int kitty_points) -> None:
         """One iteration on ``pc`` (a determinized play phase; it is played out)."""
         cdef PlayS* s = &pc.s
         cdef cnt_t out[NF]
         cdef uint64_t r
-        cdef int node = 0, child, best, other, player, depth = 0, expanded = 0, at_root = 1
-        cdef int i, seat, opp, nside, mult, cards_n, unit_n, limit_ok
-        cdef double best_v, v, reward, margin
+        cdef int node = 0, child, player, depth = 0, expanded = 0, at_root = 1
+        cdef int i, seat, opp, nside, mult, cards_n, unit_n
+        cdef double margin
         cdef TNode* nd
         while not s.done:
             player = (s.leader + s.turn) % s.n
@@ -928,51 +973,8 @@ cdef class SearchTree:
                 if child < 0:
                     child = self._add_child(node, out)
                     expanded = 1
-                play_apply(s, self.nodes[child].cards)
-                self.path_node[depth] = child
-                self.path_player[depth] = player
-                depth += 1
-                node = child
-                at_root = 0
-                if expanded:
-                    break
-                continue
-            nd = &self.nodes[node]
-            child = -1
-            if nd.nchildren < ceil(self.widen_c * pow(<double> (nd.visits + 1), self.widen_alpha)):
-                r = seed_from(rng)
-                random_play(s, &r, out)
-                if self._find_child(node, out) < 0:
-                    child = self._add_child(node, out)
-                    expanded = 1
-                    other = self.nodes[node].first_child
-                    while other >= 0:
-                        if at_root or other == child or play_error(s, self.nodes[other].cards) == 0:
-                            self.nodes[other].avail += 1
-                        other = self.nodes[other].next_sibling
-            if child < 0:
-                best = -1
-                best_v = -1e300
-                other = self.nodes[node].first_child
-                while other >= 0:
-                    nd = &self.nodes[other]
-                    if at_root or play_error(s, nd.cards) == 0:
-                        nd.avail += 1
-                        if nd.visits == 0:
-                            v = 1e300
-                        else:
-                            v = nd.total / nd.visits + self.c * sqrt(log(<double> nd.avail) / nd.visits)
-                        if v > best_v:
-                            best_v = v
-                            best = other
-                    other = nd.next_sibling
-                if best < 0:
-                    r = seed_from(rng)
-                    random_play(s, &r, out)
-                    best = self._add_child(node, out)
-                    self.nodes[best].avail += 1
-                    expanded = 1
-                child = best
+            else:
+                child = self._select(s, node, at_root, rng, &expanded)
             memcpy(out, self.nodes[child].cards, NF)
             play_apply(s, out)
             self.path_node[depth] = child

@@ -131,3 +131,18 @@ def test_c_tree_matches_the_python_reference(preset, players, overrides):
             assert sum(v for _, v, _, _ in stats[0]) == 300
             compared += 1
     assert compared == 3 * len(TREE_SPECS)
+
+
+def test_game_values_follow_the_rules_of_each_deal():
+    import random
+
+    from core.scoring import MAKER, score_deal
+
+    bot = make_bot("ismcts:reward=game")
+    for rules in (Rules.preset("pagat", players=6), Rules.preset("heli", players=6),
+                  Rules.preset("pagat", players=6)):
+        bot.restart(rules, 0, random.Random(1))
+        for opp in (0, 45, 80, 120, 160):
+            sc = score_deal(rules, opp, 2)
+            want = float(sc.game_points if sc.winner == MAKER else -sc.game_points if sc.winner else 0)
+            assert bot._game_value(opp, 2) == want, (rules.name, opp)
