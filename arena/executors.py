@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing as mp
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -32,7 +33,8 @@ from typing import Any, Optional, Protocol
 
 from .types import ArenaError
 
-__all__ = ["Executor", "InlineExecutor", "PoolExecutor", "DaskExecutor", "Lost", "make_executor"]
+__all__ = ["Executor", "InlineExecutor", "PoolExecutor", "DaskExecutor", "Lost", "make_executor",
+           "run_forked"]
 
 log = logging.getLogger("pengyou.arena")
 
@@ -188,8 +190,6 @@ def _apply(fn: Callable[[Any], Any], batch: list) -> list:
 
 def _worker_start(initializer: Optional[Callable[..., None]], initargs: tuple) -> None:
     """In a pool worker: leave Ctrl-C to the parent (which stops the pool), then initialise."""
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if initializer is not None:
         initializer(*initargs)
@@ -248,6 +248,38 @@ class DaskExecutor(_Base):
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+
+def run_forked(fn: Callable[..., Any], *args: Any) -> tuple[bool, Any, str]:
+    """Call ``fn(*args)`` in a forked process of its own (Ctrl-C is left to
+    this one): ``(True, value, "")``, or ``(False, None, how it ended)`` when
+    that process ended without answering (``"exit code 3"``, ``"signal SIGSEGV"``).
+    """
+    ctx = mp.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_answer, args=(fn, args, send), daemon=True)
+    proc.start()
+    send.close()
+    try:
+        return True, receive.recv(), ""
+    except EOFError:                 # it ended without an answer
+        pass
+    finally:
+        receive.close()
+        proc.join()
+    code = proc.exitcode or 0
+    if code >= 0:
+        return False, None, f"exit code {code}"
+    try:
+        return False, None, f"signal {signal.Signals(-code).name}"
+    except ValueError:
+        return False, None, f"signal {-code}"
+
+
+def _answer(fn: Callable[..., Any], args: tuple, conn: Any) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    conn.send(fn(*args))
+    conn.close()
 
 
 class _WithContext:

@@ -30,7 +30,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .executors import Lost, make_executor
+from .executors import Lost, make_executor, run_forked
 from .play import CALL_METHODS, play_job, watch_calls
 from .schedule import build_jobs, suite_seeds
 from .spec import TournamentSpec
@@ -91,15 +91,11 @@ def _run_job(job: Job, died: Optional[dict[int, str]] = None) -> tuple[str, Any]
 MAX_DEATHS = 8
 
 
-def _alone(job: Job, context: dict[str, Any], died: dict[int, str], cells: Any, conn: Any) -> None:
+def _alone(job: Job, context: dict[str, Any], died: dict[int, str], cells: Any) -> tuple[str, Any]:
     """In a process of its own: play ``job``, publishing each bot call to ``cells``."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)      # Ctrl-C is the parent's to handle
     _init_worker(context)
     watch_calls(cells)
-    conn.send(_run_job(job, died))
-    conn.close()
+    return _run_job(job, died)
 
 
 def _play_alone(job: Job, context: dict[str, Any]) -> tuple[str, Any]:
@@ -112,23 +108,12 @@ def _play_alone(job: Job, context: dict[str, Any]) -> tuple[str, Any]:
     ends outside any bot call, or ``MAX_DEATHS`` deaths, give the job up (not
     stored; the next run retries it).
     """
-    ctx = mp.get_context("fork")
     died: dict[int, str] = {}
     for _ in range(MAX_DEATHS):
-        cells = ctx.RawArray("q", [-1, -1, -1])
-        receive, send = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_alone, args=(job, context, died, cells, send), daemon=True)
-        proc.start()
-        send.close()
-        try:
-            return receive.recv()
-        except EOFError:                 # it ended without an answer
-            pass
-        finally:
-            receive.close()
-            proc.join()
-        code = proc.exitcode or 0
-        how = f"signal {_signal_name(-code)}" if code < 0 else f"exit code {code}"
+        cells = mp.get_context("fork").RawArray("q", [-1, -1, -1])
+        answered, value, how = run_forked(_alone, job, context, died, cells)
+        if answered:
+            return value
         index, seat, method = cells[0], cells[1], cells[2]
         if index < 0 or index in died:
             return ("error", (job.key, f"its process ended ({how}) outside any bot call"))
@@ -137,15 +122,6 @@ def _play_alone(job: Job, context: dict[str, Any]) -> tuple[str, Any]:
         log.warning("job %s: the bot in seat %d ended its process in %s() (%s); playing the job again "
                     "with the fallback in that seat from there", job.key, seat, what, how)
     return ("error", (job.key, f"its bots ended its process {MAX_DEATHS} times"))
-
-
-def _signal_name(number: int) -> str:
-    import signal
-
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return str(number)
 
 
 def setup_logging(path: Optional[str], level: int = logging.INFO) -> None:

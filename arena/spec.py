@@ -32,7 +32,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import multiprocessing as mp
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -43,6 +42,7 @@ from bots.base import BotError, BotSpec, make_bot, parse_spec
 from core.errors import RulesError
 from core.rules import Rules
 
+from .executors import run_forked
 from .play import MODES
 from .types import ArenaError, Entrant
 
@@ -256,29 +256,10 @@ def _build_here(spec: str) -> Optional[str]:
 def build_apart(spec: str) -> tuple[Optional[str], bool]:
     """Build ``spec`` in a forked process: (what went wrong or None, whether
     that process ended without answering)."""
-    ctx = mp.get_context("fork")
-    receive, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_build_and_tell, args=(spec, send), daemon=True)
-    proc.start()
-    send.close()
-    try:
-        return receive.recv(), False
-    except EOFError:
-        pass
-    finally:
-        receive.close()
-        proc.join()
-    code = proc.exitcode or 0
-    how = f"signal {-code}" if code < 0 else f"exit code {code}"
+    answered, problem, how = run_forked(_build_here, spec)
+    if answered:
+        return problem, False
     return f"bot {spec!r}: cannot be built: loading or building it ended the process ({how})", True
-
-
-def _build_and_tell(spec: str, conn: Any) -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)      # Ctrl-C is the parent's to handle
-    conn.send(_build_here(spec))
-    conn.close()
 
 
 def _spec_text(bot: str, params: Mapping[str, Any] | None = None) -> str:
