@@ -282,16 +282,24 @@ def test_the_same_faulty_job_gives_the_same_result(bot):
 
 
 # ------------------------------------------------------------------ a bot that ends its process
+class _Cells(list):
+    """Stands for the shared cells of :func:`arena.play.watch_calls`: notes
+    each published call as (index, seat, method) in ``calls``."""
+
+    def __init__(self) -> None:
+        super().__init__([-1, -1, -1])
+        self.calls: list[tuple[int, int, int]] = []
+
+    def __setitem__(self, i, v):
+        super().__setitem__(i, v)
+        if i == 2:                      # the method is written last
+            self.calls.append(tuple(self))
+
+
 def test_every_bot_call_is_published_before_it_is_made(monkeypatch):
-    seen = []
-
-    class Cells(list):
-        def __setitem__(self, i, v):
-            super().__setitem__(i, v)
-            if i == 2:
-                seen.append(tuple(self))
-
-    monkeypatch.setattr(play, "CALL_WATCH", Cells([-1, -1, -1]))
+    cells = _Cells()
+    seen = cells.calls
+    monkeypatch.setattr(play, "CALL_WATCH", cells)
     ents = [Entrant("random", "random"), Entrant("log", LOGGING)]
     res, log = _logged(_job((0, 1, 0, 1, 0)), ents)
     assert [i for i, _, _ in seen] == list(range(len(seen)))          # each call once, in order
@@ -309,20 +317,16 @@ def test_a_planned_death_is_a_fault_and_the_fallback_goes_on(index, seat, decisi
     2's first restart, 25 a later call (the seat found from the published calls)."""
     ents = [Entrant("random", "random")]
     job = _job((0, 0, 0, 0, 0), seed=5)
-    calls = []
-
-    class Cells(list):
-        def __setitem__(self, i, v):
-            super().__setitem__(i, v)
-            if i == 2:
-                calls.append(tuple(self))
-
-    play.watch_calls(Cells([-1, -1, -1]))
+    cells = _Cells()
+    play.watch_calls(cells)
     try:
         plain = play_job(job, ents, PAGAT5)
     finally:
         play.watch_calls(None)
-    assert calls[index][0] == index and calls[index][1] == (calls[index][1] if seat is None else seat)
+    calls = cells.calls
+    assert calls[index][0] == index
+    if seat is not None:
+        assert calls[index][1] == seat
     seat = calls[index][1]
     res = play_job(job, ents, PAGAT5, died={index: "step() ended the process (exit code 7)"})
     (f,) = res.faults
