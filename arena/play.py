@@ -43,6 +43,7 @@ True
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import io
 import math
 import random
@@ -55,15 +56,20 @@ from typing import Any, Optional
 
 from bots import BotError, make_bot
 from core.actions import Action
+from core.cards import Cards
 from core.game import Match
+from core.observe import Narrator, sees
 from core.records import deal_record, match_record, write_records
 from core.rules import Rules
-from core.scoring import MAKER
+from core.scoring import MAKER, score_deal
 from core.state import State
 
+from . import protocol
+from .referee import Limits, RemoteSeat, StartFault, bot_seed, is_module, is_program, parse_action, pool
 from .types import ArenaError, DealOutcome, Entrant, Fault, Job, JobResult
 
-__all__ = ["MODES", "CALL_METHODS", "play_job", "outcome_of", "match_winners", "watch_calls"]
+__all__ = ["MODES", "CALL_METHODS", "FAULT_POLICIES", "TRUST", "play_job", "outcome_of", "match_winners",
+           "watch_calls", "forfeit_outcome", "runs_here"]
 
 #: What a job plays: one deal, or a whole match from the job's seed.
 MODES = ("deals", "matches")
@@ -337,16 +343,29 @@ def _illegal(state: State, action: Any) -> Optional[str]:
 
 
 # ------------------------------------------------------------------ the table
+#: What happens after a fault: the faulting entrant forfeits the deal, or
+#: the fallback bot finishes the seat's deal (for experiments; marked).
+FAULT_POLICIES = ("forfeit", "fallback")
+
+#: Which bots may run inside the referee's process: none, or the built-in ones.
+TRUST = ("none", "builtins")
+
+
 class _Seat:
-    """One seat: its entrant's bot until a fault, then the fallback."""
+    """One seat: its entrant's bot (in this process, or a sandboxed
+    process) until a fault, then nothing (forfeit) or the fallback."""
 
-    __slots__ = ("entrant", "bot", "replaced", "broken", "seconds", "decisions", "rng")
+    __slots__ = ("entrant", "bot", "remote", "item", "replaced", "broken", "seconds", "decisions", "rng",
+                 "spec")
 
-    def __init__(self, entrant: int, bot: Any, rng: random.Random) -> None:
+    def __init__(self, entrant: int, spec: str, rng: random.Random) -> None:
         self.entrant = entrant
-        self.bot = bot
+        self.spec = spec
+        self.bot: Any = None         # a bot object in this process
+        self.remote: Optional[RemoteSeat] = None
+        self.item: Any = None        # the pool's handle of the remote process
         self.replaced = False        # the fallback plays this seat
-        self.broken = False          # the fallback failed too: random legal actions
+        self.broken = False          # random legal actions play this seat
         self.seconds = 0.0
         self.decisions = 0
         self.rng = rng               # for random legal actions
@@ -356,10 +375,10 @@ class _Seat:
 CALL_METHODS = ("init", "restart", "step", "inform", "peek")
 
 #: Set in a process that plays one job alone (:func:`watch_calls`): before
-#: every bot call the table writes the call's index in the job, its seat and
-#: its method there, so that if the call ends the process, the parent knows
-#: which bot did it and can replay the job with a ``died`` fault planned at
-#: that call.
+#: every in-process bot call the table writes the call's index in the job,
+#: its seat and its method there, so that if the call ends the process, the
+#: parent knows which bot did it and can replay the job with a ``died``
+#: fault planned at that call.
 CALL_WATCH: Any = None
 
 
@@ -370,37 +389,69 @@ def watch_calls(cells: Any) -> None:
     CALL_WATCH = cells
 
 
+def runs_here(spec: str, trusted: str) -> bool:
+    """Whether a bot spec runs inside the referee's process under ``trusted``."""
+    if is_program(spec) or is_module(spec):
+        return False
+    return trusted == "builtins"
+
+
 class _Table:
     """The seats of one job and the bookkeeping of faults."""
 
-    def __init__(self, job: Job, entrants: Sequence[Entrant], rules: Rules, time_limit: float,
-                 fallback: str, planned: Optional[dict[int, str]] = None) -> None:
+    def __init__(self, job: Job, entrants: Sequence[Entrant], rules: Rules, limits: Limits,
+                 fallback: str, planned: Optional[dict[int, str]], secret: bytes, on_fault: str,
+                 trusted: str, cheating: bool) -> None:
         self.planned = planned or {}  # call index -> message: a call that ended the process before
-        self.calls = 0               # bot calls made so far in the job
+        self.calls = 0               # in-process bot calls made so far in the job
         self.job = job
         self.rules = rules
-        self.limit = time_limit
+        self.limits = limits
+        self.limit = limits.move
         self.fallback = fallback
-        self.base = f"{job.seed}:{job.lineup}:{job.rotation}"
-        self.rng = random.Random(f"pengyou-arena:{self.base}")
+        self.secret = secret
+        self.on_fault = on_fault
+        self.cheating = cheating
+        self.base = (job.seed, job.lineup, job.rotation)
         self.faults: list[Fault] = []
+        self.forfeit: Optional[Fault] = None
+        self.forfeits: list[int] = []   # per deal: the forfeiting seat, or -1
         self.decision = 0            # decisions made so far in the job
         self.deal = 0                # deals started so far
         self.seats: list[_Seat] = []
+        self.logs: list[tuple[int, int, bytes]] = []    # (entrant, seat, stderr) to keep
         for seat, e in enumerate(job.seats):
-            rng = random.Random(f"pengyou-arena-random:{self.base}:{seat}")
-            self.seats.append(_Seat(e, None, rng))
-            bot, kind, message = self._make(seat, entrants[e].spec)
-            self.seats[seat].bot = bot
-            if kind is not None:
-                self._fault(seat, kind, message)
+            spec = entrants[e].spec
+            rng = random.Random(bot_seed(secret, *self.base, "random", seat))
+            st = _Seat(e, spec, rng)
+            self.seats.append(st)
+            if runs_here(spec, trusted):
+                bot, kind, message = self._make(seat, spec)
+                st.bot = bot
+                if kind is None and getattr(bot, "cheats", False) and not cheating:
+                    raise ArenaError(f"bot {spec!r} sees every hand (it cheats); allow it explicitly")
+                if kind is not None:
+                    self._fault(seat, kind, message)
+            else:
+                self._start_remote(seat, st)
+
+    # ---------------------------------------------------------------- seats
+    def _start_remote(self, seat: int, st: _Seat) -> None:
+        p = pool()
+        try:
+            st.item = p.acquire(st.spec, self.job.seed, self.limits)
+        except StartFault as exc:
+            self._fault(seat, exc.kind, f"starting: {exc}")
+            return
+        st.remote = RemoteSeat(st.item, self.limits)
 
     def _fallback_rng(self, seat: int) -> random.Random:
-        return random.Random(f"pengyou-arena-fallback:{self.base}:{self.deal}:{seat}:{self.decision}")
+        return random.Random(bot_seed(self.secret, *self.base, "fallback", self.deal, seat, self.decision))
 
     def _next_call(self, seat: int, what: str) -> Optional[str]:
-        """Count a bot call and publish it; the message of a ``died`` fault
-        instead if this call ended the process when the job was played before."""
+        """Count an in-process bot call and publish it; the message of a
+        ``died`` fault instead if this call ended the process when the job
+        was played before."""
         index = self.calls
         self.calls += 1
         if index in self.planned:
@@ -410,7 +461,7 @@ class _Table:
         return None
 
     def _make(self, seat: int, spec: str) -> tuple[Any, Optional[str], str]:
-        """Build a bot for ``seat``: (bot, fault kind, message); a bad spec raises."""
+        """Build an in-process bot for ``seat``: (bot, fault kind, message); a bad spec raises."""
         died = self._next_call(seat, "init")
         if died is not None:
             return None, "died", died
@@ -429,10 +480,27 @@ class _Table:
         self.seats[seat].seconds += out.seconds
         return out
 
+    def _drop_remote(self, st: _Seat, kind: str, message: str) -> None:
+        if st.remote is not None:
+            st.remote.kill(kind, message)
+            self._keep_log(st, self.seats.index(st))
+            st.remote = None
+            st.item = None
+
     def _fault(self, seat: int, kind: str, message: str) -> None:
-        """Record a fault of the entrant's bot and seat the fallback."""
+        """Record a fault of the entrant's bot; forfeit, or seat the fallback."""
         st = self.seats[seat]
-        self.faults.append(Fault(seat, st.entrant, kind, message, self.decision))
+        if len(message) > _MESSAGE_CHARS:
+            message = message[:_MESSAGE_CHARS - 3] + "..."
+        fault = Fault(seat, st.entrant, kind, message, self.decision)
+        self.faults.append(fault)
+        self._drop_remote(st, kind, message)
+        st.bot = None
+        if self.on_fault == "forfeit":
+            st.broken = True
+            if self.forfeit is None:
+                self.forfeit = fault
+            return
         st.replaced = True
         st.bot, kind, _ = self._make(seat, self.fallback)
         if kind is not None:
@@ -450,24 +518,56 @@ class _Table:
         else:
             self._fault(seat, kind, message)
 
-    def start_deal(self) -> None:
-        """Restart every seat's bot for a new deal."""
-        streams = [random.Random(self.rng.getrandbits(64)) for _ in self.seats]
+    # ---------------------------------------------------------------- a deal
+    def start_deal(self, state: State) -> Optional[Narrator]:
+        """Restart every seat's bot for a new deal; the narrator of the
+        remote seats' messages (None when every bot is in this process)."""
+        self.forfeit = None
+        narrator = Narrator(state) if any(st.remote is not None for st in self.seats) else None
+        opening = narrator.opening() if narrator is not None else None
         for seat, st in enumerate(self.seats):
-            if st.broken:
+            seed = bot_seed(self.secret, *self.base, self.deal, seat)
+            if st.remote is not None:
+                st.remote.new_deal()
+                st.remote.send(protocol.deal(self.rules, seat, seed, self.deal == 0, self.limits.overage,
+                                             opening[seat]["view"]))
                 continue
-            rng = self._fallback_rng(seat) if st.replaced else streams[seat]
+            if st.broken or st.bot is None:
+                continue
+            rng = self._fallback_rng(seat) if st.replaced else random.Random(seed)
             out = self._call(seat, "restart", st.bot.restart, self.rules, seat, rng)
             if out.kind is not None:
                 self._failed(seat, out.kind, out.message)
         self.deal += 1
+        return narrator
+
+    def _legal(self, state: State) -> list[str]:
+        out = []
+        for a in state.legal_actions():
+            out.append(str(a))
+            if len(out) >= 100:
+                break
+        return out
 
     def _choose(self, state: State, seat: int) -> Action:
         st = self.seats[seat]
-        while not st.broken:
+        while not st.broken and self.forfeit is None:
+            if st.remote is not None:
+                legal = self._legal(state) if st.remote.legal else None
+                text, kind, message, took = st.remote.decide(legal)
+                st.seconds += took
+                if kind is not None:
+                    self._failed(seat, kind, message)
+                    continue
+                action, why = parse_action(text)
+                err = why if action is None else state.action_error(action)
+                if err is not None:
+                    self._failed(seat, "illegal", f"played {text[:60]!r}: {err}")
+                    continue
+                return action
             bot = st.bot
             if getattr(bot, "cheats", False):
-                out = self._call(seat, "peek", bot.peek, state)   # only the named oracle bot
+                out = self._call(seat, "peek", bot.peek, state)   # only an allowed cheating bot
                 if out.kind is not None:
                     self._failed(seat, out.kind, out.message)
                     continue
@@ -479,32 +579,97 @@ class _Table:
             if why is not None:
                 self._failed(seat, "illegal", why)
                 continue
-            return out.value
+            return Action(out.value.kind, Cards(out.value.cards), out.value.ordinal)
         return state.random_legal_action(st.rng)
 
     def play_deal(self, state: State) -> State:
         """Play ``state`` to its end."""
-        self.start_deal()
+        narrator = self.start_deal(state)
         while not state.is_terminal():
             seat = state.current_player()
             action = self._choose(state, seat)
             state.apply(action, check=False)
             self.seats[seat].decisions += 1
             self.decision += 1
+            if self.forfeit is not None:
+                continue                 # the deal is decided: no bot hears more of it
+            if narrator is not None:
+                lines = protocol.changes(narrator.changes(seat, action), seat)
+                for other, st in enumerate(self.seats):
+                    if st.remote is not None:
+                        st.remote.send(lines[other])
             for other, st in enumerate(self.seats):
-                inform = None if st.broken else getattr(st.bot, "inform", None)
-                if inform is None:
+                inform = None if st.broken or st.bot is None else getattr(st.bot, "inform", None)
+                if inform is None or not sees(other, seat, action):
                     continue
                 out = self._call(other, "inform", inform, state.view(other), seat, action)
                 if out.kind is not None:
                     self._failed(other, out.kind, out.message)
+        self.forfeits.append(self.forfeit.seat if self.forfeit is not None else -1)
+        res = state.result
+        if narrator is not None and res is not None:
+            result = {"maker": res.maker, "maker_side": sorted(res.maker_side),
+                      "opponents_points": res.opponents_points, "game_points": state.returns(),
+                      "winner": res.winner, "forfeit": self.forfeit.seat if self.forfeit else None}
+            for st in self.seats:
+                if st.remote is not None:
+                    st.remote.send(protocol.end(result))
         return state
+
+    # ---------------------------------------------------------------- the end
+    def _keep_log(self, st: _Seat, seat: int) -> None:
+        if st.remote is not None:
+            data = st.remote.proc.take_stderr()
+            if data:
+                self.logs.append((st.entrant, seat, data))
+
+    def finish(self) -> None:
+        """Hand healthy processes back to the pool; keep what bots wrote to stderr."""
+        p = pool()
+        cap = 2 * self.rules.players + 2
+        for seat, st in enumerate(self.seats):
+            if st.remote is not None:
+                self._keep_log(st, seat)
+                p.release(st.item, st.spec, self.job.seed, cap)
+                st.remote = None
+
+
+def forfeit_outcome(out: DealOutcome, seat: int, rules: Rules) -> DealOutcome:
+    """The outcome of a deal forfeited by the entrant in ``seat``: every seat
+    of that entrant on the losing side, by the most a side can lose (no card
+    points for it, the other side's largest win in game points), every
+    other seat on the winning side. Whatever the cards, a fault never scores
+    better than playing on would have.
+
+    >>> from core.rules import Rules
+    >>> played = DealOutcome(seats=(0, 1, 0, 1, 0), maker=1, maker_side=(1, 2), opponents_points=40,
+    ...                      total_points=200, maker_won=True, game_points=(-1, 1, 1, -1, -1),
+    ...                      margins=(-120.0, 120.0, 120.0, -120.0, -120.0))
+    >>> f = forfeit_outcome(played, 2, Rules.preset("pagat", players=5))
+    >>> f.maker_side, f.maker_won, f.margins
+    ((0, 2, 4), False, (-200.0, 200.0, -200.0, 200.0, -200.0))
+    """
+    guilty = out.seats[seat]
+    side = tuple(s for s in range(len(out.seats)) if out.seats[s] == guilty)
+    total = out.total_points
+    gp = max(abs(score_deal(rules, total, k).game_points) for k in range(1, rules.friend_calls + 2))
+    return DealOutcome(
+        seats=out.seats, maker=seat, maker_side=side, opponents_points=total, total_points=total,
+        maker_won=False,
+        game_points=tuple(-gp if s in side else gp for s in range(len(out.seats))),
+        margins=tuple(-float(total) if s in side else float(total) for s in range(len(out.seats))),
+        forfeit=seat)
 
 
 # ------------------------------------------------------------------ jobs
-def _check(job: Job, entrants: Sequence[Entrant], rules: Rules, mode: str, time_limit: float) -> None:
+def _check(job: Job, entrants: Sequence[Entrant], rules: Rules, mode: str, time_limit: float,
+           on_fault: str, trusted: str) -> None:
     if mode not in MODES:
         raise ArenaError(f"mode: {mode!r} is not one of {', '.join(MODES)}")
+    if on_fault not in FAULT_POLICIES:
+        raise ArenaError(f"on_fault: {on_fault!r} is not one of {', '.join(FAULT_POLICIES)}")
+    if trusted not in TRUST:
+        raise ArenaError(f"trusted: {trusted!r} is not one of {', '.join(TRUST)}")
     if (not isinstance(time_limit, (int, float)) or isinstance(time_limit, bool)
             or not 0 <= time_limit < math.inf):
         raise ArenaError(f"time limit: {time_limit!r} is not a number of seconds, at least 0")
@@ -517,48 +682,63 @@ def _check(job: Job, entrants: Sequence[Entrant], rules: Rules, mode: str, time_
 
 def play_job(job: Job, entrants: Sequence[Entrant], rules: Rules, *, mode: str = "deals",
              time_limit: float = 0.0, fallback: str = "heuristic", record: bool = True,
-             died: Optional[dict[int, str]] = None) -> JobResult:
+             died: Optional[dict[int, str]] = None, secret: bytes = b"", on_fault: str = "forfeit",
+             trusted: str = "builtins", cheating: bool = False,
+             limits: Optional[Limits] = None) -> JobResult:
     """Play one job and return its result.
 
     ``mode``: ``"deals"`` plays the deal ``State(rules, seed=job.seed)``;
     ``"matches"`` plays the whole match ``Match(rules, seed=job.seed)`` (one
     outcome per deal, and ``match_winners``). ``time_limit``: seconds one
-    bot call may take (0: no limit). ``fallback``: the bot spec that takes
-    over a seat after its bot's fault. ``record``: keep the JSON-lines record
-    of the deal or match (replayable with ``pengyou replay``).
+    decision may take (0: no limit; ``limits`` adds the overage bank and the
+    sandbox's sizes). ``record``: keep the JSON-lines record of the deal or
+    match (replayable with ``pengyou replay``).
+
+    ``trusted``: ``"builtins"`` runs the built-in bots in this process,
+    ``"none"`` runs every bot in a sandboxed process of its own (modules and
+    programs always are). ``secret`` keys every bot's random seed
+    (:func:`arena.referee.bot_seed`). ``on_fault``: ``"forfeit"`` (the
+    faulting entrant loses the deal by the most, see :func:`forfeit_outcome`;
+    the deal is finished with random legal actions) or ``"fallback"`` (the
+    ``fallback`` bot finishes the seat's deal; an experiment's setting).
+    ``cheating``: allow a bot that reads the state (the oracle).
 
     A fault's ``decision`` is the index, counted from 0 over the whole job,
-    of the decision at which the bot failed (for a failed ``restart`` or
-    ``inform``, of the next decision). ``seconds[s]`` is the time seat
-    ``s``'s bots spent in every call; ``decisions[s]`` how many decisions
-    the seat made (whoever made them).
+    of the decision at which the bot failed. ``seconds[s]`` is the time seat
+    ``s``'s bots spent deciding; ``decisions[s]`` how many decisions the
+    seat made (whoever made them).
 
-    ``died`` maps bot-call indexes (counted over the job, as published by
+    ``died`` maps in-process bot-call indexes (as published by
     :func:`watch_calls`) to messages: calls that ended the process when
-    the job was played before. Replaying the job, such a call is not made;
-    it is a ``died`` fault, and the fallback takes over as after a crash.
+    the job was played before; replaying the job, such a call is a ``died``
+    fault instead.
 
     Raises :class:`~arena.types.ArenaError` for a bad mode, time limit or
     line-up, and :class:`bots.BotError` for an unusable bot spec.
     """
-    _check(job, entrants, rules, mode, time_limit)
-    make_bot(fallback)                  # a bad fallback spec fails here, not at the first fault
-    table = _Table(job, entrants, rules, float(time_limit), fallback, died)
+    _check(job, entrants, rules, mode, time_limit, on_fault, trusted)
+    if on_fault == "fallback":
+        make_bot(fallback)              # a bad fallback spec fails here, not at the first fault
+    lim = dataclasses.replace(limits or Limits(), move=float(time_limit))
+    table = _Table(job, entrants, rules, lim, fallback, died, secret, on_fault, trusted, cheating)
     winners: tuple[int, ...] = ()
-    if mode == "deals":
-        state = table.play_deal(State(rules, seed=job.seed))
-        outcomes = (outcome_of(state, job.seats),)
-        records = deal_record(state) if record else []
-    else:
-        match = Match(rules, seed=job.seed)
-        outs = []
-        while not match.is_over():
-            state = table.play_deal(match.new_deal())
-            match.finish_deal(state)
-            outs.append(outcome_of(state, job.seats))
-        outcomes = tuple(outs)
-        winners = match_winners(match)
-        records = match_record(match) if record else []
+    try:
+        if mode == "deals":
+            state = table.play_deal(State(rules, seed=job.seed))
+            outs = [outcome_of(state, job.seats)]
+            records = deal_record(state) if record else []
+        else:
+            match = Match(rules, seed=job.seed)
+            outs = []
+            while not match.is_over():
+                state = table.play_deal(match.new_deal())
+                match.finish_deal(state)
+                outs.append(outcome_of(state, job.seats))
+            winners = match_winners(match)
+            records = match_record(match) if record else []
+    finally:
+        table.finish()
+    outcomes = tuple(o if f < 0 else forfeit_outcome(o, f, rules) for o, f in zip(outs, table.forfeits))
     text = ""
     if record:
         buf = io.StringIO()
@@ -568,4 +748,5 @@ def play_job(job: Job, entrants: Sequence[Entrant], rules: Rules, *, mode: str =
         key=job.key, group=job.group, seats=tuple(job.seats), deals=outcomes,
         faults=tuple(table.faults), seconds=tuple(st.seconds for st in table.seats),
         decisions=tuple(st.decisions for st in table.seats), match_winners=winners, record=text,
+        logs=tuple(table.logs),
     )

@@ -30,8 +30,11 @@ class ArenaError(PengyouError):
     without a traceback.
     """
 
-#: Why a bot was replaced during a deal (``died``: its call ended the process).
-FAULT_KINDS = ("crash", "timeout", "illegal", "died")
+#: How a bot failed: raised or reported an error (``crash``), ran out of
+#: time (``timeout``), made an action the rules refuse (``illegal``), ended
+#: its process (``died``), broke the protocol (``protocol``), ran out of
+#: memory (``memory``).
+FAULT_KINDS = ("crash", "timeout", "illegal", "died", "protocol", "memory")
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,9 @@ class DealOutcome:
     result (plus for its side's win). ``margins[s]`` is the card-point margin
     of seat ``s``'s side: its side's points minus the other side's, in card
     points (``total_points - 2 * opponents_points`` for the maker side).
+    ``forfeit`` is the seat whose fault forfeited the deal (-1: none); then
+    ``maker_side`` holds that entrant's seats, the losing side (see
+    :func:`arena.play.forfeit_outcome`).
     """
 
     seats: tuple[int, ...]
@@ -106,12 +112,15 @@ class DealOutcome:
     maker_won: bool
     game_points: tuple[int, ...]
     margins: tuple[float, ...]
+    forfeit: int = -1
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON form."""
         d = asdict(self)
         for k in ("seats", "maker_side", "game_points", "margins"):
             d[k] = list(d[k])
+        if self.forfeit < 0:
+            del d["forfeit"]
         return d
 
     @classmethod
@@ -121,7 +130,7 @@ class DealOutcome:
                    tuple(int(x) for x in obj["maker_side"]), int(obj["opponents_points"]),
                    int(obj["total_points"]), bool(obj["maker_won"]),
                    tuple(int(x) for x in obj["game_points"]),
-                   tuple(float(x) for x in obj["margins"]))
+                   tuple(float(x) for x in obj["margins"]), int(obj.get("forfeit", -1)))
 
 
 @dataclass(frozen=True)
@@ -157,6 +166,8 @@ class JobResult:
     ``match_winners`` are the seats whose players won the match (match mode;
     empty in deal mode). ``record`` is the JSON-lines record of the deal or
     match (see :mod:`core.records`), or ``""`` when recording is off.
+    ``logs`` are (entrant, seat, bytes) of what sandboxed bots wrote to
+    stderr, for the run's bot logs (not stored with the result).
     """
 
     key: str
@@ -168,6 +179,7 @@ class JobResult:
     decisions: tuple[int, ...] = ()
     match_winners: tuple[int, ...] = ()
     record: str = field(default="", compare=False)
+    logs: tuple = field(default=(), compare=False)
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON form."""

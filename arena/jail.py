@@ -1,0 +1,317 @@
+"""The walls around one bot process (Linux): what a sandboxed bot may touch.
+
+:func:`enter` is called in a freshly forked child, before any of the bot's
+code runs, and applies every layer the system allows, in this order:
+
+1. its own session and process group; it is killed when its parent dies;
+2. as root: new PID, network, IPC and mount namespaces (the bot is the first
+   process of its PID namespace, so when it dies every process it started
+   dies with it; no network interface exists; System V IPC is private), a
+   size-capped tmpfs as its working directory, and directories that only
+   root may enter (``/root`` holding the Python install) replaced by a
+   tmpfs through which only the allowed paths show;
+3. resource limits: address space, processes, open files, file size, CPU
+   seconds, no core files;
+4. as root: an unprivileged user of its own (uid ``UID_BASE + pid``), so
+   it can neither signal nor read other processes and its process limit
+   counts only its own processes;
+5. ``no_new_privs``; Landlock: reading only the Python install, the
+   engine's packages and system libraries, writing only in its directory,
+   no TCP, and (ABI 6) no signals or abstract sockets outside itself;
+6. a seccomp filter refusing ``socket()`` and ``io_uring`` (no network
+   or Unix-socket channel even where a namespace is missing).
+
+A layer the kernel refuses is skipped and named in the list :func:`enter`
+returns, so the caller can warn; nothing here ever raises for that.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import platform
+import resource
+import signal
+import stat
+import struct
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+__all__ = ["Walls", "enter", "die_with", "UID_BASE", "read_paths"]
+
+#: Sandboxed bots run as ``UID_BASE + pid`` when started by root.
+UID_BASE = 200000
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x08000000, 0x20000000, 0x40000000
+MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV = 4096, 8192, 16384, 1 << 18, 2, 4
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, PR_SET_DUMPABLE = 1, 38, 22, 4
+
+
+@dataclass(frozen=True)
+class Walls:
+    """The limits of one bot process (sizes in MiB, times in seconds)."""
+
+    memory_mb: int = 1024        #: address space
+    processes: int = 64          #: processes and threads of the bot's user
+    files: int = 256             #: open file descriptors
+    disk_mb: int = 64            #: its working directory (and any file it writes)
+    cpu_seconds: int = 3600      #: CPU time over the process's life
+    read: tuple[str, ...] = field(default=())   #: extra paths it may read
+
+
+def _err() -> str:
+    return os.strerror(ctypes.get_errno())
+
+
+def read_paths(extra: Sequence[str] = ()) -> list[str]:
+    """The paths a bot may read: the Python install, the engine's packages,
+    system libraries and ``extra`` (never the project's root or its data)."""
+    import arena
+    import bots
+    import core
+
+    out = ["/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/sys/devices/system/cpu"]
+    for p in {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}:
+        out.append(os.path.realpath(p))
+    for entry in sys.path:
+        if entry and ("site-packages" in entry or "dist-packages" in entry or entry.startswith(sys.base_prefix)):
+            out.append(os.path.realpath(entry))
+    for pkg in (core, bots, arena):
+        out.append(os.path.dirname(os.path.realpath(pkg.__file__)))
+    out.extend(os.path.realpath(p) for p in extra)
+    seen: list[str] = []
+    for p in out:
+        if os.path.exists(p) and p not in seen:
+            seen.append(p)
+    return seen
+
+
+# ------------------------------------------------------------------ namespaces
+def _mount(src: Optional[str], target: str, fstype: Optional[str], flags: int, data: Optional[str]) -> bool:
+    enc = (lambda s: None if s is None else s.encode())
+    return _libc.mount(enc(src), target.encode(), enc(fstype), flags, enc(data)) == 0
+
+
+def _closed_ancestor(path: str) -> Optional[str]:
+    """The first ancestor of ``path`` that others may not enter, if any."""
+    parts = Path(path).parts
+    for i in range(2, len(parts) + 1):
+        p = str(Path(*parts[:i]))
+        try:
+            mode = os.stat(p).st_mode
+        except OSError:
+            return None
+        if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH:
+            return p
+    return None
+
+
+def _open_closed_dirs(paths: Sequence[str], stage: str) -> None:
+    """In a private mount namespace: over each directory that only its owner
+    may enter, put a tmpfs through which only the allowed paths show."""
+    groups: dict[str, list[str]] = {}
+    for p in paths:
+        a = _closed_ancestor(p)
+        if a is not None and a != p:
+            groups.setdefault(a, []).append(p)
+    for i, (top, inside) in enumerate(groups.items()):
+        inside = [p for p in inside if not any(p != q and p.startswith(q + "/") for q in inside)]
+        staged = []
+        for j, p in enumerate(inside):
+            s = os.path.join(stage, f"{i}-{j}")
+            os.makedirs(s, exist_ok=True)
+            if _mount(p, s, None, MS_BIND | MS_REC, None):
+                staged.append((s, p))
+        if not _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k"):
+            continue
+        for s, p in staged:
+            os.makedirs(p, exist_ok=True)
+            _mount(s, p, None, MS_MOVE, None)
+
+
+def _namespaces(home: str, disk_mb: int, uid: int, paths: Sequence[str], missing: list[str]) -> bool:
+    """New namespaces, the private tmpfs home; True if the PID namespace is new
+    (the caller must fork once more: the child is its first process)."""
+    flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS
+    if _libc.unshare(flags) != 0:
+        missing.append(f"namespaces ({_err()})")
+        return False
+    _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+    if not _mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV,
+                  f"mode=0700,uid={uid},gid={uid},size={disk_mb}m"):
+        missing.append(f"a size-capped working directory ({_err()})")
+    stage = home + ".stage"
+    try:
+        os.makedirs(stage, exist_ok=True)
+        _open_closed_dirs(paths, stage)
+    except OSError as exc:
+        missing.append(f"reading the Python install ({exc.strerror})")
+    return True
+
+
+# ------------------------------------------------------------------ landlock
+_LL_CREATE, _LL_ADD, _LL_RESTRICT = 444, 445, 446
+_FS_EXEC, _FS_WRITE, _FS_READ, _FS_READDIR = 1, 2, 4, 8
+_FILE_RIGHTS = {1: 0b111, 2: 0b111, 3: 0b111 | (1 << 14), 4: 0b111 | (1 << 14),
+                5: 0b111 | (1 << 14) | (1 << 15)}
+
+
+def _landlock(home: str, paths: Sequence[str], missing: list[str]) -> None:
+    abi = _libc.syscall(_LL_CREATE, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    if abi < 1:
+        missing.append(f"Landlock ({_err()})")
+        return
+    fs = (1 << 13) - 1
+    if abi >= 2:
+        fs |= 1 << 13
+    if abi >= 3:
+        fs |= 1 << 14
+    if abi >= 5:
+        fs |= 1 << 15
+    net = 0b11 if abi >= 4 else 0
+    scoped = 0b11 if abi >= 6 else 0
+    attr = struct.pack("QQQ", fs, net, scoped)
+    size = 8 if abi < 4 else (16 if abi < 6 else 24)
+    buf = ctypes.create_string_buffer(attr[:size], size)
+    rs = _libc.syscall(_LL_CREATE, buf, ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if rs < 0:
+        missing.append(f"Landlock ({_err()})")
+        return
+    file_rights = _FILE_RIGHTS.get(abi, _FILE_RIGHTS[5])
+
+    def allow(path: str, rights: int) -> None:
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            if not os.path.isdir(path):
+                rights &= file_rights
+            rule = ctypes.create_string_buffer(struct.pack("=Qi", rights, fd), 12)
+            _libc.syscall(_LL_ADD, rs, 1, rule, 0)
+        finally:
+            os.close(fd)
+
+    for p in paths:
+        allow(p, _FS_EXEC | _FS_READ | _FS_READDIR)
+    for dev in ("/dev/null", "/dev/zero"):
+        allow(dev, _FS_READ | _FS_WRITE)
+    for dev in ("/dev/urandom", "/dev/random"):
+        allow(dev, _FS_READ)
+    allow(home, fs)
+    if _libc.syscall(_LL_RESTRICT, rs, 0) != 0:
+        missing.append(f"Landlock ({_err()})")
+    os.close(rs)
+    if abi < 6:
+        missing.append("Landlock signal scoping (needs Landlock ABI 6)")
+
+
+# ------------------------------------------------------------------ seccomp
+_ARCH = {"x86_64": (0xC000003E, {"socket": 41}, True),
+         "aarch64": (0xC00000B7, {"socket": 198}, False)}
+_IO_URING = (425, 426, 427)
+
+
+def _seccomp(missing: list[str]) -> None:
+    arch = _ARCH.get(platform.machine())
+    if arch is None:
+        missing.append(f"seccomp (no filter for {platform.machine()})")
+        return
+    audit, calls, x32 = arch
+    deny = list(calls.values()) + list(_IO_URING)
+    LD, JEQ, JGE, RET = 0x20, 0x15, 0x35, 0x06
+    allow, refuse, kill = 0x7FFF0000, 0x00050000 | errno.EACCES, 0x80000000
+    prog = [(LD, 0, 0, 4)]
+    body = [(LD, 0, 0, 0)]
+    if x32:
+        body.append((JGE, 0, 0, 0x40000000))       # patched below: x32 calls are refused
+    for nr in deny:
+        body.append((JEQ, 0, 0, nr))
+    body += [(RET, 0, 0, allow), (RET, 0, 0, refuse)]
+    # jumps: every test jumps to 'refuse' (the last) when it matches
+    last = len(body) - 1
+    fixed = []
+    for i, (code, jt, jf, k) in enumerate(body):
+        if code in (JEQ, JGE):
+            jt = last - i - 1
+        fixed.append((code, jt, jf, k))
+    prog.append((JEQ, 0, len(fixed), audit))       # wrong architecture: kill
+    prog += fixed + [(RET, 0, 0, kill)]
+    raw = b"".join(struct.pack("HBBI", *ins) for ins in prog)
+    filt = ctypes.create_string_buffer(raw, len(raw))
+    fprog = struct.pack("HxxxxxxP", len(prog), ctypes.addressof(filt))
+    fbuf = ctypes.create_string_buffer(fprog, len(fprog))
+    if _libc.prctl(PR_SET_SECCOMP, 2, fbuf, 0, 0) != 0:
+        missing.append(f"seccomp ({_err()})")
+
+
+# ------------------------------------------------------------------ all of it
+def die_with(parent: int) -> None:
+    """Be killed when the parent ``parent`` dies (or end now if it already has)."""
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _limits(w: Walls, uid_own: bool, missing: list[str]) -> None:
+    mb = 1 << 20
+    lims = [(resource.RLIMIT_AS, w.memory_mb * mb), (resource.RLIMIT_NOFILE, w.files),
+            (resource.RLIMIT_FSIZE, w.disk_mb * mb), (resource.RLIMIT_CORE, 0),
+            (resource.RLIMIT_CPU, w.cpu_seconds)]
+    if uid_own:
+        lims.append((resource.RLIMIT_NPROC, w.processes))
+    for which, value in lims:
+        try:
+            resource.setrlimit(which, (value, value))
+        except (ValueError, OSError) as exc:
+            missing.append(f"resource limit {which} ({exc})")
+
+
+def enter(home: str, walls: Walls, parent: int) -> tuple[list[str], bool]:
+    """Wall in this (just forked) process; ``home`` is its working directory
+    (created here), ``parent`` the pid whose death must kill it.
+
+    Returns (the layers that could not be applied, whether the caller must
+    fork once more to enter the new PID namespace: the child is the bot).
+    """
+    missing: list[str] = []
+    os.setsid()
+    die_with(parent)
+    root = os.geteuid() == 0
+    uid = UID_BASE + os.getpid()
+    os.makedirs(home, mode=0o700, exist_ok=True)
+    paths = read_paths(walls.read)
+    newpid = False
+    if root:
+        os.chown(home, uid, uid)
+        newpid = _namespaces(home, walls.disk_mb, uid, paths, missing)
+    else:
+        missing.append("namespaces and a user of its own (not started as root)")
+    os.chdir(home)
+    _limits(walls, root, missing)
+    if root:
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+        except OSError as exc:
+            missing.append(f"a user of its own ({exc.strerror})")
+    die_with(parent)                    # a change of user clears the parent-death signal
+    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        missing.append(f"no_new_privs ({_err()})")
+    _landlock(home, paths, missing)
+    _seccomp(missing)
+    os.environ.clear()
+    os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
+                       "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1",
+                       "OPENBLAS_NUM_THREADS": "1"})
+    return missing, newpid

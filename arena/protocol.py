@@ -1,0 +1,153 @@
+"""The bot protocol, version 1: JSON lines between the referee and a bot.
+
+The referee writes one JSON object per line to the bot's standard input and
+reads one per line from its standard output; ``docs/protocol.md`` is the
+whole description. This module is its one owner on the referee's side
+(building messages, reading answers) and on the host's (reading messages).
+
+>>> line = request(3, 1.5, 20.0)
+>>> line
+'{"type":"request","id":3,"time":1.5,"overage":20.0}\\n'
+>>> read_answer('{"type": "action", "id": 3, "action": "play AS AS"}', 3)
+('action', 'play AS AS')
+>>> read_answer('{"type": "action", "id": 2, "action": "pass"}', 3)
+Traceback (most recent call last):
+...
+arena.protocol.ProtocolError: answered request 2, but request 3 was asked
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Optional
+
+from core.errors import PengyouError
+from core.observe import Changes
+from core.records import rules_json
+from core.rules import Rules
+
+__all__ = ["VERSION", "ProtocolError", "hello", "deal", "changes", "request", "end", "stop",
+           "read_answer", "read_ready", "MAX_LINE"]
+
+#: The protocol's version, in every ``hello``.
+VERSION = 1
+
+#: Longest line a bot may write (bytes, newline included); longer is a ``protocol`` fault.
+MAX_LINE = 1 << 16
+
+
+class ProtocolError(PengyouError):
+    """A bot's line that breaks the protocol (the message says how)."""
+
+
+def _dump(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":")) + "\n"
+
+
+def hello(limits: Mapping[str, Any]) -> str:
+    """The first message to a new bot process."""
+    return _dump({"type": "hello", "protocol": VERSION, "limits": dict(limits)})
+
+
+def deal(rules: Rules, seat: int, seed: int, first: bool, overage: float, view: Mapping[str, Any]) -> str:
+    """A new deal: the rules, the bot's seat, its random seed and its view."""
+    return _dump({"type": "deal", "first": first, "seat": seat, "rules": rules_json(rules),
+                  "seed": seed, "overage": overage, "view": view})
+
+
+def changes(ch: Changes, actor: int) -> list[str]:
+    """One line per seat for one action: a whole ``view`` or an ``event``."""
+    n = len(ch.seen)
+    action = json.dumps(ch.action)
+    if ch.whole is not None:
+        return [_dump({"type": "view", "seat": actor, "action": ch.action if ch.seen[s] else None,
+                       "view": ch.whole[s]["view"]}) for s in range(n)]
+    shared = json.dumps(ch.set, separators=(",", ":"))[1:-1]
+    add = json.dumps(ch.add, separators=(",", ":"))
+    out = []
+    for s in range(n):
+        own = ch.own[s]
+        sets = shared
+        if own:
+            mine = json.dumps(own, separators=(",", ":"))[1:-1]
+            sets = f"{shared},{mine}" if shared else mine
+        out.append(f'{{"type":"event","seat":{actor},"action":{action if ch.seen[s] else "null"},'
+                   f'"set":{{{sets}}},"add":{add}}}\n')
+    return out
+
+
+def request(rid: int, seconds: float, overage: float, legal: Optional[Sequence[str]] = None) -> str:
+    """Ask the bot to act now: ``seconds`` for this decision, then ``overage`` banked."""
+    msg: dict[str, Any] = {"type": "request", "id": rid, "time": round(seconds, 3), "overage": round(overage, 3)}
+    if legal is not None:
+        msg["legal"] = list(legal)
+    return _dump(msg)
+
+
+def end(result: Mapping[str, Any]) -> str:
+    """The deal is over."""
+    return _dump({"type": "end", "result": dict(result)})
+
+
+def stop(kind: str, message: str) -> str:
+    """The bot is being stopped, and why (sent before it is killed)."""
+    return _dump({"type": "error", "kind": kind, "message": message})
+
+
+def _object(line: str | bytes) -> dict[str, Any]:
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ProtocolError("wrote a line that is not UTF-8") from None
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        shown = line.strip()
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise ProtocolError(f"wrote {shown!r}, which is not a JSON object") from None
+    if not isinstance(obj, dict):
+        raise ProtocolError("wrote a JSON value that is not an object")
+    return obj
+
+
+def _bot_error(obj: Mapping[str, Any]) -> tuple[str, str]:
+    kind = obj.get("kind")
+    message = obj.get("message")
+    kind = kind if kind in ("crash", "memory") else "crash"
+    text = message if isinstance(message, str) else "gave up"
+    return kind, " ".join(text.split())[:200]
+
+
+def read_ready(line: str | bytes) -> tuple[str, Any]:
+    """The bot's answer to ``hello``: ``("ready", options)`` or
+    ``(kind, message)`` for a bot that reports it cannot play."""
+    obj = _object(line)
+    t = obj.get("type")
+    if t == "error":
+        return _bot_error(obj)
+    if t != "ready":
+        raise ProtocolError(f"answered hello with {str(t)[:40]!r}, not 'ready'")
+    want = obj.get("want", [])
+    if not isinstance(want, list) or not all(isinstance(w, str) for w in want):
+        raise ProtocolError("'want' in ready must be a list of words")
+    return "ready", {"want": tuple(want), "name": str(obj.get("name", ""))[:80]}
+
+
+def read_answer(line: str | bytes, rid: int) -> tuple[str, str]:
+    """The bot's answer to request ``rid``: ``("action", text)``, or
+    ``(kind, message)`` when the bot reports a ``crash`` or ``memory``
+    error; :class:`ProtocolError` for anything else."""
+    obj = _object(line)
+    t = obj.get("type")
+    if t == "error":
+        return _bot_error(obj)
+    if t != "action":
+        raise ProtocolError(f"answered a request with type {str(t)[:40]!r}, not 'action'")
+    if obj.get("id") != rid:
+        raise ProtocolError(f"answered request {str(obj.get('id'))[:20]}, but request {rid} was asked")
+    text = obj.get("action")
+    if not isinstance(text, str):
+        raise ProtocolError("an action must be text such as \"play AS AS\"")
+    return "action", text

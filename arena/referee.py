@@ -1,0 +1,308 @@
+"""The referee's side of sandboxed bots: their processes, seeds and logs.
+
+A job's table (:mod:`arena.play`) seats each untrusted bot as a
+:class:`RemoteSeat`: a bot process from this process's :class:`BotPool`,
+spoken to over :mod:`arena.protocol`. The pool keeps finished bots' processes
+for later jobs of the same entrant (starting one costs a few milliseconds,
+a deal of random bots about as much), but never hands a process a deal seed
+it has played before: a process that saw one hand of a duplicate deal never
+plays another hand of it.
+
+Each bot's random seed is :func:`bot_seed`: a keyed hash of a secret that
+only the referee holds (one per run, kept in the store) and the deal, so
+runs are reproducible and resumable while nothing a bot sees gives the
+shuffle away.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import os
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from core.actions import Action
+from core.errors import InvalidActionError
+
+from . import protocol
+from .sandbox import BotProcess, SandboxError, Walls, Zygote, program_argv
+
+__all__ = ["bot_seed", "BotPool", "RemoteSeat", "Limits", "pool", "close_pool", "is_program",
+           "is_module", "target_of", "check_startable"]
+
+log = logging.getLogger("pengyou.arena")
+
+
+def bot_seed(secret: bytes, *parts: Any) -> int:
+    """A bot's random seed: HMAC-SHA256 of the referee's ``secret`` and the
+    deal's coordinates, as a 63-bit integer.
+
+    >>> bot_seed(b"k", 7, 0, 1, 0, 3) == bot_seed(b"k", 7, 0, 1, 0, 3) != bot_seed(b"j", 7, 0, 1, 0, 3)
+    True
+    """
+    msg = ":".join(str(p) for p in parts).encode()
+    return int.from_bytes(hmac.new(secret, msg, hashlib.sha256).digest()[:8], "big") >> 1
+
+
+def is_program(spec: str) -> bool:
+    """Whether a bot spec names a program (``cmd:...``)."""
+    return spec.startswith("cmd:")
+
+
+def is_module(spec: str) -> bool:
+    """Whether a bot spec names a user's Python module (``path.py:Class``)."""
+    return ".py:" in spec and not is_program(spec)
+
+
+def target_of(spec: str) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """What the fork server runs for ``spec``, and the files the bot may read."""
+    if is_program(spec):
+        argv = program_argv(spec)
+        return {"argv": argv}, tuple(a for a in argv if os.path.isfile(a))
+    if is_module(spec):
+        path = spec.partition("?")[0].rpartition(":")[0]
+        return {"spec": spec}, (os.path.realpath(path),)
+    return {"spec": spec}, ()
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Time and size limits of sandboxed bots (seconds, MiB)."""
+
+    move: float = 5.0            #: per decision (0: none)
+    overage: float = 30.0        #: banked per deal, for decisions that run over
+    startup: float = 10.0        #: to answer ``hello``
+    memory_mb: int = 1024
+    processes: int = 64
+    disk_mb: int = 64
+    cpu_seconds: int = 3600
+    stderr_bytes: int = 1 << 16  #: kept per job and seat
+    log_bytes: int = 1 << 20     #: kept per entrant and seat over a run
+
+    def walls(self, read: tuple[str, ...] = ()) -> Walls:
+        """The process walls for these limits."""
+        return Walls(memory_mb=self.memory_mb, processes=self.processes, disk_mb=self.disk_mb,
+                     cpu_seconds=self.cpu_seconds, read=read)
+
+    def to_hello(self) -> dict[str, Any]:
+        """The limits as the ``hello`` message states them."""
+        return {"move": self.move, "overage": self.overage, "startup": self.startup,
+                "memory_mb": self.memory_mb, "processes": self.processes, "disk_mb": self.disk_mb,
+                "cpu_seconds": self.cpu_seconds, "line_bytes": protocol.MAX_LINE}
+
+
+class _Idle:
+    __slots__ = ("proc", "seen", "deals", "want")
+
+    def __init__(self, proc: BotProcess, want: tuple[str, ...]) -> None:
+        self.proc = proc
+        self.seen: set[int] = set()
+        self.deals = 0
+        self.want = want
+
+
+class StartFault(Exception):
+    """A bot process that could not be brought to ``ready``: ``kind``, message."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class BotPool:
+    """This process's bot processes, started on demand and kept between jobs."""
+
+    #: A process is retired after this many deals (bounds what one process can grow to).
+    MAX_DEALS = 500
+
+    def __init__(self) -> None:
+        self._zygote: Optional[Zygote] = None
+        self._idle: dict[str, list[_Idle]] = {}
+        self.warned = False
+
+    def zygote(self) -> Zygote:
+        if self._zygote is None:
+            self._zygote = Zygote()
+            if self._zygote.missing and not self.warned:
+                self.warned = True
+                log.warning("sandbox: this system refuses some walls around bots: %s",
+                            "; ".join(self._zygote.missing))
+        return self._zygote
+
+    def acquire(self, spec: str, seed: int, limits: Limits) -> _Idle:
+        """A ready process for ``spec`` that has not played ``seed``; a failed
+        start raises :class:`StartFault`."""
+        idle = self._idle.setdefault(spec, [])
+        for i, item in enumerate(idle):
+            if seed not in item.seen and not item.proc.dead:
+                return idle.pop(i)
+        return self._start(spec, limits)
+
+    def _start(self, spec: str, limits: Limits) -> _Idle:
+        try:
+            target, read = target_of(spec)
+        except ValueError as exc:
+            raise StartFault("crash", str(exc)) from None
+        try:
+            proc = self.zygote().spawn(target, limits.walls(read))
+        except SandboxError:
+            self.close()                # a broken fork server: start a new one next time
+            raise
+        proc.stderr_cap = limits.stderr_bytes
+        proc.send(protocol.hello(limits.to_hello()))
+        status, line = proc.read_line(time.monotonic() + limits.startup, protocol.MAX_LINE)
+        try:
+            if status == "timeout":
+                raise StartFault("timeout", f"did not answer hello within {limits.startup:g} s")
+            if status == "eof":
+                raise StartFault("died", f"its process ended before answering hello ({proc.how_it_ended()})")
+            if status == "long":
+                raise StartFault("protocol", f"wrote a line over {protocol.MAX_LINE} bytes")
+            try:
+                kind, value = protocol.read_ready(line)
+            except protocol.ProtocolError as exc:
+                raise StartFault("protocol", str(exc)) from None
+            if kind != "ready":
+                raise StartFault(kind, value)
+        except StartFault:
+            self.last_stderr = proc.take_stderr()
+            proc.kill()
+            raise
+        return _Idle(proc, value["want"])
+
+    def release(self, item: _Idle, spec: str, seed: int, cap: int) -> None:
+        """Give back a healthy process after a job on ``seed``."""
+        item.seen.add(seed)
+        item.deals += 1
+        idle = self._idle.setdefault(spec, [])
+        if item.proc.dead or item.deals >= self.MAX_DEALS or len(idle) >= cap:
+            self.retire(item)
+        else:
+            idle.append(item)
+
+    def retire(self, item: _Idle) -> None:
+        """End a process for good."""
+        item.proc.send('{"type":"quit"}\n')
+        item.proc.kill()
+
+    def close(self) -> None:
+        """Kill every process (and the fork server)."""
+        for items in self._idle.values():
+            for item in items:
+                item.proc.kill()
+        self._idle.clear()
+        z, self._zygote = self._zygote, None
+        if z is not None:
+            try:
+                z.close()
+            except Exception:           # already gone
+                pass
+
+
+_POOL: dict[int, BotPool] = {}
+
+
+def pool() -> BotPool:
+    """This process's pool (a forked child gets a new one)."""
+    pid = os.getpid()
+    p = _POOL.get(pid)
+    if p is None:
+        _POOL.clear()                   # a parent's pool is not ours to use
+        p = _POOL[pid] = BotPool()
+    return p
+
+
+def close_pool() -> None:
+    """Stop this process's bot processes, if any."""
+    p = _POOL.pop(os.getpid(), None)
+    if p is not None:
+        p.close()
+
+
+def check_startable(spec: str, limits: Optional[Limits] = None) -> Optional[str]:
+    """Start ``spec`` once in the sandbox: None if it answers ``ready``,
+    else one line saying why not."""
+    limits = limits or Limits()
+    p = pool()
+    try:
+        item = p._start(spec, limits)
+    except StartFault as exc:
+        tail = getattr(p, "last_stderr", b"").decode("utf-8", "replace").strip().splitlines()
+        hint = f" (its stderr: {tail[-1][:120]})" if tail and exc.kind == "died" else ""
+        return f"bot {spec!r}: {exc}{hint}"
+    except SandboxError as exc:
+        return f"bot {spec!r}: {exc}"
+    p.retire(item)
+    return None
+
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.=-]+")
+
+
+def log_name(text: str) -> str:
+    """A file-name-safe form of an entrant's name."""
+    return _SAFE.sub("_", text)[:80] or "bot"
+
+
+class RemoteSeat:
+    """One seat played by a sandboxed bot process for one job."""
+
+    def __init__(self, item: _Idle, limits: Limits) -> None:
+        self.item = item
+        self.proc = item.proc
+        self.limits = limits
+        self.bank = limits.overage
+        self.rid = 0
+        self.legal = "legal" in item.want
+
+    def send(self, line: str) -> None:
+        self.proc.send(line)
+
+    def new_deal(self) -> None:
+        self.bank = self.limits.overage
+
+    def decide(self, legal: Optional[Sequence[str]]) -> tuple[Optional[str], Optional[str], str, float]:
+        """Ask for an action: (text, fault kind, message, seconds)."""
+        self.rid += 1
+        move = self.limits.move
+        budget = (move + self.bank) if move > 0 else 1e9
+        self.proc.send(protocol.request(self.rid, move if move > 0 else 0.0, self.bank,
+                                        legal if self.legal else None))
+        start = time.monotonic()
+        status, line = self.proc.read_line(start + budget, protocol.MAX_LINE)
+        took = time.monotonic() - start
+        if move > 0 and took > move:
+            self.bank = max(0.0, self.bank - (took - move))
+        if status == "timeout":
+            return None, "timeout", f"no answer within {move:g} s and {self.limits.overage:g} s of overage", took
+        if status == "eof":
+            return None, "died", f"its process ended ({self.proc.how_it_ended()})", took
+        if status == "long":
+            return None, "protocol", f"wrote a line over {protocol.MAX_LINE} bytes", took
+        try:
+            kind, text = protocol.read_answer(line, self.rid)
+        except protocol.ProtocolError as exc:
+            return None, "protocol", str(exc), took
+        if kind != "action":
+            return None, kind, text, took
+        return text, None, "", took
+
+    def kill(self, kind: str, message: str) -> None:
+        """Stop the bot for a fault (it is told why first, best effort)."""
+        self.proc.send(protocol.stop(kind, message))
+        self.proc.kill()
+
+
+def parse_action(text: str) -> tuple[Optional[Action], str]:
+    """A bot's action text as an Action, or None and why not."""
+    if len(text) > 400:
+        return None, "wrote an action of over 400 characters"
+    try:
+        return Action.from_str(text), ""
+    except InvalidActionError as exc:
+        return None, str(exc)

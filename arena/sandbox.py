@@ -1,0 +1,445 @@
+"""Bot processes behind walls: started by a clean fork server, talked to over pipes.
+
+A :class:`Zygote` is a fresh Python process (started with ``exec``, so it
+holds none of the referee's memory: no state, no secret) that has imported
+the engine and the built-in bots once. On request it forks a bot process,
+walls it in (:mod:`arena.jail`) and runs either the Python host
+(:mod:`arena.host`, for bot classes) or a program (``cmd:...``). Forking a
+ready interpreter takes a millisecond or two, where starting Python and
+importing the engine takes a tenth of a second.
+
+The referee holds a :class:`BotProcess` per bot: pipes to its standard
+input, output and error, and the process id to kill. Nothing a bot sends is
+trusted: lines are read with a size cap and a deadline, and a bot that
+stops answering is killed (its whole PID namespace, or its process group
+where namespaces are not available).
+
+When the referee dies, its zygote sees its socket close and kills every bot
+it started; each bot also dies with the zygote (``PR_SET_PDEATHSIG``), and
+every process a bot started dies with the bot's PID namespace.
+"""
+
+from __future__ import annotations
+
+import array
+import json
+import logging
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any, Optional
+
+from .jail import Walls
+
+__all__ = ["Zygote", "BotProcess", "SandboxError", "Walls", "program_argv"]
+
+log = logging.getLogger("pengyou.arena")
+
+_MSG = 1 << 16
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself failed (not a bot's fault)."""
+
+
+def program_argv(spec: str) -> list[str]:
+    """The argument list of a ``cmd:PROGRAM ARGS`` bot spec.
+
+    >>> program_argv("cmd:python3 bot.py --depth 2")[1:]
+    ['bot.py', '--depth', '2']
+    """
+    import shlex
+
+    words = shlex.split(spec[4:])
+    if not words:
+        raise ValueError(f"bot spec {spec!r}: no program after cmd:")
+    prog = words[0]
+    found = shutil.which(prog) if os.sep not in prog else (prog if os.path.exists(prog) else None)
+    if found is None:
+        raise ValueError(f"bot program {prog!r}: no such program")
+    found = os.path.realpath(found)
+    if not os.access(found, os.X_OK) or os.path.isdir(found):
+        raise ValueError(f"bot program {prog!r}: not an executable file")
+    return [found] + [os.path.realpath(w) if os.path.isfile(w) else w for w in words[1:]]
+
+
+# ------------------------------------------------------------------ referee side
+class Zygote:
+    """The fork server of one referee process."""
+
+    def __init__(self) -> None:
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        parent = os.getpid()
+        self._sock = mine
+        env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "PYTHONPATH", "HOME")}
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "arena.sandbox", str(theirs.fileno()), str(parent)],
+                pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=env, close_fds=True)
+        finally:
+            theirs.close()
+        self._exits: dict[int, int] = {}
+        hello = self._recv(timeout=60.0)
+        if hello is None or "missing" not in hello:
+            self.close()
+            raise SandboxError("the sandbox's fork server did not start")
+        self.missing: list[str] = hello["missing"]
+        self.live: set[int] = set()
+
+    def _recv(self, timeout: float) -> Optional[dict[str, Any]]:
+        r, _, _ = select.select([self._sock], [], [], timeout)
+        if not r:
+            return None
+        data = self._sock.recv(_MSG)
+        if not data:
+            raise SandboxError("the sandbox's fork server ended")
+        return json.loads(data)
+
+    def _note(self, msg: dict[str, Any]) -> bool:
+        if "exit" in msg:
+            self._exits[int(msg["exit"])] = int(msg["status"])
+            self.live.discard(int(msg["exit"]))
+            return True
+        return False
+
+    def spawn(self, target: dict[str, Any], walls: Walls) -> "BotProcess":
+        """Start one bot: ``target`` is ``{"spec": ...}`` (a Python bot for the
+        host) or ``{"argv": [...]}`` (a program)."""
+        fds = [os.pipe(), os.pipe(), os.pipe()]      # stdin, stdout, stderr
+        theirs = [fds[0][0], fds[1][1], fds[2][1]]
+        req = json.dumps({"spawn": target, "walls": asdict(walls)}).encode()
+        try:
+            socket.send_fds(self._sock, [req], theirs)
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        deadline = time.monotonic() + 30.0
+        while True:
+            msg = self._recv(max(0.0, deadline - time.monotonic()))
+            if msg is None:
+                raise SandboxError("the sandbox's fork server did not answer")
+            if self._note(msg):
+                continue
+            break
+        if "error" in msg:
+            for fd in (fds[0][1], fds[1][0], fds[2][0]):
+                os.close(fd)
+            raise SandboxError(f"cannot start a bot process: {msg['error']}")
+        pid = int(msg["pid"])
+        self.live.add(pid)
+        return BotProcess(self, pid, fds[0][1], fds[1][0], fds[2][0])
+
+    def exit_status(self, pid: int, wait: float = 0.5) -> Optional[int]:
+        """How ``pid`` ended (a wait status), if the fork server has said so."""
+        deadline = time.monotonic() + wait
+        while pid not in self._exits:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            try:
+                msg = self._recv(left)
+            except SandboxError:
+                return None
+            if msg is not None:
+                self._note(msg)
+        return self._exits.pop(pid)
+
+    def kill(self, pid: int) -> None:
+        """Kill a bot (and with it everything it started)."""
+        for target in (pid, -pid):
+            try:
+                (os.killpg if target < 0 else os.kill)(abs(target), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def close(self) -> None:
+        """Stop the fork server, which kills every bot it started."""
+        try:
+            self._sock.close()
+        finally:
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+
+
+class BotProcess:
+    """One running bot: write lines to it, read its answers with a deadline."""
+
+    def __init__(self, zygote: Zygote, pid: int, stdin: int, stdout: int, stderr: int) -> None:
+        self.zygote = zygote
+        self.pid = pid
+        self._in, self._out, self._err = stdin, stdout, stderr
+        os.set_blocking(stdin, False)
+        os.set_blocking(stdout, False)
+        os.set_blocking(stderr, False)
+        self._pending = bytearray()
+        self._read = bytearray()
+        self.stderr = bytearray()       #: what it wrote to stderr since last taken (capped)
+        self.stderr_cap = 1 << 16
+        self.stderr_lost = 0
+        self.dead = False
+
+    def send(self, text: str) -> None:
+        """Queue a line (written as the bot reads; never blocks)."""
+        if not self.dead:
+            self._pending += text.encode()
+            self._flush()
+
+    def _flush(self) -> None:
+        while self._pending:
+            try:
+                n = os.write(self._in, self._pending)
+            except BlockingIOError:
+                return
+            except (BrokenPipeError, OSError):
+                self._pending.clear()
+                return
+            del self._pending[:n]
+
+    def _drain_err(self) -> None:
+        while True:
+            try:
+                data = os.read(self._err, 1 << 16)
+            except BlockingIOError:
+                return
+            except OSError:
+                return
+            if not data:
+                return
+            room = self.stderr_cap - len(self.stderr)
+            if room > 0:
+                self.stderr += data[:room]
+            self.stderr_lost += max(0, len(data) - max(room, 0))
+
+    def take_stderr(self) -> bytes:
+        """What the bot wrote to stderr since the last call (drained now)."""
+        self._drain_err()
+        out = bytes(self.stderr)
+        if self.stderr_lost:
+            out += f"\n[... {self.stderr_lost} more bytes of stderr not kept]\n".encode()
+        self.stderr.clear()
+        self.stderr_lost = 0
+        return out
+
+    def read_line(self, deadline: float, max_line: int) -> tuple[str, bytes]:
+        """The next line it writes: ``("line", bytes)``, or ``("timeout", b"")``
+        at ``deadline`` (monotonic), ``("eof", b"")`` if its output closed,
+        ``("long", b"")`` for a line over ``max_line`` bytes."""
+        while True:
+            nl = self._read.find(b"\n")
+            if nl >= 0:
+                line = bytes(self._read[:nl + 1])
+                del self._read[:nl + 1]
+                return "line", line
+            if len(self._read) > max_line:
+                return "long", b""
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout", b""
+            want_w = [self._in] if self._pending else []
+            try:
+                r, w, _ = select.select([self._out, self._err], want_w, [], left)
+            except InterruptedError:
+                continue
+            if w:
+                self._flush()
+            if self._err in r:
+                self._drain_err()
+            if self._out in r:
+                try:
+                    data = os.read(self._out, 1 << 16)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    data = b""
+                if not data:
+                    return "eof", b""
+                self._read += data
+
+    def kill(self) -> None:
+        """Kill it now (idempotent); its pipes are closed."""
+        if not self.dead:
+            self.dead = True
+            self.zygote.kill(self.pid)
+            self._drain_err()
+            for fd in (self._in, self._out, self._err):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+    def how_it_ended(self) -> str:
+        """The process's end as text (``"exit code 3"``, ``"signal SIGSEGV"``), if known."""
+        status = self.zygote.exit_status(self.pid)
+        if status is None:
+            return "its output closed"
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+        elif os.WEXITSTATUS(status) > 128:
+            sig = os.WEXITSTATUS(status) - 128
+        else:
+            return f"exit code {os.WEXITSTATUS(status)}"
+        try:
+            return f"signal {signal.Signals(sig).name}"
+        except ValueError:
+            return f"signal {sig}"
+
+
+# ------------------------------------------------------------------ the fork server
+def _spawn(req: dict[str, Any], fds: list[int], root: str, me: int, n: int) -> int:
+    """In the fork server: fork one bot; returns its pid."""
+    from . import jail
+
+    walls = Walls(**{k: (tuple(v) if k == "read" else v) for k, v in req["walls"].items()})
+    target = req["spawn"]
+    home = os.path.join(root, f"bot{n}")
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 127
+    try:
+        for i, fd in enumerate(fds):
+            os.dup2(fd, i)
+        missing, newpid = jail.enter(home, walls, me)
+        if newpid:
+            inner = os.fork()
+            if inner:                       # stays outside the namespace; ends as the bot ends
+                nul = os.open(os.devnull, os.O_RDWR)
+                for i in range(3):
+                    os.dup2(nul, i)
+                os.closerange(3, 1 << 16)
+                _, status = os.waitpid(inner, 0)
+                os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+            jail.die_with(0)                # our parent is outside the namespace: getppid() is 0
+        os.closerange(3, 1 << 16)
+        if "argv" in target:
+            argv = target["argv"]
+            os.execve(argv[0], argv, dict(os.environ))
+        from .host import run_sandboxed
+
+        code = run_sandboxed(target["spec"])
+    except BaseException:                   # nothing of the bot's may reach the fork server
+        code = 126
+    finally:
+        os._exit(code)
+
+
+def _server(sock_fd: int, parent: int) -> None:
+    """The fork server's loop: spawn on request, report exits, and kill
+    every bot when the referee goes."""
+    from . import jail
+
+    jail.die_with(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    sock = socket.socket(fileno=sock_fd)
+    import bots.base
+    import core.observe  # noqa: F401  (ready in every fork)
+    from . import host  # noqa: F401
+
+    bots.base.registry()
+    me = os.getpid()
+    base = "/tmp" if os.access("/tmp", os.W_OK) else os.getcwd()
+    root = os.path.join(base, f"pengyou-sandbox-{os.getuid()}-{me}")
+    os.makedirs(root, mode=0o711, exist_ok=True)
+    os.chmod(root, 0o711)
+    missing = _probe(root, me)
+    sock.send(json.dumps({"missing": missing}).encode())
+    live: dict[int, str] = {}
+    n = 0
+    try:
+        while True:
+            r, _, _ = select.select([sock], [], [], 0.2)
+            _reap(sock, live)
+            if not r:
+                continue
+            try:
+                msg, fds, _, _ = socket.recv_fds(sock, _MSG, 8)
+            except OSError:
+                break
+            if not msg:
+                break
+            try:
+                req = json.loads(msg)
+                n += 1
+                pid = _spawn(req, fds, root, me, n)
+                live[pid] = os.path.join(root, f"bot{n}")
+                reply = {"pid": pid}
+            except Exception as exc:
+                reply = {"error": f"{type(exc).__name__}: {exc}"}
+            finally:
+                for fd in fds:
+                    os.close(fd)
+            sock.send(json.dumps(reply).encode())
+    finally:
+        for pid in list(live):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + 5
+        while live and time.monotonic() < deadline:
+            _reap(None, live)
+            time.sleep(0.01)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _reap(sock: Optional[socket.socket], live: dict[int, str]) -> None:
+    while live:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        home = live.pop(pid, None)
+        if home is not None:
+            shutil.rmtree(home, ignore_errors=True)
+            shutil.rmtree(home + ".stage", ignore_errors=True)
+        if sock is not None:
+            try:
+                sock.send(json.dumps({"exit": pid, "status": status}).encode())
+            except OSError:
+                pass
+
+
+def _probe(root: str, me: int) -> list[str]:
+    """Which walls this system refuses (tried once in a throwaway process)."""
+    from . import jail
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            missing, _ = jail.enter(os.path.join(root, "probe"), Walls(), me)
+            os.write(w, json.dumps(missing).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    data = b""
+    while True:
+        chunk = os.read(r, 1 << 16)
+        if not chunk:
+            break
+        data += chunk
+    os.close(r)
+    os.waitpid(pid, 0)
+    shutil.rmtree(os.path.join(root, "probe"), ignore_errors=True)
+    try:
+        return list(json.loads(data))
+    except ValueError:
+        return ["every wall (the probe process failed)"]
+
+
+if __name__ == "__main__":
+    _server(int(sys.argv[1]), int(sys.argv[2]))
