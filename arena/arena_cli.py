@@ -68,13 +68,17 @@ def build_spec(args: argparse.Namespace) -> TournamentSpec:
     for field, value in (("name", args.name), ("preset", args.preset), ("players", args.players),
                          ("suite", args.suite), ("deals", args.deals), ("mode", args.mode),
                          ("lineups", args.lineups), ("rotations", args.rotations),
-                         ("time_limit", args.time_limit), ("fallback", args.fallback)):
+                         ("time_limit", args.time_limit), ("fallback", args.fallback),
+                         ("overage", args.overage), ("memory_mb", args.memory), ("trusted", args.trusted),
+                         ("on_fault", args.on_fault)):
         if value is not None:
             overrides[field] = value
     if args.set:
         overrides["settings"] = tuple(parse_settings(args.set).items())
     if args.no_record:
         overrides["record"] = False
+    if args.allow_cheating:
+        overrides["cheating"] = True
     if args.bots:
         bots = [one for text in args.bots for one in expand_grid(text)]
         return spec_from_options(bots, **overrides)

@@ -111,6 +111,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--time-limit", type=float, default=5.0, help="seconds per decision (0 = none)")
+    p.add_argument("--overage", type=float, default=30.0, help="seconds banked per deal for slow decisions")
+    p.add_argument("--trusted", default="none", choices=("none", "builtins"),
+                   help="builtins: run the built-in bots inside this process (default: every bot sandboxed)")
+    p.add_argument("--allow-cheating", action="store_true", help="allow the oracle bot, which sees every hand")
+    p.add_argument("--secret", default=None, help="keys the bots' random seeds (default: random, kept with --save)")
     p.add_argument("--save", metavar="FILE", default=None,
                    help="keep every game in FILE (JSON lines) as it ends; the same duel with the same "
                         "FILE resumes, playing only the games FILE lacks")
@@ -163,8 +169,15 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--mode", default=None, choices=("deals", "matches"))
     r.add_argument("--lineups", default=None, choices=("pairs", "table"))
     r.add_argument("--rotations", type=int, default=None, help="rotations per line-up (0 = all distinct)")
-    r.add_argument("--time-limit", type=float, default=None, help="seconds per decision (0 = none)")
-    r.add_argument("--fallback", default=None, help="bot that finishes a faulted seat's deal")
+    r.add_argument("--time-limit", type=float, default=None, help="seconds per decision (0 = none; default 5)")
+    r.add_argument("--overage", type=float, default=None, help="seconds banked per deal for slow decisions (default 30)")
+    r.add_argument("--memory", type=int, default=None, metavar="MB", help="address space of a sandboxed bot (default 1024)")
+    r.add_argument("--trusted", default=None, choices=("none", "builtins"),
+                   help="builtins: run the built-in bots inside the referee, for speed (default: none, every bot sandboxed)")
+    r.add_argument("--on-fault", default=None, choices=("forfeit", "fallback"),
+                   help="a faulting entrant forfeits the deal (default), or the fallback bot finishes it")
+    r.add_argument("--allow-cheating", action="store_true", help="allow the oracle bot, which sees every hand")
+    r.add_argument("--fallback", default=None, help="bot that finishes a faulted seat's deal with --on-fault fallback")
     r.add_argument("--no-record", action="store_true", help="do not keep each deal's record")
     _add_run_args(r)
     r.add_argument("--samples", type=int, default=1000, help="bootstrap samples for the intervals")
@@ -281,7 +294,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.deals < 1 or args.workers < 1:
             raise UsageError("duel: --deals and --workers must be at least 1")
         res = run_duel(args.a, args.b, rules, args.deals, args.seed, args.workers, progress=not args.json,
-                       save=args.save)
+                       save=args.save, secret=args.secret, trusted=args.trusted, time_limit=args.time_limit,
+                       overage=args.overage, cheating=args.allow_cheating)
         if args.json:
             print(json.dumps(res))
         else:

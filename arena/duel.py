@@ -12,7 +12,8 @@ A bot that raises or plays illegally stops the duel with one line naming
 it; with ``save``, every finished game is kept and the same call resumes.
 
 >>> from core.rules import Rules
->>> res = run_duel("heuristic", "random", Rules.preset("pagat", players=5), deals=4, seed=1, workers=1)
+>>> res = run_duel("heuristic", "random", Rules.preset("pagat", players=5), deals=4, seed=1, workers=1,
+...                secret="doc")
 >>> sorted(res.keys())
 ['a', 'b', 'deals', 'difference', 'players', 'preset', 'resumed']
 """
@@ -21,20 +22,21 @@ from __future__ import annotations
 
 import json
 import math
-import random
-import traceback
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
-from bots import BotError, BotMoveError, make_bot, parse_spec, play_deal
+from bots import BotError
 from core.errors import IllegalActionError, PengyouError
 from core.records import rules_json
 from core.rules import Rules  # noqa: F401  (used in the signature)
 
 from .executors import Lost, PoolExecutor
-from .play import _exc_line, outcome_of
-from .spec import build_apart
+from .play import play_job
+from .referee import Limits
+from .spec import spec_from_options
+from .types import ArenaError, Entrant, Job
 
 __all__ = ["run_duel", "play_game", "mean_interval", "load_saved", "DuelError"]
 
@@ -44,76 +46,36 @@ class DuelError(PengyouError):
     a process (the message says which)."""
 
 
-def _where(exc: BaseException) -> str:
-    """``file:line`` of the innermost frame of ``exc``'s traceback."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    return f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-
-
-class _Guarded:
-    """A seat's bot whose exceptions become one-line :class:`BotError` values
-    naming the bot, the seat, the game and where the exception was raised.
-
-    Unlike an arena run, which records such a fault and seats a fallback, a
-    duel stops: a measurement with a substituted bot would not be the one
-    asked for.
-    """
-
-    def __init__(self, bot: Any, spec: str, seat: int, game: str) -> None:
-        self._bot, self._spec, self._seat, self._game = bot, spec, seat, game
-        if callable(getattr(bot, "inform", None)):
-            self.inform = lambda *args: self._call("inform", *args)
-
-    def __getattr__(self, name: str) -> Any:       # cheats, peek: the oracle's flag and hook
-        return getattr(self._bot, name)
-
-    def _call(self, method: str, *args: Any) -> Any:
-        try:
-            return getattr(self._bot, method)(*args)
-        except PengyouError:
-            raise
-        except (Exception, SystemExit) as exc:
-            raise BotError(f"bot {self._spec!r} in seat {self._seat} ({self._game}) raised in "
-                           f"{method}(): {_exc_line(exc)}{_where(exc)}") from None
-
-    def restart(self, *args: Any) -> None:
-        """The bot's ``restart``, guarded."""
-        self._call("restart", *args)
-
-    def step(self, view: Any) -> Any:
-        """The bot's ``step``, guarded."""
-        return self._call("step", view)
-
-
-def _build(spec: str) -> Any:
-    try:
-        return make_bot(spec)
-    except PengyouError:
-        raise
-    except (Exception, SystemExit) as exc:          # the bot's own constructor raised
-        raise BotError(f"bot {spec!r}: its constructor raised {_exc_line(exc)}{_where(exc)}") from None
-
-
-def play_game(job: tuple[str, str, Rules, int, int]) -> tuple[list[float], list[float]]:
-    """Play one game of a duel: (spec A, spec B, rules, deal seed, rotation).
+def play_game(job: tuple) -> tuple[list[float], list[float]]:
+    """Play one game of a duel: (spec A, spec B, rules, deal seed, rotation,
+    options), through the arena's referee (``options``: ``secret``,
+    ``trusted``, ``time_limit``, ``overage``, ``cheating``).
 
     Returns (A's card margin, A's game points, B's ...) as two two-item lists:
-    ``[margin_a, margin_b], [game_a, game_b]``. A bot's exception stops the
+    ``[margin_a, margin_b], [game_a, game_b]``. A bot's fault stops the
     game with a one-line :class:`bots.BotError`.
     """
-    spec_a, spec_b, rules, seed, rotation = job
+    spec_a, spec_b, rules, seed, rotation, opts = job
     n = rules.players
-    who = [(seat + rotation) % 2 for seat in range(n)]          # 0 = A, 1 = B
+    who = tuple((seat + rotation) % 2 for seat in range(n))          # 0 = A, 1 = B
     game = f"deal seed {seed}, rotation {rotation}"
-    specs = [spec_a if w == 0 else spec_b for w in who]
-    bots = [_Guarded(_build(specs[seat]), specs[seat], seat, game) for seat in range(n)]
+    entrants = [Entrant("a", spec_a), Entrant("b", spec_b)]
+    djob = Job(index=0, key=f"s{seed}-r{rotation}", group=0, seed=seed, lineup=0, rotation=rotation,
+               seats=who)
+    limits = Limits(move=opts.get("time_limit", 5.0), overage=opts.get("overage", 30.0))
     try:
-        state = play_deal(rules, seed, bots, random.Random(seed * 7919 + rotation))
-    except BotMoveError as exc:
-        raise BotError(f"bot {specs[exc.seat]!r} ({game}): {exc}") from None
+        res = play_job(djob, entrants, rules, time_limit=limits.move, limits=limits, record=False,
+                       secret=opts.get("secret", b""), trusted=opts.get("trusted", "none"),
+                       cheating=opts.get("cheating", False))
     except IllegalActionError as exc:               # the deal itself cannot go on
         raise IllegalActionError(f"{game}: {exc}") from None
-    out = outcome_of(state, who)
+    except ArenaError as exc:
+        raise BotError(str(exc)) from None
+    if res.faults:
+        f = res.faults[0]
+        spec = entrants[f.entrant].spec
+        raise BotError(f"bot {spec!r} in seat {f.seat} ({game}): {f.kind}: {f.message}")
+    out = res.deals[0]
     margins = [[], []]
     games = [[], []]
     for seat in range(n):
@@ -138,8 +100,8 @@ def _play_keyed(job: DuelJob) -> tuple[int, int, tuple[list[float], list[float]]
     return job[3], job[4], play_game(job)
 
 
-def _header(spec_a: str, spec_b: str, rules: Rules, seed: int) -> dict[str, Any]:
-    head = {"duel": 1, "a": spec_a, "b": spec_b, "seed": seed, "rules": rules_json(rules)}
+def _header(spec_a: str, spec_b: str, rules: Rules, seed: int, secret: str) -> dict[str, Any]:
+    head = {"duel": 1, "a": spec_a, "b": spec_b, "seed": seed, "rules": rules_json(rules), "secret": secret}
     return json.loads(json.dumps(head))           # as it reads back: tuples become lists
 
 
@@ -219,8 +181,23 @@ def _write(path: Path, data: bytes, mode: str) -> None:
         raise DuelError(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
+def _saved_secret(save: str | Path | None) -> Optional[str]:
+    """The secret in a duel file's header, if it has one."""
+    if save is None:
+        return None
+    try:
+        with Path(save).open("rb") as f:
+            head = json.loads(f.readline())
+    except (OSError, ValueError):
+        return None
+    s = head.get("secret") if isinstance(head, dict) else None
+    return s if isinstance(s, str) else None
+
+
 def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
-             workers: int = 1, progress: bool = False, save: str | Path | None = None) -> dict[str, Any]:
+             workers: int = 1, progress: bool = False, save: str | Path | None = None,
+             secret: Optional[str] = None, trusted: str = "none", time_limit: float = 5.0,
+             overage: float = 30.0, cheating: bool = False) -> dict[str, Any]:
     """Play ``deals`` duplicate deal pairs; return means and intervals.
 
     ``save``: a JSON-lines file that keeps every game as it ends. Running the
@@ -228,20 +205,28 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
     interrupted duel resumes, and a larger ``deals`` extends a finished one;
     the figures are the same as those of one uninterrupted run. The result's
     ``resumed`` counts the games taken from the file.
+
+    ``secret`` keys the bots' random seeds (kept in the save file; a fresh
+    random one when neither gives it); ``trusted``, ``time_limit``,
+    ``overage`` and ``cheating`` are the arena's (see
+    :class:`arena.spec.TournamentSpec`).
     """
-    spec_a, spec_b = str(parse_spec(spec_a)), str(parse_spec(spec_b))
-    for spec in (spec_a, spec_b):                  # fail early on a bad spec
-        if ".py:" in spec:                         # a user's module: first in a process of its own
-            problem, died = build_apart(spec)
-            if died:
-                raise DuelError(problem)
-        _build(spec)
-    jobs = [(spec_a, spec_b, rules, seed * 100_003 + d, rot) for d in range(deals) for rot in (0, 1)]
+    secret = secret if secret is not None else (_saved_secret(save) or os.urandom(16).hex())
+    try:
+        probe = spec_from_options([f"a={spec_a}", f"b={spec_b}"], preset=rules.name, players=rules.players,
+                                  trusted=trusted, time_limit=float(time_limit), overage=float(overage),
+                                  cheating=cheating)
+    except ArenaError as exc:
+        raise BotError(str(exc)) from None
+    spec_a, spec_b = probe.entrants[0].spec, probe.entrants[1].spec
+    opts = {"secret": secret.encode(), "trusted": trusted, "time_limit": float(time_limit),
+            "overage": float(overage), "cheating": cheating}
+    jobs = [(spec_a, spec_b, rules, seed * 100_003 + d, rot, opts) for d in range(deals) for rot in (0, 1)]
     done: dict[tuple[int, int], tuple[list, list]] = {}
     out = None
     if save is not None:
         path = Path(save)
-        header = _header(spec_a, spec_b, rules, seed)
+        header = _header(spec_a, spec_b, rules, seed, secret)
         done = load_saved(path, header)
         try:
             out = path.open("a", encoding="utf-8")

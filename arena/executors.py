@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing as mp
+import os
 import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -189,7 +190,11 @@ def _apply(fn: Callable[[Any], Any], batch: list) -> list:
 
 
 def _worker_start(initializer: Optional[Callable[..., None]], initargs: tuple) -> None:
-    """In a pool worker: leave Ctrl-C to the parent (which stops the pool), then initialise."""
+    """In a pool worker: die with the parent, leave Ctrl-C to it (it stops
+    the pool), then initialise."""
+    from .jail import die_with
+
+    die_with(os.getppid())
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if initializer is not None:
         initializer(*initargs)

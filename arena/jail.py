@@ -114,6 +114,15 @@ def _closed_ancestor(path: str) -> Optional[str]:
     return None
 
 
+def _mount_point(path: str, is_dir: bool) -> None:
+    """An empty directory or file at ``path`` to mount on."""
+    if is_dir:
+        os.makedirs(path, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        open(path, "a").close()
+
+
 def _open_closed_dirs(paths: Sequence[str], stage: str) -> None:
     """In a private mount namespace: over each directory that only its owner
     may enter, put a tmpfs through which only the allowed paths show."""
@@ -127,13 +136,13 @@ def _open_closed_dirs(paths: Sequence[str], stage: str) -> None:
         staged = []
         for j, p in enumerate(inside):
             s = os.path.join(stage, f"{i}-{j}")
-            os.makedirs(s, exist_ok=True)
+            _mount_point(s, os.path.isdir(p))
             if _mount(p, s, None, MS_BIND | MS_REC, None):
                 staged.append((s, p))
         if not _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k"):
             continue
         for s, p in staged:
-            os.makedirs(p, exist_ok=True)
+            _mount_point(p, os.path.isdir(s))
             _mount(s, p, None, MS_MOVE, None)
 
 

@@ -65,7 +65,7 @@ from core.scoring import MAKER, score_deal
 from core.state import State
 
 from . import protocol
-from .referee import Limits, RemoteSeat, StartFault, bot_seed, is_module, is_program, parse_action, pool
+from .referee import Limits, RemoteSeat, StartFault, bot_seed, deal_seed, is_module, is_program, parse_action, pool
 from .types import ArenaError, DealOutcome, Entrant, Fault, Job, JobResult
 
 __all__ = ["MODES", "CALL_METHODS", "FAULT_POLICIES", "TRUST", "play_job", "outcome_of", "match_winners",
@@ -697,7 +697,9 @@ def play_job(job: Job, entrants: Sequence[Entrant], rules: Rules, *, mode: str =
     ``trusted``: ``"builtins"`` runs the built-in bots in this process,
     ``"none"`` runs every bot in a sandboxed process of its own (modules and
     programs always are). ``secret`` keys every bot's random seed
-    (:func:`arena.referee.bot_seed`). ``on_fault``: ``"forfeit"`` (the
+    (:func:`arena.referee.bot_seed`) and the shuffle
+    (:func:`arena.referee.deal_seed`: the job's seed itself without one).
+    ``on_fault``: ``"forfeit"`` (the
     faulting entrant loses the deal by the most, see :func:`forfeit_outcome`;
     the deal is finished with random legal actions) or ``"fallback"`` (the
     ``fallback`` bot finishes the seat's deal; an experiment's setting).
@@ -724,11 +726,11 @@ def play_job(job: Job, entrants: Sequence[Entrant], rules: Rules, *, mode: str =
     winners: tuple[int, ...] = ()
     try:
         if mode == "deals":
-            state = table.play_deal(State(rules, seed=job.seed))
+            state = table.play_deal(State(rules, seed=deal_seed(secret, job.seed)))
             outs = [outcome_of(state, job.seats)]
             records = deal_record(state) if record else []
         else:
-            match = Match(rules, seed=job.seed)
+            match = Match(rules, seed=deal_seed(secret, job.seed))
             outs = []
             while not match.is_over():
                 state = table.play_deal(match.new_deal())

@@ -32,10 +32,21 @@ from core.errors import InvalidActionError
 from . import protocol
 from .sandbox import BotProcess, SandboxError, Walls, Zygote, program_argv
 
-__all__ = ["bot_seed", "BotPool", "RemoteSeat", "Limits", "pool", "close_pool", "is_program",
+__all__ = ["bot_seed", "deal_seed", "BotPool", "RemoteSeat", "Limits", "pool", "close_pool", "is_program",
            "is_module", "target_of", "check_startable"]
 
 log = logging.getLogger("pengyou.arena")
+
+
+def deal_seed(secret: bytes, seed: int) -> int:
+    """The shuffle's seed for a suite seed: the suite seed itself without a
+    secret, else keyed by it, so that a bot that knows the (public) suite
+    cannot re-deal the cards from the hand it holds.
+
+    >>> deal_seed(b"", 7), deal_seed(b"k", 7) == deal_seed(b"k", 7) != 7
+    (7, True)
+    """
+    return seed if not secret else bot_seed(secret, "deal", seed)
 
 
 def bot_seed(secret: bytes, *parts: Any) -> int:
@@ -65,8 +76,10 @@ def target_of(spec: str) -> tuple[dict[str, Any], tuple[str, ...]]:
         argv = program_argv(spec)
         return {"argv": argv}, tuple(a for a in argv if os.path.isfile(a))
     if is_module(spec):
-        path = spec.partition("?")[0].rpartition(":")[0]
-        return {"spec": spec}, (os.path.realpath(path),)
+        head, q, params = spec.partition("?")
+        path, _, cls = head.rpartition(":")
+        real = os.path.realpath(path)             # the bot's working directory is not ours
+        return {"spec": f"{real}:{cls}{q}{params}"}, (real,)
     return {"spec": spec}, ()
 
 

@@ -32,12 +32,13 @@ from typing import Any, Optional
 
 from .executors import Lost, make_executor, run_forked
 from .play import CALL_METHODS, play_job, watch_calls
+from .referee import close_pool, log_name
 from .schedule import build_jobs, suite_seeds
 from .spec import TournamentSpec
 from .store import DEFAULT_DB, Store
 from .types import ArenaError, Job, JobResult
 
-__all__ = ["RunSummary", "run_tournament", "setup_logging"]
+__all__ = ["RunSummary", "run_tournament", "setup_logging", "bot_log_dir", "BotLogs"]
 
 log = logging.getLogger("pengyou.arena")
 
@@ -77,7 +78,9 @@ def _run_job(job: Job, died: Optional[dict[int, str]] = None) -> tuple[str, Any]
     start = time.perf_counter()
     try:
         res = play_job(job, c["entrants"], c["rules"], mode=c["mode"], time_limit=c["time_limit"],
-                       fallback=c["fallback"], record=c["record"], died=died)
+                       fallback=c["fallback"], record=c["record"], died=died, secret=c["secret"],
+                       on_fault=c["on_fault"], trusted=c["trusted"], cheating=c["cheating"],
+                       limits=c["limits"])
     except Exception as exc:          # an engine error, not a bot's: keep the run going
         log.error("job %s failed in pid %d: %s", job.key, os.getpid(),
                   traceback.format_exception_only(type(exc), exc)[-1].strip())
@@ -122,6 +125,43 @@ def _play_alone(job: Job, context: dict[str, Any]) -> tuple[str, Any]:
         log.warning("job %s: the bot in seat %d ended its process in %s() (%s); playing the job again "
                     "with the fallback in that seat from there", job.key, seat, what, how)
     return ("error", (job.key, f"its bots ended its process {MAX_DEATHS} times"))
+
+
+def bot_log_dir(db: str, run_id: int) -> str:
+    """Where a run's bot logs go: ``DB.bots/run-ID/``, one folder per entrant."""
+    return os.path.join(f"{db}.bots", f"run-{run_id}")
+
+
+class BotLogs:
+    """What sandboxed bots wrote to stderr, kept per entrant and seat
+    (``ENTRANT/seat-S.log``), each file capped at ``cap`` bytes."""
+
+    def __init__(self, root: str, names: list[str], cap: int) -> None:
+        self.root, self.names, self.cap = root, names, cap
+        self.warned = False
+
+    def keep(self, res: JobResult) -> None:
+        """Append a result's bot output, under a line naming the job."""
+        for entrant, seat, data in res.logs:
+            folder = os.path.join(self.root, log_name(self.names[entrant]))
+            path = os.path.join(folder, f"seat-{seat}.log")
+            try:
+                os.makedirs(folder, exist_ok=True)
+                size = os.path.getsize(path) if os.path.exists(path) else 0
+                if size >= self.cap:
+                    continue
+                chunk = f"--- job {res.key} ---\n".encode() + data
+                if not chunk.endswith(b"\n"):
+                    chunk += b"\n"
+                if size + len(chunk) > self.cap:
+                    chunk = chunk[:self.cap - size] + b"\n[... the log is full]\n"
+                with open(path, "ab") as f:
+                    f.write(chunk)
+            except OSError as exc:
+                if not self.warned:
+                    self.warned = True
+                    log.warning("bot logs in %s cannot be written (%s); they are dropped from now on",
+                                self.root, exc.strerror or exc)
 
 
 def setup_logging(path: Optional[str], level: int = logging.INFO) -> None:
@@ -176,7 +216,11 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
         if todo:
             store.set_status(run_id, "running")
             context = {"entrants": list(spec.entrants), "rules": spec.rules(), "mode": spec.mode,
-                       "time_limit": spec.time_limit, "fallback": spec.fallback, "record": spec.record}
+                       "time_limit": spec.time_limit, "fallback": spec.fallback, "record": spec.record,
+                       "secret": store.secret(run_id), "on_fault": spec.on_fault, "trusted": spec.trusted,
+                       "cheating": spec.cheating, "limits": spec.limits()}
+            logs = BotLogs(bot_log_dir(db, run_id), [e.name for e in spec.entrants],
+                           spec.limits().log_bytes)
             bar = _bar(progress, len(jobs), len(done), spec.name)
             try:
                 with make_executor(min(workers, len(todo)), cluster or "", _init_worker, (context,)) as ex:
@@ -184,6 +228,7 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
                         status, payload = item
                         if status == "ok":
                             res: JobResult = payload
+                            logs.keep(res)
                             if store.add_result(run_id, by_key[res.key], res):
                                 played += 1
                                 faults += len(res.faults)
@@ -197,6 +242,7 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
                 store.set_status(run_id, "interrupted")
                 raise
             finally:
+                close_pool()
                 if bar is not None:
                     bar.close()
         complete = len(store.done_keys(run_id)) == len(jobs)

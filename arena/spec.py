@@ -38,12 +38,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from bots.base import BotError, BotSpec, make_bot, parse_spec
+from bots.base import BotError, BotSpec, make_bot, parse_spec, registry
 from core.errors import RulesError
 from core.rules import Rules
 
-from .executors import run_forked
-from .play import MODES
+from .play import FAULT_POLICIES, MODES, TRUST
+from .referee import Limits, check_startable, is_module, is_program
 from .types import ArenaError, Entrant
 
 __all__ = ["TournamentSpec", "spec_from_toml", "spec_from_options", "MODES", "LINEUPS"]
@@ -84,9 +84,17 @@ class TournamentSpec:
     - ``lineups``: ``"pairs"`` (every pair of entrants, alternating seats) or
       ``"table"`` (everyone at one table); ``rotations``: how many distinct
       rotations of each line-up (0: all).
-    - ``time_limit``: seconds per decision (0: none); ``fallback``: the bot
-      spec that finishes a faulted seat's deal; ``record``: keep each deal's
-      record.
+    - ``time_limit``: seconds per decision (0: none), ``overage``: seconds
+      banked per deal for decisions that run over; ``memory_mb``: the
+      address space of a sandboxed bot.
+    - ``trusted``: ``"none"`` (every bot in a sandboxed process) or
+      ``"builtins"`` (the built-in bots in the referee's process, for
+      speed; modules and programs are always sandboxed); ``cheating``:
+      allow the oracle, which reads every hand.
+    - ``on_fault``: ``"forfeit"`` (the faulting entrant loses the deal by
+      the most) or ``"fallback"`` (``fallback``, a bot spec, finishes the
+      seat's deal; those deals carry the fault); ``record``: keep each
+      deal's record.
     - ``workers``, ``cluster``: where it runs (``""`` a local process pool,
       ``"local"`` a local Dask cluster, ``"tcp://host:port"`` a Dask
       scheduler); they never change results.
@@ -105,7 +113,12 @@ class TournamentSpec:
     mode: str = "deals"
     lineups: str = "pairs"
     rotations: int = 0
-    time_limit: float = 0.0
+    time_limit: float = 5.0
+    overage: float = 30.0
+    memory_mb: int = 1024
+    trusted: str = "none"
+    on_fault: str = "forfeit"
+    cheating: bool = False
     fallback: str = "heuristic"
     record: bool = True
     workers: int = 1
@@ -115,8 +128,10 @@ class TournamentSpec:
         if isinstance(self.entrants, (list, tuple)):
             object.__setattr__(self, "entrants", tuple(self.entrants))
         object.__setattr__(self, "settings", _norm_settings(self.settings))
-        if isinstance(self.time_limit, int) and not isinstance(self.time_limit, bool):
-            object.__setattr__(self, "time_limit", float(self.time_limit))
+        for fname in ("time_limit", "overage"):
+            value = getattr(self, fname)
+            if isinstance(value, int) and not isinstance(value, bool):
+                object.__setattr__(self, fname, float(value))
 
     def rules(self) -> Rules:
         """The rules of every table of the tournament."""
@@ -184,6 +199,14 @@ class TournamentSpec:
                 raise ArenaError(f"{fname}: {getattr(self, fname)} is negative (0 means all)")
         if not math.isfinite(self.time_limit) or self.time_limit < 0:
             raise ArenaError(f"time_limit: {self.time_limit} is not a number of seconds >= 0 (0 means none)")
+        if not math.isfinite(self.overage) or self.overage < 0:
+            raise ArenaError(f"overage: {self.overage} is not a number of seconds >= 0")
+        if not 64 <= self.memory_mb <= 1 << 20:
+            raise ArenaError(f"memory_mb: {self.memory_mb} is not from 64 to {1 << 20}")
+        if self.trusted not in TRUST:
+            raise ArenaError(f"trusted: {self.trusted!r} is not one of {', '.join(TRUST)}")
+        if self.on_fault not in FAULT_POLICIES:
+            raise ArenaError(f"on_fault: {self.on_fault!r} is not one of {', '.join(FAULT_POLICIES)}")
         if self.workers < 1:
             raise ArenaError(f"workers: {self.workers} is not at least 1")
         if self.cluster not in ("", "local") and "://" not in self.cluster:
@@ -196,27 +219,35 @@ class TournamentSpec:
             raise ArenaError(f"a spec with too few seats: {n} entrants at one table of "
                              f"{rules.players} players; use lineups = \"pairs\" or more players")
         for e in self.entrants:
-            _build(e.spec, "")
-        _build(self.fallback, "fallback: ")
+            _build(e.spec, "", self)
+        if self.on_fault == "fallback":
+            _build(self.fallback, "fallback: ", None)
+
+    def limits(self) -> Limits:
+        """The sandbox's limits for this tournament."""
+        return Limits(move=self.time_limit, overage=self.overage, memory_mb=self.memory_mb)
 
     def _check_types(self) -> None:
         def bad(fname: str, what: str) -> ArenaError:
             return ArenaError(f"{fname}: expected {what}, got {getattr(self, fname)!r}")
 
-        for fname in ("name", "preset", "suite", "mode", "lineups", "fallback", "cluster"):
+        for fname in ("name", "preset", "suite", "mode", "lineups", "fallback", "cluster", "trusted",
+                      "on_fault"):
             if not isinstance(getattr(self, fname), str):
                 raise bad(fname, "a string")
         for fname in ("name", "suite", "fallback"):
             if not getattr(self, fname).strip():
                 raise ArenaError(f"{fname}: must not be empty")
-        for fname in ("players", "deals", "rotations", "workers"):
+        for fname in ("players", "deals", "rotations", "workers", "memory_mb"):
             v = getattr(self, fname)
             if not isinstance(v, int) or isinstance(v, bool):
                 raise bad(fname, "a whole number")
-        if not isinstance(self.time_limit, float):
-            raise bad("time_limit", "a number of seconds")
-        if not isinstance(self.record, bool):
-            raise bad("record", "true or false")
+        for fname in ("time_limit", "overage"):
+            if not isinstance(getattr(self, fname), float):
+                raise bad(fname, "a number of seconds")
+        for fname in ("record", "cheating"):
+            if not isinstance(getattr(self, fname), bool):
+                raise bad(fname, "true or false")
         if not isinstance(self.entrants, tuple) or not all(isinstance(e, Entrant) for e in self.entrants):
             raise bad("entrants", "a list of entrants")
         for e in self.entrants:
@@ -230,16 +261,44 @@ class TournamentSpec:
             raise bad("settings", "rule settings as key = value")
 
 
-def _build(spec: str, prefix: str) -> None:
-    """Build a bot once, turning every failure into a one-line :class:`ArenaError`.
+def _build(spec: str, prefix: str, tournament: Optional["TournamentSpec"]) -> None:
+    """Check that a bot can play, turning every failure into one
+    :class:`ArenaError` line.
 
-    A bot from a user's module is built in a forked process, so that one whose
-    import or constructor ends the process (``os._exit``, a crash in compiled
-    code) is refused like one that raises, and this process goes on.
+    A module or a program is started once in the sandbox and must answer the
+    protocol's ``hello`` (its code never runs in this process); a built-in
+    bot is built here. A bot that reads the state needs ``cheating``.
     """
-    problem = build_apart(spec)[0] if ".py:" in spec else _build_here(spec)
+    if is_program(spec) or is_module(spec) or (tournament is not None and tournament.trusted == "none"
+                                               and not _cheats(spec)):
+        if not is_program(spec):
+            problem = _params_problem(spec)
+            if problem is not None:
+                raise ArenaError(prefix + problem)
+        limits = tournament.limits() if tournament is not None else Limits()
+        problem = check_startable(spec, limits)
+    else:
+        problem = _build_here(spec)
+        if problem is None and tournament is not None and _cheats(spec) and not tournament.cheating:
+            problem = (f"bot {spec!r} reads every hand (it cheats): allow it with --allow-cheating "
+                       "(cheating = true), and it is marked as cheating in every table")
     if problem is not None:
         raise ArenaError(prefix + problem)
+
+
+def _cheats(spec: str) -> bool:
+    try:
+        cls = registry().get(parse_spec(spec).name)
+    except BotError:
+        return False
+    return bool(getattr(cls, "cheats", False))
+
+
+def _params_problem(spec: str) -> Optional[str]:
+    """For a built-in bot: its parameters checked here (building it is cheap and safe)."""
+    if is_module(spec):
+        return None
+    return _build_here(spec)
 
 
 def _build_here(spec: str) -> Optional[str]:
@@ -248,18 +307,9 @@ def _build_here(spec: str) -> Optional[str]:
         make_bot(spec)
     except BotError as exc:
         return _one_line(str(exc))
-    except (Exception, SystemExit) as exc:    # a user's bot class failed in its constructor
+    except (Exception, SystemExit) as exc:    # a bot class failed in its constructor
         return f"bot {spec!r}: cannot be built: {type(exc).__name__}: {_one_line(str(exc))}"
     return None
-
-
-def build_apart(spec: str) -> tuple[Optional[str], bool]:
-    """Build ``spec`` in a forked process: (what went wrong or None, whether
-    that process ended without answering)."""
-    answered, problem, how = run_forked(_build_here, spec)
-    if answered:
-        return problem, False
-    return f"bot {spec!r}: cannot be built: loading or building it ended the process ({how})", True
 
 
 def _spec_text(bot: str, params: Mapping[str, Any] | None = None) -> str:
@@ -268,6 +318,10 @@ def _spec_text(bot: str, params: Mapping[str, Any] | None = None) -> str:
     Registered bots: ``str(BotSpec)`` (parameters sorted). Module bots
     (``path.py:Class?k=v``) keep the text as given, with ``params`` appended.
     """
+    if isinstance(bot, str) and is_program(bot.strip()):
+        if params:
+            raise ArenaError(f"bot {bot!r}: a program takes its options on its command line, not params")
+        return bot.strip()
     try:
         parsed = parse_spec(bot)
     except BotError as exc:
@@ -340,6 +394,11 @@ _TOML_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "lineups": ((str,), "a string"),
     "rotations": ((int,), "a whole number"),
     "time_limit": ((int, float), "a number of seconds"),
+    "overage": ((int, float), "a number of seconds"),
+    "memory_mb": ((int,), "a whole number"),
+    "trusted": ((str,), "a string"),
+    "on_fault": ((str,), "a string"),
+    "cheating": ((bool,), "true or false"),
     "fallback": ((str,), "a string"),
     "record": ((bool,), "true or false"),
     "workers": ((int,), "a whole number"),

@@ -56,7 +56,7 @@ __all__ = ["DEFAULT_DB", "SCHEMA_VERSION", "STATUSES", "RunInfo", "Store"]
 DEFAULT_DB = "arena.db"
 
 #: The schema version written to ``PRAGMA user_version``.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: The states of a run.
 STATUSES = ("running", "complete", "interrupted")
@@ -66,7 +66,7 @@ _APPLICATION_ID = 0x50475931
 
 _HEADER = b"SQLite format 3\x00"
 
-_TABLES = ("runs", "entrants", "jobs", "results", "faults")
+_TABLES = ("runs", "entrants", "jobs", "results", "faults", "secrets")
 
 _SCHEMA = """
 CREATE TABLE runs (
@@ -119,6 +119,10 @@ CREATE TABLE faults (
     FOREIGN KEY (run_id, key) REFERENCES results (run_id, key)
 );
 CREATE INDEX faults_by_result ON faults (run_id, key);
+CREATE TABLE secrets (
+    run_id INTEGER PRIMARY KEY REFERENCES runs (id),
+    secret TEXT NOT NULL            -- keys the bots' random seeds, never shown to a bot
+);
 """
 
 # Primary SQLite result codes (the low byte of an extended code).
@@ -407,6 +411,16 @@ class Store:
                 [(run_id, j.index, j.key, j.group, _seed_value(j.seed), j.lineup, j.rotation,
                   _dumps(list(j.seats))) for j in jobs])
             return run_id, False
+
+    def secret(self, run_id: int) -> bytes:
+        """The run's secret (made on first use): it keys every bot's random
+        seed, so a resumed run gives its bots the same seeds."""
+        self._require(run_id)
+        with self._errors(), self._transaction() as con:
+            con.execute("INSERT OR IGNORE INTO secrets (run_id, secret) VALUES (?, ?)",
+                        (run_id, os.urandom(16).hex()))
+            row = con.execute("SELECT secret FROM secrets WHERE run_id = ?", (run_id,)).fetchone()
+        return str(row[0]).encode()
 
     def _stored_jobs(self, run_id: int) -> list[Job]:
         rows = self._db.execute(

@@ -103,8 +103,10 @@ def test_defaults():
     assert (spec.name, spec.preset, spec.players, spec.settings, spec.suite, spec.deals) == \
         ("arena", "pagat", 6, (), "dev", 0)
     assert (spec.mode, spec.lineups, spec.rotations, spec.time_limit, spec.fallback) == \
-        ("deals", "pairs", 0, 0.0, "heuristic")
+        ("deals", "pairs", 0, 5.0, "heuristic")
     assert (spec.record, spec.workers, spec.cluster) == (True, 1, "")
+    assert (spec.overage, spec.memory_mb, spec.trusted, spec.on_fault, spec.cheating) == \
+        (30.0, 1024, "none", "forfeit", False)
 
 
 def test_shipped_default_spec_loads():
@@ -173,7 +175,8 @@ def _changes() -> dict[str, object]:
         "name": "other", "entrants": (Entrant("random", "random"), Entrant("h", "heuristic")),
         "preset": "heli", "players": 7, "settings": (("follow_ladder", True),), "suite": "bench",
         "deals": 3, "mode": "matches", "lineups": "table", "rotations": 1, "time_limit": 2.5,
-        "fallback": "random", "record": False,
+        "fallback": "random", "record": False, "overage": 4.0, "memory_mb": 512, "trusted": "builtins",
+        "on_fault": "fallback", "cheating": True,
     }
 
 
@@ -245,8 +248,13 @@ OPTION_ERRORS = [
     ("negative-rotations", ["random", "heuristic"], {"rotations": -1}, "rotations: -1 is negative"),
     ("no-workers", ["random", "heuristic"], {"workers": 0}, "workers: 0 is not at least 1"),
     ("bad-cluster", ["random", "heuristic"], {"cluster": "somewhere"}, "cluster"),
-    ("bad-fallback", ["random", "heuristic"], {"fallback": "nobody"}, "fallback: unknown bot 'nobody'"),
-    ("bad-fallback-params", ["random", "heuristic"], {"fallback": "ismcts:x=1"}, "fallback: bot 'ismcts'"),
+    ("bad-fallback", ["random", "heuristic"], {"fallback": "nobody", "on_fault": "fallback"},
+     "fallback: unknown bot 'nobody'"),
+    ("bad-fallback-params", ["random", "heuristic"], {"fallback": "ismcts:x=1", "on_fault": "fallback"},
+     "fallback: bot 'ismcts'"),
+    ("bad-trust", ["random", "heuristic"], {"trusted": "all"}, "trusted: 'all' is not one of none, builtins"),
+    ("bad-policy", ["random", "heuristic"], {"on_fault": "ignore"}, "on_fault: 'ignore' is not one of"),
+    ("oracle-not-allowed", ["random", "oracle"], {"trusted": "builtins"}, "reads every hand (it cheats)"),
     ("empty-fallback", ["random", "heuristic"], {"fallback": ""}, "fallback"),
     ("players-text", ["random", "heuristic"], {"players": "6"}, "players: expected a whole number"),
     ("players-bool", ["random", "heuristic"], {"players": True}, "players: expected a whole number"),
@@ -283,7 +291,7 @@ def test_bot_errors_keep_the_bot_text():
 
 def test_a_table_with_enough_seats_is_fine():
     spec = spec_from_options(["random", "heuristic", "ismcts", "oracle", "a=random"],
-                             players=5, lineups="table")
+                             players=5, lineups="table", cheating=True, trusted="builtins")
     assert len(spec.entrants) == 5
 
 
@@ -297,13 +305,13 @@ def test_a_crashing_bot_constructor_is_one_line(tmp_path):
 
 
 @pytest.mark.parametrize("source, fragment", [
-    ("import os\nos._exit(4)\n", "loading or building it ended the process (exit code 4)"),
+    ("import os\nos._exit(4)\n", "its process ended before answering hello (exit code 4)"),
     ("import os\nclass Bot:\n    def __init__(self):\n        os._exit(5)\n"
      "    def restart(self, rules, seat, rng): pass\n    def step(self, view): pass\n",
-     "loading or building it ended the process (exit code 5)"),
+     "its process ended before answering hello (exit code 5)"),
     ("class Bot:\n    def __init__(self):\n        raise SystemExit(6)\n"
      "    def restart(self, rules, seat, rng): pass\n    def step(self, view): pass\n",
-     "cannot be built: SystemExit: 6"),
+     "loading the bot raised SystemExit: 6"),
 ])
 def test_a_module_that_ends_the_process_is_refused_and_this_one_goes_on(tmp_path, source, fragment):
     mod = tmp_path / "dies.py"
