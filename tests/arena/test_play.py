@@ -18,7 +18,8 @@ from typing import Any, Callable
 import pytest
 
 import arena.play as play
-from arena.play import match_winners, outcome_of, play_job
+from arena.play import match_winners, outcome_of
+from arena.play import play_job as _play_job
 from arena.types import ArenaError, Entrant, Job, JobResult
 from bots import BotError, make_bot
 from core.cards import points
@@ -31,6 +32,13 @@ LOGGING = f"{FAULTY}:LoggingBot"
 
 PAGAT5 = Rules.preset("pagat", players=5)
 DUO = [Entrant("random", "random"), Entrant("heuristic", "heuristic")]
+
+
+def play_job(*args: Any, **kw: Any) -> JobResult:
+    """These tests look at the fallback that finishes a faulted seat (the
+    experiments' policy); forfeits are tested in test_forfeit and test_hostile."""
+    kw.setdefault("on_fault", "fallback")
+    return _play_job(*args, **kw)
 
 
 def _job(seats: tuple[int, ...], seed: int = 11, rotation: int = 0, lineup: int = 0) -> Job:
