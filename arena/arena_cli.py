@@ -16,7 +16,7 @@ from typing import Any
 
 from .cli import parse_settings
 from .ratings import format_cross_table, format_standings, standings
-from .runner import run_tournament, setup_logging
+from .runner import bot_log_dir, run_tournament, setup_logging
 from .spec import TournamentSpec, spec_from_options, spec_from_toml
 from .store import Store
 from .types import ArenaError
@@ -125,7 +125,8 @@ def run_arena_command(args: argparse.Namespace) -> int:
         setup_logging(log_path)
         try:
             summary = run_tournament(spec, args.db, workers=args.workers, cluster=args.cluster,
-                                     progress=not (args.no_progress or args.json), max_jobs=args.max_jobs)
+                                     progress=not (args.no_progress or args.json), max_jobs=args.max_jobs,
+                                     secret=args.secret)
         except KeyboardInterrupt:
             raise ArenaError("interrupted; the results so far are saved: run the same command to resume") from None
         if not args.json:
@@ -174,8 +175,9 @@ def run_arena_command(args: argparse.Namespace) -> int:
             info = store.run(run_id)
             spec = store.spec_json(run_id)
             faults = store.faults(run_id)
+            logs = bot_log_dir(args.db, run_id)
             if args.json:
-                print(json.dumps({"run": dataclasses.asdict(info), "spec": spec,
+                print(json.dumps({"run": dataclasses.asdict(info), "spec": spec, "bot_logs": logs,
                                   "faults": [dict(job=k, **f.to_json()) for k, f in faults]}))
                 return 0
             print(f"run {info.id}: {info.name}, {info.status}, {info.done} of {info.jobs} jobs, "
@@ -184,6 +186,8 @@ def run_arena_command(args: argparse.Namespace) -> int:
                   + (f", settings {dict(spec['settings'])}" if spec.get("settings") else "")
                   + f"; suite {spec.get('suite')}, {spec.get('deals') or 'all'} deals, mode {spec.get('mode')}, "
                   f"line-ups {spec.get('lineups')}, time limit {spec.get('time_limit') or 'none'}")
+            print(f"bots: trusted {spec.get('trusted', 'none')}, on fault {spec.get('on_fault', 'fallback')}; "
+                  f"what sandboxed bots wrote to stderr: {logs}{'' if os.path.isdir(logs) else ' (none yet)'}")
             print("entrants:")
             for i, e in enumerate(store.entrants(run_id)):
                 print(f"  {i}  {e.name}  ({e.spec})")

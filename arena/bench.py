@@ -183,9 +183,10 @@ def _search_peak_mb(iterations: int, seed: int) -> float:
     return after / 1024.0
 
 
-def _arena_rate(workers: int, deals: int) -> float:
-    """Tournament throughput with random bots: deals (jobs) per second of wall
-    time, from the spec to every result stored in a fresh database."""
+def _arena_rate(workers: int, deals: int, bot: str = "random", trusted: str = "builtins") -> float:
+    """Tournament throughput: deals (jobs) per second of wall time, from the
+    spec to every result stored in a fresh database; two entrants of ``bot``,
+    in the referee's process (``trusted="builtins"``) or sandboxed."""
     import os
     import tempfile
 
@@ -193,8 +194,9 @@ def _arena_rate(workers: int, deals: int) -> float:
     from .spec import TournamentSpec
     from .types import Entrant
 
-    spec = TournamentSpec(name="bench", entrants=(Entrant("random-a", "random"), Entrant("random-b", "random")),
-                          preset="pagat", players=6, suite="bench", deals=deals)
+    spec = TournamentSpec(name="bench", entrants=(Entrant("a", bot), Entrant("b", bot)),
+                          preset="pagat", players=6, suite="bench", deals=deals, trusted=trusted,
+                          time_limit=0.0)
     spec.validate()
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
@@ -204,7 +206,8 @@ def _arena_rate(workers: int, deals: int) -> float:
 
 
 def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0,
-              search_iterations: int = 100_000, arena_deals: int = 300) -> dict[str, Any]:
+              search_iterations: int = 100_000, arena_deals: int = 300, arena_search_deals: int = 10,
+              arena_search_iterations: int = 1000) -> dict[str, Any]:
     """Measure the kernel and the reference on the same positions; return figures and ratios."""
     pos = _positions(positions, seed)
     rng = random.Random(seed + 1)
@@ -232,12 +235,24 @@ def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0,
             "search_iterations": search_iterations,
             "search_peak_mb": _search_peak_mb(search_iterations, seed),
         },
-        "arena": _arena_figures(arena_deals),
+        "arena": _arena_figures(arena_deals, arena_search_deals, arena_search_iterations),
     }
 
 
-def _arena_figures(deals: int) -> dict[str, float]:
+def _arena_figures(deals: int, search_deals: int = 10, search_iterations: int = 1000) -> dict[str, float]:
+    """Arena throughput on 1 and 2 workers, and sandboxed against trusted
+    (1 worker each): random bots on ``deals`` seeds, ``ismcts`` with
+    ``search_iterations`` a decision on ``search_deals`` seeds."""
     one = _arena_rate(1, deals)
     two = _arena_rate(2, deals)
+    boxed = _arena_rate(1, deals, trusted="none")
+    n = search_deals
+    ism = f"ismcts:iterations={search_iterations}"
+    ism_trusted = _arena_rate(1, n, ism)
+    ism_boxed = _arena_rate(1, n, ism, trusted="none")
     return {"arena_deals_per_s_1_worker": one, "arena_deals_per_s_2_workers": two,
-            "arena_2_workers_over_1": two / one}
+            "arena_2_workers_over_1": two / one,
+            "arena_deals_per_s_trusted": one, "arena_deals_per_s_sandboxed": boxed,
+            "arena_sandboxed_over_trusted": boxed / one,
+            "arena_ismcts_deals_per_s_trusted": ism_trusted, "arena_ismcts_deals_per_s_sandboxed": ism_boxed,
+            "arena_ismcts_sandboxed_over_trusted": ism_boxed / ism_trusted}

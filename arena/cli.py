@@ -101,6 +101,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--search-iterations", type=int, default=100_000,
                    help="iterations of the search whose peak memory is reported")
+    p.add_argument("--arena-search-deals", type=int, default=10,
+                   help="deal seeds for the sandboxed-against-trusted search bots (two rotations each)")
+    p.add_argument("--arena-search-iterations", type=int, default=1000,
+                   help="iterations a decision of that search bot (ismcts)")
     p.add_argument("--arena-deals", type=int, default=300,
                    help="seeds of the bench suite played (twice: two rotations) for the arena figures")
 
@@ -177,6 +181,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--on-fault", default=None, choices=("forfeit", "fallback"),
                    help="a faulting entrant forfeits the deal (default), or the fallback bot finishes it")
     r.add_argument("--allow-cheating", action="store_true", help="allow the oracle bot, which sees every hand")
+    r.add_argument("--secret", default=None,
+                   help="the run's secret, which keys the shuffles and bots' seeds (default: random, kept in the database)")
     r.add_argument("--fallback", default=None, help="bot that finishes a faulted seat's deal with --on-fault fallback")
     r.add_argument("--no-record", action="store_true", help="do not keep each deal's record")
     _add_run_args(r)
@@ -274,10 +280,13 @@ def _run(args: argparse.Namespace) -> int:
 
         if args.positions < 1 or args.seconds <= 0 or args.search_iterations < 1:
             raise UsageError("bench: --positions and --search-iterations must be at least 1, --seconds positive")
-        if args.arena_deals < 1:
-            raise UsageError("bench: --arena-deals must be at least 1")
+        if args.arena_deals < 1 or args.arena_search_deals < 1 or args.arena_search_iterations < 1:
+            raise UsageError("bench: --arena-deals, --arena-search-deals and --arena-search-iterations "
+                             "must be at least 1")
         res = run_bench(positions=args.positions, seed=args.seed, min_time=args.seconds,
-                        search_iterations=args.search_iterations, arena_deals=args.arena_deals)
+                        search_iterations=args.search_iterations, arena_deals=args.arena_deals,
+                        arena_search_deals=args.arena_search_deals,
+                        arena_search_iterations=args.arena_search_iterations)
         if args.json:
             print(json.dumps(res))
         else:

@@ -78,8 +78,16 @@ class _Host:
                 self.inform(self.builder.view(), int(msg["seat"]), Action.from_str(msg["action"]))
         elif t == "request":
             action = self.bot.step(self.builder.view())
-            text = str(action) if isinstance(action, Action) else repr(action)[:200]
-            self.write({"type": "action", "id": msg["id"], "action": text})
+            if not isinstance(action, Action):
+                try:
+                    shown = repr(action)
+                except Exception:
+                    shown = f"a {type(action).__name__}"
+                shown = shown if len(shown) <= 80 else shown[:77] + "..."
+                self.write({"type": "error", "kind": "illegal",
+                            "message": f"step returned {shown}, not an Action"})
+                return True
+            self.write({"type": "action", "id": msg["id"], "action": str(action)})
         elif t in ("quit", "error"):
             return False
         return True

@@ -541,20 +541,21 @@ class _Table:
         self.deal += 1
         return narrator
 
-    def _legal(self, state: State) -> list[str]:
+    def _legal(self, state: State) -> tuple[list[str], bool]:
+        """Up to :data:`protocol.MAX_LEGAL` legal actions, and whether that is all."""
         out = []
         for a in state.legal_actions():
+            if len(out) == protocol.MAX_LEGAL:
+                return out, False
             out.append(str(a))
-            if len(out) >= 100:
-                break
-        return out
+        return out, True
 
     def _choose(self, state: State, seat: int) -> Action:
         st = self.seats[seat]
         while not st.broken and self.forfeit is None:
             if st.remote is not None:
-                legal = self._legal(state) if st.remote.legal else None
-                text, kind, message, took = st.remote.decide(legal)
+                legal, complete = self._legal(state) if st.remote.legal else (None, True)
+                text, kind, message, took = st.remote.decide(legal, complete)
                 st.seconds += took
                 if kind is not None:
                     self._failed(seat, kind, message)
@@ -562,7 +563,7 @@ class _Table:
                 action, why = parse_action(text)
                 err = why if action is None else state.action_error(action)
                 if err is not None:
-                    self._failed(seat, "illegal", f"played {text[:60]!r}: {err}")
+                    self._failed(seat, "illegal", f"played {text[:80]}: {err}")
                     continue
                 return action
             bot = st.bot
@@ -721,7 +722,7 @@ def play_job(job: Job, entrants: Sequence[Entrant], rules: Rules, *, mode: str =
     _check(job, entrants, rules, mode, time_limit, on_fault, trusted)
     if on_fault == "fallback":
         make_bot(fallback)              # a bad fallback spec fails here, not at the first fault
-    lim = dataclasses.replace(limits or Limits(), move=float(time_limit))
+    lim = dataclasses.replace(limits or Limits(overage=0.0), move=float(time_limit))
     table = _Table(job, entrants, rules, lim, fallback, died, secret, on_fault, trusted, cheating)
     winners: tuple[int, ...] = ()
     try:

@@ -27,7 +27,8 @@ from core.observe import Changes
 from core.records import rules_json
 from core.rules import Rules
 
-__all__ = ["VERSION", "ProtocolError", "hello", "deal", "changes", "request", "end", "stop",
+__all__ = ["VERSION", "ProtocolError", "hello", "deal", "changes", "request", "quit_", "end", "stop",
+           "MAX_LEGAL",
            "read_answer", "read_ready", "MAX_LINE"]
 
 #: The protocol's version, in every ``hello``.
@@ -77,12 +78,24 @@ def changes(ch: Changes, actor: int) -> list[str]:
     return out
 
 
-def request(rid: int, seconds: float, overage: float, legal: Optional[Sequence[str]] = None) -> str:
-    """Ask the bot to act now: ``seconds`` for this decision, then ``overage`` banked."""
+#: Most legal actions a request lists (for a bot that asked for ``legal``).
+MAX_LEGAL = 100
+
+
+def request(rid: int, seconds: float, overage: float, legal: Optional[Sequence[str]] = None,
+            complete: bool = True) -> str:
+    """Ask the bot to act now: ``seconds`` for this decision, then ``overage``
+    banked; ``legal`` lists legal actions (``complete``: all of them)."""
     msg: dict[str, Any] = {"type": "request", "id": rid, "time": round(seconds, 3), "overage": round(overage, 3)}
     if legal is not None:
         msg["legal"] = list(legal)
+        msg["complete"] = complete
     return _dump(msg)
+
+
+def quit_() -> str:
+    """The process is done: it should exit now."""
+    return _dump({"type": "quit"})
 
 
 def end(result: Mapping[str, Any]) -> str:
@@ -115,7 +128,7 @@ def _object(line: str | bytes) -> dict[str, Any]:
 def _bot_error(obj: Mapping[str, Any]) -> tuple[str, str]:
     kind = obj.get("kind")
     message = obj.get("message")
-    kind = kind if kind in ("crash", "memory") else "crash"
+    kind = kind if kind in ("crash", "memory", "illegal") else "crash"
     text = message if isinstance(message, str) else "gave up"
     return kind, " ".join(text.split())[:200]
 
@@ -137,8 +150,8 @@ def read_ready(line: str | bytes) -> tuple[str, Any]:
 
 def read_answer(line: str | bytes, rid: int) -> tuple[str, str]:
     """The bot's answer to request ``rid``: ``("action", text)``, or
-    ``(kind, message)`` when the bot reports a ``crash`` or ``memory``
-    error; :class:`ProtocolError` for anything else."""
+    ``(kind, message)`` when the bot reports a ``crash``, ``memory`` or
+    ``illegal`` error; :class:`ProtocolError` for anything else."""
     obj = _object(line)
     t = obj.get("type")
     if t == "error":

@@ -200,7 +200,7 @@ class BotPool:
 
     def retire(self, item: _Idle) -> None:
         """End a process for good."""
-        item.proc.send('{"type":"quit"}\n')
+        item.proc.send(protocol.quit_())
         item.proc.kill()
 
     def close(self) -> None:
@@ -274,18 +274,20 @@ class RemoteSeat:
         self.legal = "legal" in item.want
 
     def send(self, line: str) -> None:
-        self.proc.send(line)
+        """Queue a message; it reaches the bot before its next request."""
+        self.proc.queue(line)
 
     def new_deal(self) -> None:
         self.bank = self.limits.overage
 
-    def decide(self, legal: Optional[Sequence[str]]) -> tuple[Optional[str], Optional[str], str, float]:
+    def decide(self, legal: Optional[Sequence[str]],
+               complete: bool = True) -> tuple[Optional[str], Optional[str], str, float]:
         """Ask for an action: (text, fault kind, message, seconds)."""
         self.rid += 1
         move = self.limits.move
         budget = (move + self.bank) if move > 0 else 1e9
         self.proc.send(protocol.request(self.rid, move if move > 0 else 0.0, self.bank,
-                                        legal if self.legal else None))
+                                        legal if self.legal else None, complete))
         start = time.monotonic()
         status, line = self.proc.read_line(start + budget, protocol.MAX_LINE)
         took = time.monotonic() - start

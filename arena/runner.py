@@ -187,12 +187,14 @@ def setup_logging(path: Optional[str], level: int = logging.INFO) -> None:
 
 def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optional[int] = None,
                    cluster: Optional[str] = None, progress: bool = True,
-                   max_jobs: Optional[int] = None) -> RunSummary:
+                   max_jobs: Optional[int] = None, secret: Optional[str] = None) -> RunSummary:
     """Play every job of ``spec`` that has no result in ``db`` yet.
 
     ``workers`` and ``cluster`` override the spec's (they never change the
     results). ``max_jobs`` stops after that many new results (for tests and
-    for slicing a long run). Returns a :class:`RunSummary`.
+    for slicing a long run). ``secret``: the run's secret when it starts
+    (default: a random one, kept in the store; give the same one to deal
+    the same cards in another database). Returns a :class:`RunSummary`.
     """
     start = time.perf_counter()
     workers = spec.workers if workers is None else workers
@@ -217,7 +219,7 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
             store.set_status(run_id, "running")
             context = {"entrants": list(spec.entrants), "rules": spec.rules(), "mode": spec.mode,
                        "time_limit": spec.time_limit, "fallback": spec.fallback, "record": spec.record,
-                       "secret": store.secret(run_id), "on_fault": spec.on_fault, "trusted": spec.trusted,
+                       "secret": store.secret(run_id, secret), "on_fault": spec.on_fault, "trusted": spec.trusted,
                        "cheating": spec.cheating, "limits": spec.limits()}
             logs = BotLogs(bot_log_dir(db, run_id), [e.name for e in spec.entrants],
                            spec.limits().log_bytes)

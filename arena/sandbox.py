@@ -189,10 +189,17 @@ class BotProcess:
         self.dead = False
 
     def send(self, text: str) -> None:
-        """Queue a line (written as the bot reads; never blocks)."""
+        """Queue a line and write what the pipe takes now (never blocks)."""
         if not self.dead:
             self._pending += text.encode()
             self._flush()
+
+    def queue(self, text: str) -> None:
+        """Queue a line to be written with the next :meth:`send` or while
+        waiting for an answer: a bot is not woken for every event, only when
+        it is asked to act (its backlog comes first)."""
+        if not self.dead:
+            self._pending += text.encode()
 
     def _flush(self) -> None:
         while self._pending:
@@ -349,6 +356,7 @@ def _server(sock_fd: int, parent: int) -> None:
     bots.base.registry()
     me = os.getpid()
     base = "/tmp" if os.access("/tmp", os.W_OK) else os.getcwd()
+    _clear_stale(base)
     root = os.path.join(base, f"pengyou-sandbox-{os.getuid()}-{me}")
     os.makedirs(root, mode=0o711, exist_ok=True)
     os.chmod(root, 0o711)
@@ -391,6 +399,25 @@ def _server(sock_fd: int, parent: int) -> None:
             _reap(None, live)
             time.sleep(0.01)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _clear_stale(base: str) -> None:
+    """Remove the folders of fork servers that were killed (they cannot tidy up)."""
+    prefix = f"pengyou-sandbox-{os.getuid()}-"
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(prefix) and name[len(prefix):].isdigit():
+            pid = int(name[len(prefix):])
+            try:
+                os.kill(pid, 0)
+                continue                    # its server is alive
+            except ProcessLookupError:
+                shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+            except PermissionError:
+                continue
 
 
 def _reap(sock: Optional[socket.socket], live: dict[int, str]) -> None:

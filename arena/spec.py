@@ -51,6 +51,9 @@ __all__ = ["TournamentSpec", "spec_from_toml", "spec_from_options", "MODES", "LI
 #: How entrants are seated: every pair of entrants, or all at one table.
 LINEUPS = ("pairs", "table")
 
+#: Added to the name of an entrant whose bot reads every hand, so every table shows it.
+CHEATS = " [cheats]"
+
 #: Fields that say where jobs run, not what they are (left out of the identity).
 _PLACEMENT = ("workers", "cluster")
 
@@ -126,7 +129,10 @@ class TournamentSpec:
 
     def __post_init__(self) -> None:
         if isinstance(self.entrants, (list, tuple)):
-            object.__setattr__(self, "entrants", tuple(self.entrants))
+            object.__setattr__(self, "entrants", tuple(
+                Entrant(e.name + CHEATS, e.spec) if isinstance(e, Entrant) and isinstance(e.spec, str)
+                and isinstance(e.name, str) and _cheats(e.spec) and not e.name.endswith(CHEATS) else e
+                for e in self.entrants))
         object.__setattr__(self, "settings", _norm_settings(self.settings))
         for fname in ("time_limit", "overage"):
             value = getattr(self, fname)

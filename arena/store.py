@@ -412,14 +412,18 @@ class Store:
                   _dumps(list(j.seats))) for j in jobs])
             return run_id, False
 
-    def secret(self, run_id: int) -> bytes:
-        """The run's secret (made on first use): it keys every bot's random
-        seed, so a resumed run gives its bots the same seeds."""
+    def secret(self, run_id: int, wanted: Optional[str] = None) -> bytes:
+        """The run's secret (made on first use, ``wanted`` or a random one):
+        it keys every bot's random seed and the shuffles, so a resumed run
+        deals the same cards and gives its bots the same seeds. A run that
+        has another secret than ``wanted`` is refused."""
         self._require(run_id)
         with self._errors(), self._transaction() as con:
             con.execute("INSERT OR IGNORE INTO secrets (run_id, secret) VALUES (?, ?)",
-                        (run_id, os.urandom(16).hex()))
+                        (run_id, wanted if wanted is not None else os.urandom(16).hex()))
             row = con.execute("SELECT secret FROM secrets WHERE run_id = ?", (run_id,)).fetchone()
+        if wanted is not None and str(row[0]) != wanted:
+            raise ArenaError(f"run {run_id} in {self.path} was started with another --secret")
         return str(row[0]).encode()
 
     def _stored_jobs(self, run_id: int) -> list[Job]:

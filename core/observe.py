@@ -265,38 +265,55 @@ def view_from_json(obj: Mapping[str, Any], rules: Rules) -> PlayerView:
 
 
 class ViewBuilder:
-    """Rebuilds one seat's views from a :class:`Narrator`'s messages."""
+    """Rebuilds one seat's views from a :class:`Narrator`'s messages.
+
+    Messages are kept in their JSON form and turned into view values only
+    when :meth:`view` asks (a bot that is not informed of every action pays
+    for one conversion per decision, not one per message).
+    """
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        self._fields: Optional[dict[str, Any]] = None
+        self._raw: Optional[dict[str, Any]] = None
+        self._done: dict[str, Any] = {}
         self._view: Optional[PlayerView] = None
 
     def apply(self, msg: Mapping[str, Any]) -> None:
         """Take one message (``view``, or ``set`` / ``add`` changes)."""
         whole = msg.get("view")
         if whole is not None:
-            self._fields = {k: _convert(k, whole[k]) for k in FIELDS}
+            missing = [k for k in FIELDS if k not in whole]
+            if missing:
+                raise ValueError(f"a view needs the field(s) {', '.join(missing)}")
+            self._raw = {k: whole[k] for k in FIELDS}
+            self._done = {}
         else:
-            f = self._fields
-            if f is None:
+            raw = self._raw
+            if raw is None:
                 raise ValueError("a change came before any whole view")
+            done = self._done
             for key, value in msg.get("set", {}).items():
-                if key not in f:
+                if key not in raw:
                     raise ValueError(f"unknown view field {key!r}")
-                f[key] = _convert(key, value)
+                raw[key] = value
+                done.pop(key, None)
             for key, items in msg.get("add", {}).items():
                 if key not in _APPENDED:
                     raise ValueError(f"view field {key!r} cannot be appended to")
-                conv = _ITEM.get(key, tuple)
-                grown = f[key] + tuple(conv(x) for x in items)
-                f[key] = tuple(sorted(grown)) if key in ("voids", "no_sets") else grown
+                raw[key] = list(raw[key]) + list(items)
+                done.pop(key, None)
         self._view = None
 
     def view(self) -> PlayerView:
         """The seat's view after the messages so far."""
         if self._view is None:
-            if self._fields is None:
+            raw = self._raw
+            if raw is None:
                 raise ValueError("no view yet")
-            self._view = PlayerView(**self._fields, rules=self.rules)
+            done = self._done
+            for key in FIELDS:
+                if key not in done:
+                    value = _convert(key, raw[key])
+                    done[key] = tuple(sorted(value)) if key in ("voids", "no_sets") else value
+            self._view = PlayerView(**done, rules=self.rules)
         return self._view

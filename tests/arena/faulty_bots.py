@@ -166,7 +166,7 @@ class LoggingBot(_RandomUntil):
 class ExitBot(_RandomUntil):
     """Ends its own process at its ``at``-th step: ``how`` is ``"exit"``
     (``os._exit(7)``), ``"segv"`` (reads address 0), ``"kill"`` (SIGKILL to
-    itself) or ``"sysexit"`` (raises ``SystemExit(7)``, which the arena
+    itself: in the referee's own process only) or ``"sysexit"`` (raises ``SystemExit(7)``, which the arena
     catches like any exception: a plain crash)."""
 
     def __init__(self, at: int = 3, how: str = "exit") -> None:

@@ -234,7 +234,7 @@ def test_demo_is_seeded():
 
 def test_bench_json():
     lines = ok("bench", "--json", "--positions", "5", "--seconds", "0.05", "--search-iterations", "200",
-               "--arena-deals", "4")
+               "--arena-deals", "4", "--arena-search-deals", "1", "--arena-search-iterations", "20")
     assert len(lines) == 1
     res = json.loads(lines[0])
     assert isinstance(res, dict)
@@ -256,8 +256,13 @@ def test_bench_json():
     assert search["search_iterations"] == 200
     assert all(search[k] > 0 for k in search)
     arena = res["arena"]
-    assert set(arena) == {"arena_deals_per_s_1_worker", "arena_deals_per_s_2_workers", "arena_2_workers_over_1"}
+    assert set(arena) == {"arena_deals_per_s_1_worker", "arena_deals_per_s_2_workers", "arena_2_workers_over_1",
+                          "arena_deals_per_s_trusted", "arena_deals_per_s_sandboxed", "arena_sandboxed_over_trusted",
+                          "arena_ismcts_deals_per_s_trusted", "arena_ismcts_deals_per_s_sandboxed",
+                          "arena_ismcts_sandboxed_over_trusted"}
     assert all(arena[k] > 0 for k in arena)
+    assert arena["arena_sandboxed_over_trusted"] == pytest.approx(
+        arena["arena_deals_per_s_sandboxed"] / arena["arena_deals_per_s_trusted"])
     assert arena["arena_2_workers_over_1"] == pytest.approx(
         arena["arena_deals_per_s_2_workers"] / arena["arena_deals_per_s_1_worker"])
 
