@@ -6,6 +6,8 @@ traceback.
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 import argparse
 import json
 import sys
@@ -86,9 +88,16 @@ def _add_rules_args(p: argparse.ArgumentParser, trump: bool = True) -> None:
         p.add_argument("--trump", required=True, help="trump rank and suit, e.g. 5H, 10S, 7, jokers")
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """Usage mistakes end in one line (and a pointer to --help), not a usage block."""
+
+    def error(self, message: str) -> "NoReturn":  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="pengyou", description="Zhao Pengyou rules engine, bots and arena")
-    sub = ap.add_subparsers(dest="command", required=True)
+    ap = _OneLineParser(prog="pengyou", description="Zhao Pengyou rules engine, bots and arena")
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
 
     p = sub.add_parser("demo", help="play one seeded deal's play phase between random players")
     _add_rules_args(p, trump=False)
@@ -156,7 +165,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file")
 
     p = sub.add_parser("arena", help="round-robin tournaments on duplicate deals, with Elo ratings")
-    asub = p.add_subparsers(dest="arena_command", required=True)
+    asub = p.add_subparsers(dest="arena_command", required=True, parser_class=_OneLineParser)
     r = asub.add_parser("run", help="play a tournament (or resume it) and print the standings")
     r.add_argument("spec", nargs="?", default=None,
                    help="tournament spec (TOML); without it and without --bots, the built-in default")
@@ -358,9 +367,32 @@ def _iv(x: dict) -> str:
     return f"{x['mean']:+8.2f} [{x['lo']:+.2f}, {x['hi']:+.2f}]"
 
 
+_MAIN_PID = [0]
+
+
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM ends a command as Ctrl-C does: what is stored stays, workers
+    stop (a forked child that inherited the handler just ends, as by default)."""
+    import os
+    import signal
+
+    if os.getpid() != _MAIN_PID[0]:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pengyou`` command."""
     args = _parser().parse_args(argv)
+    import signal
+
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        import os
+
+        _MAIN_PID[0] = os.getpid()
+        signal.signal(signal.SIGTERM, _terminated)
     try:
         return _run(args)
     except PengyouError as exc:

@@ -55,6 +55,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Optional
 
 from bots import BotError, make_bot
+from bots.base import parse_spec, registry
 from core.actions import Action
 from core.cards import Cards
 from core.game import Match
@@ -390,10 +391,17 @@ def watch_calls(cells: Any) -> None:
 
 
 def runs_here(spec: str, trusted: str) -> bool:
-    """Whether a bot spec runs inside the referee's process under ``trusted``."""
+    """Whether a bot spec runs inside the referee's process under ``trusted``
+    (a built-in bot that reads the state always does: it must be shown it)."""
     if is_program(spec) or is_module(spec):
         return False
-    return trusted == "builtins"
+    if trusted == "builtins":
+        return True
+    try:
+        cls = registry().get(parse_spec(spec).name)
+    except BotError:
+        return False
+    return bool(getattr(cls, "cheats", False))
 
 
 class _Table:

@@ -273,14 +273,10 @@ def _build(spec: str, prefix: str, tournament: Optional["TournamentSpec"]) -> No
 
     A module or a program is started once in the sandbox and must answer the
     protocol's ``hello`` (its code never runs in this process); a built-in
-    bot is built here. A bot that reads the state needs ``cheating``.
+    bot (this project's code) is built here, sandboxed or not. A bot that
+    reads the state needs ``cheating``.
     """
-    if is_program(spec) or is_module(spec) or (tournament is not None and tournament.trusted == "none"
-                                               and not _cheats(spec)):
-        if not is_program(spec):
-            problem = _params_problem(spec)
-            if problem is not None:
-                raise ArenaError(prefix + problem)
+    if is_program(spec) or is_module(spec):
         limits = tournament.limits() if tournament is not None else Limits()
         problem = check_startable(spec, limits)
     else:
@@ -298,13 +294,6 @@ def _cheats(spec: str) -> bool:
     except BotError:
         return False
     return bool(getattr(cls, "cheats", False))
-
-
-def _params_problem(spec: str) -> Optional[str]:
-    """For a built-in bot: its parameters checked here (building it is cheap and safe)."""
-    if is_module(spec):
-        return None
-    return _build_here(spec)
 
 
 def _build_here(spec: str) -> Optional[str]:

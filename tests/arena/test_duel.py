@@ -225,7 +225,7 @@ def test_an_interrupted_duel_keeps_every_finished_game(tmp_path, monkeypatch):
 def test_a_killed_command_resumes(tmp_path):
     path = tmp_path / "d.jsonl"
     cmd = [sys.executable, "-m", "arena", "duel", "random", "random", "--deals", "400", "--players", "5",
-           "--seed", "4", "--json", "--save", str(path), "--secret", "t"]
+           "--seed", "4", "--json", "--save", str(path), "--secret", "t", "--trusted", "builtins"]
     env = dict(os.environ, PYTHONUTF8="1")
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -248,7 +248,8 @@ def test_a_killed_command_resumes(tmp_path):
 
     res = json.loads(p.stdout)
     assert res["resumed"] >= kept                  # a line cut by the kill is dropped and its game replayed
-    assert _figures(res) == _figures(run_duel("random", "random", RULES, deals=400, seed=4, workers=2))
+    assert _figures(res) == _figures(run_duel("random", "random", RULES, deals=400, seed=4, workers=2,
+                                              trusted="builtins"))
 
 
 def test_cut_lines_at_the_end_are_mended(tmp_path):

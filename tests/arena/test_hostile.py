@@ -241,19 +241,20 @@ def test_rng_does_not_give_the_deal_seed(tmp_path: Path) -> None:
 
 @as_root
 def test_bot_streams_differ_between_runs(tmp_path: Path) -> None:
-    """Two runs (two secrets) of the same deal: same cards, different bot choices."""
+    """Two runs with two secrets of the same suite seed deal other cards (the
+    secret keys the shuffle); a run with the first secret again repeats it."""
     records = []
-    for i in range(2):
+    for i, secret in enumerate(("s0", "s1", "s0")):
         d = tmp_path / f"run{i}"
         d.mkdir()
-        proc, db = arena(d, ["random", "heuristic"], 1, 1, "--trusted", "none")
+        proc, db = arena(d, ["random", "heuristic"], 1, 1, "--trusted", "none", "--secret", secret)
         assert_complete(proc, db)
         out = d / "rec.jsonl"
         p = run([PENGYOU, "arena", "record", "g0-l0-r0", "--db", str(db), "--out", str(out)], timeout=60)
         assert p.returncode == 0, p.stderr
         records.append([json.loads(ln) for ln in out.read_text().splitlines() if ln.strip()])
-    assert records[0][0]["seed"] == records[1][0]["seed"]
-    assert records[0] != records[1]
+    assert records[0][0]["seed"] != records[1][0]["seed"] and records[0] != records[1]
+    assert records[0] == records[2]
 
 
 @as_root

@@ -1,0 +1,126 @@
+"""``kill -9`` of the referee (the ``pengyou arena run`` process) at random
+moments: nothing stored is lost, doubled or changed, and no worker, fork
+server or bot process outlives it. SIGTERM ends a run as Ctrl-C does."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.jail import UID_BASE
+from arena.runner import run_tournament
+from arena.spec import spec_from_options
+from arena.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = ["random", "heuristic"]
+ARGS = ["--players", "5", "--deals", "4", "--workers", "2", "--no-progress", "--samples", "10",
+        "--secret", "kill-test"]
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="bots run as users of their own only under root")
+
+
+def _cmd(db: Path) -> list[str]:
+    return [sys.executable, "-m", "arena", "arena", "run", "--bots", *BOTS, "--db", str(db), *ARGS]
+
+
+def _descendants_alive(marker: str) -> list[int]:
+    """Processes whose command line names ``marker`` (the run's database),
+    or that run as a sandboxed bot's user."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmd = f.read().decode(errors="replace")
+            with open(f"/proc/{entry}/status") as f:
+                uid = next(int(line.split()[1]) for line in f if line.startswith("Uid:"))
+            with open(f"/proc/{entry}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, StopIteration, IndexError):
+            continue
+        if state == "Z":
+            continue
+        if marker in cmd or uid >= UID_BASE:
+            out.append(int(entry))
+    return out
+
+
+def _results(db: Path) -> dict:
+    with Store(str(db), create=False) as store:
+        run = store.latest_run()
+        return {r.key: r for r in store.results(run)} if run is not None else {}
+
+
+def _timeless(r):
+    import dataclasses
+
+    return dataclasses.replace(r, seconds=())
+
+
+@as_root
+def test_kill_9_of_the_referee_at_random_moments(tmp_path):
+    ref_db = tmp_path / "ref.db"
+    spec = spec_from_options(BOTS, players=5, deals=4)
+    ref = run_tournament(spec, str(ref_db), workers=2, progress=False, secret="kill-test")
+    want = _results(ref_db)
+    assert len(want) == ref.jobs == 20
+    db = tmp_path / "k.db"
+    rng = random.Random(20261201)
+    seen: dict = {}
+    trials = 0
+    while trials < 20:
+        proc = subprocess.Popen(_cmd(db), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.2, 2.5))
+        finished = proc.poll() is not None
+        if not finished:
+            proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        trials += 1
+        deadline = time.monotonic() + 5
+        while _descendants_alive(str(db)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _descendants_alive(str(db)) == [], f"trial {trials}: processes outlived the referee"
+        got = _results(db) if db.exists() else {}
+        for key, res in seen.items():                 # nothing stored before is lost or changed
+            assert key in got and _timeless(got[key]) == _timeless(res), key
+        for key, res in got.items():                  # every stored result is the reference's
+            assert _timeless(res) == _timeless(want[key]), key
+        seen = got
+        if len(got) == len(want):
+            db.unlink()                               # start over: more kills at every stage
+            for extra in ("-wal", "-shm"):
+                Path(str(db) + extra).unlink(missing_ok=True)
+            seen = {}
+    proc = subprocess.run(_cmd(db), cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    got = _results(db)
+    assert sorted(got) == sorted(want)
+    assert all(_timeless(got[k]) == _timeless(want[k]) for k in want)
+
+
+@as_root
+def test_sigterm_stops_a_run_like_ctrl_c(tmp_path):
+    db = tmp_path / "t.db"
+    cmd = _cmd(db)
+    cmd[cmd.index("4")] = "40"                        # long enough to be stopped
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(3.0)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, err
+    assert "interrupted; the results so far are saved" in err.strip().splitlines()[-1]
+    deadline = time.monotonic() + 5
+    while _descendants_alive(str(db)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _descendants_alive(str(db)) == []
+    with Store(str(db), create=False) as store:
+        run = store.latest_run()
+        assert store.run(run).status == "interrupted"
