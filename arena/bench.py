@@ -206,7 +206,7 @@ def _arena_rate(workers: int, deals: int, bot: str = "random", trusted: str = "b
 
 
 def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0,
-              search_iterations: int = 100_000, arena_deals: int = 300, arena_search_deals: int = 10,
+              search_iterations: int = 100_000, arena_deals: int = 300, arena_search_deals: int = 3,
               arena_search_iterations: int = 1000) -> dict[str, Any]:
     """Measure the kernel and the reference on the same positions; return figures and ratios."""
     pos = _positions(positions, seed)

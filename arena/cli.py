@@ -110,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--search-iterations", type=int, default=100_000,
                    help="iterations of the search whose peak memory is reported")
-    p.add_argument("--arena-search-deals", type=int, default=10,
+    p.add_argument("--arena-search-deals", type=int, default=3,
                    help="deal seeds for the sandboxed-against-trusted search bots (two rotations each)")
     p.add_argument("--arena-search-iterations", type=int, default=1000,
                    help="iterations a decision of that search bot (ismcts)")
