@@ -401,6 +401,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pengyou: interrupted", file=sys.stderr)
         return 130
+    except ValueError as exc:         # a number too long to read, wherever it was written
+        if "integer string conversion" not in str(exc):
+            raise
+        print("pengyou: error: the input holds a number of more than 4300 digits, which is no seed, "
+              "count or setting", file=sys.stderr)
+        return 2
     except BrokenPipeError:           # output piped into something that stopped reading
         import os
 

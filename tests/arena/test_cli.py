@@ -330,3 +330,17 @@ def test_help_of_every_command(words):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "usage: pengyou" in proc.stdout
     assert "Traceback" not in proc.stderr
+
+
+def test_numbers_of_thousands_of_digits_are_one_line(tmp_path):
+    big = "9" * 5000
+    spec = tmp_path / "big.toml"
+    spec.write_text(f'deals = {big}\n[[entrant]]\nbot = "random"\n[[entrant]]\nbot = "heuristic"\n')
+    rec = tmp_path / "r.jsonl"
+    rec.write_text('{"type": "deal", "version": 1, "seed": ' + big + '}\n')
+    for args in (["arena", "run", str(spec), "--db", str(tmp_path / "x.db")], ["replay", str(rec)]):
+        p = run(*args)
+        assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr[-300:]
+        lines = p.stderr.strip().splitlines()
+        assert len(lines) == 1 and "more than 4300 digits" in lines[0]
+    assert not (tmp_path / "x.db").exists()
