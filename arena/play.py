@@ -752,6 +752,8 @@ def play_job(job: Job, entrants: Sequence[Entrant], rules: Rules, *, mode: str =
     outcomes = tuple(o if f < 0 else forfeit_outcome(o, f, rules) for o, f in zip(outs, table.forfeits))
     text = ""
     if record:
+        if records:                       # who held each seat, for whoever replays it
+            records[0]["players"] = [entrants[e].name for e in job.seats]
         buf = io.StringIO()
         write_records(records, buf)
         text = buf.getvalue()

@@ -242,13 +242,22 @@ def read_match(path_or_file: PathOrFile) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------- checking
-def _check_keys(rec: dict[str, Any], keys: Sequence[str], line: int, what: str) -> None:
+#: Header fields a record may carry or not: ``players``, who held each seat (names).
+_OPTIONAL = ("players",)
+
+
+def _check_keys(rec: dict[str, Any], keys: Sequence[str], line: int, what: str,
+                optional: Sequence[str] = ()) -> None:
     for k in keys:
         if k not in rec:
             raise _err(line, f"{what}: missing field {k!r}")
     for k in rec:
-        if k not in keys:
+        if k not in keys and k not in optional:
             raise _err(line, f"{what}: unknown field {k!r}")
+    names = rec.get("players")
+    if "players" in optional and names is not None and not (
+            isinstance(names, list) and all(isinstance(x, str) for x in names)):
+        raise _err(line, f"{what}: players: expected a list of names, one per seat")
 
 
 def _check_version(rec: dict[str, Any], line: int) -> None:
@@ -281,7 +290,7 @@ class _Header:
     def __init__(self, rec: dict[str, Any], line: int) -> None:
         if rec.get("type") != "deal":
             raise _err(line, f"expected a deal header, got type {rec.get('type')!r}")
-        _check_keys(rec, _DEAL_KEYS, line, "deal header")
+        _check_keys(rec, _DEAL_KEYS, line, "deal header", _OPTIONAL)
         _check_version(rec, line)
         self.line = line
         self.rules_obj = rec["rules"]
@@ -419,7 +428,7 @@ def replay_match(records: Sequence[dict[str, Any]], observer: Optional[Observer]
         raise _err(1, "expected a JSON object")
     if head.get("type") != "match":
         raise _err(1, f"expected a match header, got type {head.get('type')!r}")
-    _check_keys(head, _MATCH_KEYS, 1, "match header")
+    _check_keys(head, _MATCH_KEYS, 1, "match header", _OPTIONAL)
     _check_version(head, 1)
     rules = _rules_from(head["rules"], 1)
     try:

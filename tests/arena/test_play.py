@@ -460,3 +460,14 @@ def test_exception_lines_are_short_and_single():
     assert play._exc_line(KeyError()) == "KeyError"
     long = play._exc_line(RuntimeError("x" * 500))
     assert len(long) == 200 and long.endswith("...")
+
+
+def test_a_record_names_the_player_in_each_seat():
+    ents = [Entrant("rnd", "random"), Entrant("heu", "heuristic")]
+    res = play_job(_job((0, 1, 0, 1, 0), seed=3), ents, PAGAT5)
+    recs = read_records(io.StringIO(res.record))
+    assert recs[0]["players"] == ["rnd", "heu", "rnd", "heu", "rnd"]
+    replay_deal(recs)                                   # the field does not stop a replay
+    bad = dict(recs[0], players="rnd")
+    with pytest.raises(ValueError, match="players: expected a list of names"):
+        replay_deal([bad] + recs[1:])
