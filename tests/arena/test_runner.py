@@ -130,7 +130,17 @@ def test_a_bot_that_ends_its_process_is_a_fault_like_a_crash(tmp_path, how, why)
     assert [[(f.seat, f.decision) for f in r.faults] for r in died] == \
         [[(f.seat, f.decision) for f in r.faults] for r in crashed]
     assert [r.deals for r in died] == [r.deals for r in crashed]
-    assert [r.record for r in died] == [r.record for r in crashed]
+    assert [_anonymous(r.record) for r in died] == [_anonymous(r.record) for r in crashed]
+
+
+def _anonymous(record: str) -> str:
+    """A record without the names of its players (the runs compared differ only in them)."""
+    import json
+
+    head, _, rest = record.partition("\n")
+    obj = json.loads(head)
+    obj.pop("players", None)
+    return json.dumps(obj) + "\n" + rest
 
 
 def _double_or_die(x):
