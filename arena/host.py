@@ -93,6 +93,10 @@ class _Host:
         return True
 
 
+#: Which bot call a message leads to (named in the error when it raises).
+_CALLS = {"deal": "restart()", "request": "step()", "view": "inform()", "event": "inform()"}
+
+
 def serve(spec: str, infile: BinaryIO, outfile: BinaryIO) -> int:
     """Speak the protocol for the bot ``spec`` on these streams; the exit status."""
     host = _Host(spec, outfile)
@@ -113,7 +117,7 @@ def serve(spec: str, infile: BinaryIO, outfile: BinaryIO) -> int:
         try:
             msg = json.loads(line)
             t = msg.get("type")
-            what = {"deal": "restart()", "request": "step()", "view": "inform()", "event": "inform()"}.get(t, t)
+            what = _CALLS.get(t, t)
             if not host.handle(msg):
                 return 0
         except BaseException as exc:   # anything the bot raised (KeyboardInterrupt and exit too)

@@ -133,15 +133,24 @@ def _bot_error(obj: Mapping[str, Any]) -> tuple[str, str]:
     return kind, " ".join(text.split())[:200]
 
 
-def read_ready(line: str | bytes) -> tuple[str, Any]:
-    """The bot's answer to ``hello``: ``("ready", options)`` or
-    ``(kind, message)`` for a bot that reports it cannot play."""
+def _reply(line: str | bytes, want: str, to: str) -> dict[str, Any] | tuple[str, str]:
+    """A bot's line as the object of type ``want``, or the ``(kind, message)``
+    of an ``error`` it sent instead; :class:`ProtocolError` for anything else."""
     obj = _object(line)
     t = obj.get("type")
     if t == "error":
         return _bot_error(obj)
-    if t != "ready":
-        raise ProtocolError(f"answered hello with {str(t)[:40]!r}, not 'ready'")
+    if t != want:
+        raise ProtocolError(f"answered {to} with type {str(t)[:40]!r}, not {want!r}")
+    return obj
+
+
+def read_ready(line: str | bytes) -> tuple[str, Any]:
+    """The bot's answer to ``hello``: ``("ready", options)`` or
+    ``(kind, message)`` for a bot that reports it cannot play."""
+    obj = _reply(line, "ready", "hello")
+    if isinstance(obj, tuple):
+        return obj
     want = obj.get("want", [])
     if not isinstance(want, list) or not all(isinstance(w, str) for w in want):
         raise ProtocolError("'want' in ready must be a list of words")
@@ -152,12 +161,9 @@ def read_answer(line: str | bytes, rid: int) -> tuple[str, str]:
     """The bot's answer to request ``rid``: ``("action", text)``, or
     ``(kind, message)`` when the bot reports a ``crash``, ``memory`` or
     ``illegal`` error; :class:`ProtocolError` for anything else."""
-    obj = _object(line)
-    t = obj.get("type")
-    if t == "error":
-        return _bot_error(obj)
-    if t != "action":
-        raise ProtocolError(f"answered a request with type {str(t)[:40]!r}, not 'action'")
+    obj = _reply(line, "action", "a request")
+    if isinstance(obj, tuple):
+        return obj
     if obj.get("id") != rid:
         raise ProtocolError(f"answered request {str(obj.get('id'))[:20]}, but request {rid} was asked")
     text = obj.get("action")

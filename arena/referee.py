@@ -137,6 +137,7 @@ class BotPool:
         self._zygote: Optional[Zygote] = None
         self._idle: dict[str, list[_Idle]] = {}
         self.warned = False
+        self.last_stderr = b""          # what the last bot that failed to start wrote to stderr
 
     def zygote(self) -> Zygote:
         if self._zygote is None:
@@ -245,7 +246,7 @@ def check_startable(spec: str, limits: Optional[Limits] = None) -> Optional[str]
     try:
         item = p._start(spec, limits)
     except StartFault as exc:
-        tail = getattr(p, "last_stderr", b"").decode("utf-8", "replace").strip().splitlines()
+        tail = p.last_stderr.decode("utf-8", "replace").strip().splitlines()
         hint = f" (its stderr: {tail[-1][:120]})" if tail and exc.kind == "died" else ""
         return f"bot {spec!r}: {exc}{hint}"
     except SandboxError as exc:
