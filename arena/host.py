@@ -113,9 +113,10 @@ def serve(spec: str, infile: BinaryIO, outfile: BinaryIO) -> int:
         return 0
     host.write({"type": "ready", "name": spec[:80]})
     what = "the bot"
+    decode = json.JSONDecoder().decode
     for line in infile:
         try:
-            msg = json.loads(line)
+            msg = decode(line.decode("utf-8"))
             t = msg.get("type")
             what = _CALLS.get(t, t)
             if not host.handle(msg):

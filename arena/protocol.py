@@ -42,8 +42,12 @@ class ProtocolError(PengyouError):
     """A bot's line that breaks the protocol (the message says how)."""
 
 
+#: Compact JSON, one encoder for every message (``json.dumps`` with options builds one a call).
+_encode = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def _dump(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":")) + "\n"
+    return _encode(obj) + "\n"
 
 
 def hello(limits: Mapping[str, Any]) -> str:
@@ -58,23 +62,30 @@ def deal(rules: Rules, seat: int, seed: int, first: bool, overage: float, view: 
 
 
 def changes(ch: Changes, actor: int) -> list[str]:
-    """One line per seat for one action: a whole ``view`` or an ``event``."""
+    """One line per seat for one action: a whole ``view`` or an ``event``
+    (seats told the same get the same string)."""
     n = len(ch.seen)
-    action = json.dumps(ch.action)
+    action = _encode(ch.action)
     if ch.whole is not None:
         return [_dump({"type": "view", "seat": actor, "action": ch.action if ch.seen[s] else None,
                        "view": ch.whole[s]["view"]}) for s in range(n)]
-    shared = json.dumps(ch.set, separators=(",", ":"))[1:-1]
-    add = json.dumps(ch.add, separators=(",", ":"))
+    shared = _encode(ch.set)[1:-1]
+    tail = f'}},"add":{_encode(ch.add)}}}\n'
+    heads = (f'{{"type":"event","seat":{actor},"action":null,"set":{{',
+             f'{{"type":"event","seat":{actor},"action":{action},"set":{{')
+    plain: list[Optional[str]] = [None, None]
     out = []
     for s in range(n):
         own = ch.own[s]
-        sets = shared
+        seen = 1 if ch.seen[s] else 0
         if own:
-            mine = json.dumps(own, separators=(",", ":"))[1:-1]
-            sets = f"{shared},{mine}" if shared else mine
-        out.append(f'{{"type":"event","seat":{actor},"action":{action if ch.seen[s] else "null"},'
-                   f'"set":{{{sets}}},"add":{add}}}\n')
+            mine = _encode(own)[1:-1]
+            out.append(f"{heads[seen]}{shared},{mine}{tail}" if shared else f"{heads[seen]}{mine}{tail}")
+            continue
+        line = plain[seen]
+        if line is None:
+            line = plain[seen] = heads[seen] + shared + tail
+        out.append(line)
     return out
 
 

@@ -97,6 +97,9 @@ def parse_card(text: str) -> int:
     >>> parse_card("th") == parse_card("10H")
     True
     """
+    face = _FACE_BY_NAME.get(text) if isinstance(text, str) else None
+    if face is not None:
+        return face
     t = text.strip().upper()
     if t in ("BJ", "RJ"):
         return BJ if t == "BJ" else RJ
@@ -177,7 +180,11 @@ def parse_cards(text: CardsLike) -> Cards:
     if isinstance(text, Cards):
         return text
     if isinstance(text, str):
-        return Cards(parse_card(tok) for tok in text.replace(",", " ").split())
+        words = text.replace(",", " ").split()
+        try:                                   # the notation as this module writes it
+            return tuple.__new__(Cards, sorted([_FACE_BY_NAME[w] for w in words]))
+        except KeyError:
+            return Cards(parse_card(tok) for tok in words)
     try:
         return Cards(text)
     except TypeError:
@@ -216,6 +223,8 @@ def points(cards: CardsLike) -> int:
 
 _ASCII_NAMES = [card_name(f) for f in range(NUM_FACES)]
 _SYMBOL_NAMES = [card_name(f, True) for f in range(NUM_FACES)]
+#: The face of each card name exactly as written by :func:`card_name` (a fast path).
+_FACE_BY_NAME = {name: f for f, name in enumerate(_ASCII_NAMES)}
 
 
 def _export_names() -> None:

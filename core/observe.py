@@ -51,6 +51,7 @@ FIELDS = ("seat", "rules_name", "players", "phase", "current_player", "hand", "h
 
 #: Fields that only grow: changes to them come as items to append.
 _APPENDED = ("exposures", "calls", "tricks", "failed_throws", "voids", "no_sets")
+_SORTED = ("voids", "no_sets")       # kept sorted in a view
 
 
 def sees(seat: int, actor: int, action: Action) -> bool:
@@ -150,17 +151,18 @@ class Narrator:
         apart from each seat's own (to encode the shared part once)."""
         s = self.s
         n = s.rules.players
-        seen = [sees(seat, actor, action) for seat in range(n)]
         if s.phase != self._phase or len(s.decks) != self._decks:
+            seen = [sees(seat, actor, action) for seat in range(n)]
             return Changes(str(action), seen, {}, {}, [], self._whole(actor, action))
+        if s.phase == PLAY_PHASE:                        # every seat sees a play
+            return self._play_changes(actor, action)
+        seen = [sees(seat, actor, action) for seat in range(n)]
         pub_set: dict[str, Any] = {}
         pub_add: dict[str, list] = {}
         own: list[dict[str, Any]] = [{} for _ in range(n)]
         if len(s.exposures) != self._exposures:
             pub_add["exposures"] = [[a, k, str(c)] for a, k, c in s.exposures[self._exposures:]]
-        if s.phase == PLAY_PHASE:
-            self._play_changes(actor, pub_set, pub_add, own)
-        elif s.phase == DRAW:
+        if s.phase == DRAW:
             if s._drawn != self._drawn:
                 pub_set["cards_drawn"] = s._drawn
                 pub_set["hand_sizes"] = [sum(h) for h in s._hands]
@@ -187,17 +189,16 @@ class Narrator:
         self._exposures = len(s.exposures)
         self._calls = len(s.calls)
 
-    def _play_changes(self, actor: int, pub_set: dict[str, Any], pub_add: dict[str, list],
-                      own: list[dict[str, Any]]) -> None:
+    def _play_changes(self, actor: int, action: Action) -> "Changes":
         s = self.s
         pc = s.play
+        n = s.rules.players
         hand = pc.hand(actor)
-        own[actor]["hand"] = str(hand)
         self._sizes[actor] = len(hand)
-        pub_set["hand_sizes"] = list(self._sizes)
-        pub_set["current_player"] = s.current_player()
         leader, plays = s.current_trick()
-        pub_set["current_trick"] = [leader, [str(p) for p in plays]]
+        pub_set: dict[str, Any] = {"hand_sizes": list(self._sizes), "current_player": s.current_player(),
+                                   "current_trick": [leader, [format_cards(p) for p in plays]]}
+        pub_add: dict[str, list] = {}
         if len(s._trick_text) != self._tricks:
             pub_add["tricks"] = [[w, list(ps)] for w, ps in s._trick_text[self._tricks:]]
             pub_set["points"] = list(pc.points)
@@ -215,6 +216,13 @@ class Narrator:
         if filled != self._filled:
             pub_set["calls_filled"] = list(filled)
             self._filled = filled
+        own: list[dict[str, Any]] = [_NOTHING] * n
+        own[actor] = {"hand": format_cards(hand)}
+        return Changes(str(action), [True] * n, pub_set, pub_add, own, None)
+
+
+#: The own changes of a seat that has none (shared, never changed).
+_NOTHING: dict[str, Any] = {}
 
 
 # ------------------------------------------------------------------ the other side
@@ -300,8 +308,14 @@ class ViewBuilder:
             for key, items in msg.get("add", {}).items():
                 if key not in _APPENDED:
                     raise ValueError(f"view field {key!r} cannot be appended to")
-                raw[key] = list(raw[key]) + list(items)
-                done.pop(key, None)
+                have = raw[key]
+                if not isinstance(have, list):
+                    have = raw[key] = list(have)
+                have.extend(items)
+                if key in done:                     # convert just the new items
+                    more = _convert(key, items)
+                    done[key] = (tuple(sorted(done[key] + more)) if key in _SORTED
+                                 else done[key] + more)
         self._view = None
 
     def view(self) -> PlayerView:
@@ -314,6 +328,9 @@ class ViewBuilder:
             for key in FIELDS:
                 if key not in done:
                     value = _convert(key, raw[key])
-                    done[key] = tuple(sorted(value)) if key in ("voids", "no_sets") else value
-            self._view = PlayerView(**done, rules=self.rules)
+                    done[key] = tuple(sorted(value)) if key in _SORTED else value
+            view = object.__new__(PlayerView)        # the fields are checked: skip the frozen __init__
+            view.__dict__.update(done)
+            view.__dict__["rules"] = self.rules
+            self._view = view
         return self._view
