@@ -140,7 +140,7 @@ def run_arena_command(args: argparse.Namespace) -> int:
         with Store(args.db, create=False) as store:
             _print_standings(store, summary.run_id, args.samples, args.json)
         return 0
-    with Store(args.db, create=False) as store:
+    with Store(args.db, read_only=True) as store:
         if cmd == "standings":
             _print_standings(store, _latest(store, args.run, args.db), args.samples, args.json)
         elif cmd == "runs":

@@ -42,6 +42,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -151,6 +152,21 @@ class RunInfo:
     faults: int
 
 
+def _read_only_mount(folder: str) -> bool:
+    """Whether ``folder`` is on a file system mounted read-only."""
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _writable(path: str) -> bool:
+    """Whether this process may write the file ``path`` and its folder."""
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    return (os.access(path, os.W_OK) and os.access(folder, os.W_OK | os.X_OK)
+            and not _read_only_mount(folder))
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -172,17 +188,20 @@ class Store:
 
     ``path`` is the file (:data:`DEFAULT_DB` by default). ``busy_timeout`` is
     how long, in seconds, to wait for another process's write lock before
-    giving up with "... is locked by another process". Use it as a context
+    giving up with "... is locked by another process". ``read_only``: the
+    caller only reads; a file it may not write (or on read-only media) is
+    then opened for reading instead of refused. Use it as a context
     manager, or call :meth:`close`. Every method raises
     :class:`~arena.types.ArenaError` with a one-line message naming the file
     when the database cannot be used.
     """
 
     def __init__(self, path: Union[str, "os.PathLike[str]"] = DEFAULT_DB, create: bool = True,
-                 busy_timeout: float = 5.0) -> None:
+                 busy_timeout: float = 5.0, read_only: bool = False) -> None:
         self.path = os.fspath(path)
+        self.read_only = read_only
         self._con: Optional[sqlite3.Connection] = None
-        self._con = self._open(create, busy_timeout)
+        self._con = self._open(create and not read_only, busy_timeout)
 
     # ------------------------------------------------------------------ opening
 
@@ -205,6 +224,8 @@ class Store:
         empty = exists and self._check_header()
         if empty and not create:
             raise ArenaError(f"no results database {p} (the file is empty); run `pengyou arena run` first")
+        if self.read_only and not _writable(p):
+            return self._open_read_only(busy_timeout)
         uri = target.resolve().as_uri() + ("?mode=rwc" if create else "?mode=rw")
         try:
             con = sqlite3.connect(uri, uri=True, timeout=busy_timeout, isolation_level=None)
@@ -213,14 +234,12 @@ class Store:
         self._con = con
         try:
             with self._errors(check=False):
-                fresh = not exists or empty
+                fresh = not exists or empty or (create and self._blank())
                 if fresh:
                     fresh = self._create()
                 if not fresh:
                     self._validate()
-                mode = con.execute("PRAGMA journal_mode").fetchone()[0]
-                if str(mode).lower() != "wal":
-                    con.execute("PRAGMA journal_mode=WAL")
+                self._wal(busy_timeout)
                 con.execute("PRAGMA synchronous=NORMAL")
                 con.execute("PRAGMA foreign_keys=ON")
         except BaseException:
@@ -228,6 +247,32 @@ class Store:
             con.close()
             raise
         return con
+
+    def _open_read_only(self, busy_timeout: float) -> sqlite3.Connection:
+        """Open a file this process cannot write for reading only. One on
+        read-only media, or in a folder it cannot write (where SQLite cannot
+        make its lock files), is read as immutable: no writer of this user
+        can be changing it there."""
+        base = Path(self.path).resolve().as_uri()
+        folder = os.path.dirname(os.path.abspath(self.path)) or "."
+        writable = os.access(folder, os.W_OK) and not _read_only_mount(folder)
+        last: Optional[sqlite3.Error] = None
+        for query in ("?mode=ro",) if writable else ("?mode=ro&immutable=1",):
+            try:
+                con = sqlite3.connect(base + query, uri=True, timeout=busy_timeout, isolation_level=None)
+                self._con = con
+                with self._errors(check=False):
+                    self._validate()
+                return con
+            except ArenaError:
+                self._con = None
+                con.close()
+                raise
+            except sqlite3.Error as exc:
+                self._con = None
+                last = exc
+        assert last is not None
+        raise self._error(last, check=False) from None
 
     def _check_header(self) -> bool:
         """Whether the existing file is empty; raise if it is not SQLite."""
@@ -242,10 +287,33 @@ class Store:
             raise ArenaError(f"{self.path} is not a pengyou results database (file is not a database)")
         return False
 
+    def _blank(self) -> bool:
+        """Whether the file is an SQLite database with nothing in it yet (one
+        another process is creating now, or an empty one): ours to fill."""
+        con = self._db
+        return (con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+                and con.execute("PRAGMA application_id").fetchone()[0] == 0
+                and con.execute("PRAGMA user_version").fetchone()[0] == 0)
+
+    def _wal(self, busy_timeout: float) -> None:
+        """Switch to write-ahead logging (once per file); another process
+        switching at the same moment is waited for, not reported."""
+        con = self._db
+        deadline = time.monotonic() + busy_timeout
+        while True:
+            try:
+                mode = con.execute("PRAGMA journal_mode").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    con.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if getattr(exc, "sqlite_errorcode", None) not in (5, 6) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
     def _create(self) -> bool:
         """Write the schema into a new (empty) file; False if another process just did."""
         con = self._db
-        con.execute("PRAGMA journal_mode=WAL")
         with self._transaction():
             if con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                 return False

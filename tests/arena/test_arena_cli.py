@@ -187,3 +187,53 @@ def test_a_parameter_sweep_makes_one_entrant_per_value(tmp_path, capsys):
     for bad in ("ismcts:c={0.5,1.0", "ismcts:c=0.5}", "ismcts:c={0.5,}"):
         code, _, err = _run(capsys, "arena", "run", "--bots", bad, "random", "--db", db)
         assert "bot spec" in _one_line_error(code, err)
+
+
+@pytest.fixture
+def read_only_folder(tmp_path):
+    """A folder holding one finished run, then made read-only: a read-only
+    mount of it when run as root (root ignores permission bits), else the
+    folder's write permission taken away."""
+    import os
+    import subprocess
+
+    src = tmp_path / "src"
+    src.mkdir()
+    db = src / "r.db"
+    assert main(["arena", "run", "--bots", "random", "heuristic", "--deals", "2", "--db", str(db),
+                 "--no-progress", "--samples", "20"]) == 0
+    assert not (src / "r.db-wal").exists()      # the run closed the log: the file is whole
+    if os.geteuid() == 0:
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        subprocess.run(["mount", "--bind", str(src), str(ro)], check=True)
+        try:
+            subprocess.run(["mount", "-o", "remount,ro,bind", str(ro)], check=True)
+            yield ro
+        finally:
+            subprocess.run(["umount", str(ro)], check=True)
+    else:
+        os.chmod(src, 0o555)
+        try:
+            yield src
+        finally:
+            os.chmod(src, 0o755)
+
+
+def test_a_read_only_database_is_read_by_every_reading_command(read_only_folder, capsys):
+    db = str(read_only_folder / "r.db")
+    before = (read_only_folder / "r.db").read_bytes()
+    code, out, err = _run(capsys, "arena", "standings", "--db", db, "--samples", "20")
+    assert code == 0, err
+    assert "random" in out and "heuristic" in out
+    code, out, err = _run(capsys, "arena", "show", "--db", db)
+    assert code == 0 and "4 of 4 jobs" in out, err
+    code, out, err = _run(capsys, "arena", "runs", "--db", db)
+    assert code == 0 and "complete" in out, err
+    code, out, err = _run(capsys, "arena", "record", "g0-l0-r0", "--db", db)
+    assert code == 0 and out.startswith('{"type": "deal"'), err
+    code, out, err = _run(capsys, "arena", "run", "--bots", "random", "heuristic", "--deals", "3",
+                          "--db", db, "--no-progress")
+    line = _one_line_error(code, err)
+    assert "read-only" in line.lower()
+    assert (read_only_folder / "r.db").read_bytes() == before

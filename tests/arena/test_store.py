@@ -655,3 +655,34 @@ def test_a_reader_sees_only_committed_results_during_a_write(tmp_path):
                 writer.execute("ROLLBACK")
             writer.close()
         assert w.add_result(run_id, jobs[1], make_result(jobs[1])) is False
+
+
+def _open_at_once(path, barrier, queue):
+    barrier.wait()
+    try:
+        with Store(path) as s:
+            s.open_run("same", "t", SPEC, ENTRANTS, make_jobs(3))
+            queue.put("ok")
+    except BaseException as exc:      # reported to the test, which names it
+        queue.put(f"{type(exc).__name__}: {exc}")
+
+
+def test_processes_creating_one_new_database_at_once_all_open_it(tmp_path):
+    """Six processes open the same missing file at the same moment, each
+    opening the same run: none is refused (before, one often read the file
+    half made and called it another application's database)."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    for trial in range(12):
+        path = tmp_path / f"new{trial}.db"
+        barrier, queue = ctx.Barrier(6), ctx.Queue()
+        procs = [ctx.Process(target=_open_at_once, args=(path, barrier, queue)) for _ in range(6)]
+        for p in procs:
+            p.start()
+        answers = [queue.get(timeout=60) for _ in procs]
+        for p in procs:
+            p.join(timeout=60)
+        assert answers == ["ok"] * 6, (trial, answers)
+        with Store(path, create=False) as s:
+            assert [r.jobs for r in s.runs()] == [3]
