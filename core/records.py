@@ -6,7 +6,9 @@ A **deal record** is a list of JSON objects, one per line:
    "seed": .., "starter": .., "levels": [[level, active], ...], "maker":
    null or a seat, "decks": [["AS", "2C", ...], ...]}`` with the levels the
    deal started with (before any redeal) and the deck order of each
-   (re)deal, so a replay needs no shuffler;
+   (re)deal, so a replay needs no shuffler (the decks must be the ones
+   the seed deals: a changed header is found; decks built by hand take
+   ``"seed": null``); an optional ``"players"`` lists each seat's name;
 2. one line per decision, ``{"seat": 3, "action": "play AS AS"}``, in the
    notation of :class:`~core.actions.Action`;
 3. a result line ``{"type": "result", "maker": .., "maker_side": [sorted
@@ -62,7 +64,7 @@ from .match import PlayerLevel, apply_deal, format_level, level_name, level_rank
 from .positions import deck as full_deck
 from .rules import Rules
 from .scoring import MAKER
-from .state import BURY_PHASE, DRAW, PLAY_PHASE, State
+from .state import BURY_PHASE, DRAW, PLAY_PHASE, State, seed_decks
 
 __all__ = [
     "VERSION", "rules_json", "deal_record", "match_record", "write_records", "write_deal",
@@ -134,7 +136,8 @@ def deal_record(state: State, levels: Optional[Sequence[PlayerLevel]] = None) ->
     if len(levels) != state.rules.players:
         raise PengyouError(f"levels: expected {state.rules.players} player levels, got {len(levels)}")
     out: list[dict[str, Any]] = [{
-        "type": "deal", "version": VERSION, "rules": rules_json(state.rules), "seed": state.seed,
+        "type": "deal", "version": VERSION, "rules": rules_json(state.rules),
+        "seed": state.seed if state.dealt_by_seed else None,
         "starter": state.starter, "levels": _levels_json(levels), "maker": state.fixed_maker,
         "decks": [[card_name(f) for f in d] for d in state.decks],
     }]
@@ -284,6 +287,15 @@ def _rules_from(obj: object, line: int) -> Rules:
         raise _err(line, f"rules: {exc}") from None
 
 
+def _short(value: Any) -> str:
+    """A value for a message, cut to a readable length."""
+    try:
+        text = str(value)
+    except ValueError:                  # an integer too long to print
+        return "(a very long number)"
+    return text if len(text) <= 24 else text[:21] + "..."
+
+
 class _Header:
     """A checked deal header."""
 
@@ -297,8 +309,8 @@ class _Header:
         self.rules = rules = _rules_from(rec["rules"], line)
         n = rules.players
         seed = rec["seed"]
-        if not (_whole(seed) or isinstance(seed, str)):
-            raise _err(line, f"seed: expected a whole number, got {seed!r}")
+        if not (seed is None or _whole(seed) or isinstance(seed, str)):
+            raise _err(line, f"seed: expected a whole number (or null for decks built by hand), got {seed!r}")
         self.seed = seed
         starter = rec["starter"]
         if not (_whole(starter) and 0 <= starter < n):
@@ -336,7 +348,18 @@ class _Header:
                 raise _err(line, f"decks[{i}]: does not hold exactly the {len(want)} cards of the deal")
             self.decks.append(faces)
 
+
+    def check_decks(self) -> None:
+        """The decks must be the ones the seed deals (unless it is null)."""
+        if self.seed is None:
+            return
+        for i, (got, dealt) in enumerate(zip(self.decks, seed_decks(self.rules, self.seed, len(self.decks)))):
+            if got != dealt:
+                raise PengyouError(f"decks[{i}]: not the deck that seed {_short(self.seed)} deals (the "
+                                   "header was changed; decks built by hand take \"seed\": null)")
+
     def new_state(self) -> State:
+        self.check_decks()
         return State(self.rules, seed=self.seed, levels=self.levels, starter=self.starter,
                      maker=self.maker, decks=self.decks)
 
@@ -449,6 +472,7 @@ def replay_match(records: Sequence[dict[str, Any]], observer: Optional[Observer]
             if _canon(got) != _canon(want):
                 raise PengyouError(f"deal {k}: {name} is {_canon(got)} in the record, "
                                    f"but the match gives {_canon(want)}")
+        hdr.check_decks()
         return match.new_deal(decks=hdr.decks)
 
     pos = 1
@@ -527,7 +551,8 @@ class _DealAccount:
         self.filled: list[Optional[int]] = []
         self.penalties = [0] * r.players
         self.notes: list[str] = []
-        self.out.append(f"deal seed {state.seed}: {r.name} rules, {r.players} players, {r.packs} packs "
+        dealt = "decks built by hand" if state.seed is None else f"deal seed {state.seed}"
+        self.out.append(f"{dealt}: {r.name} rules, {r.players} players, {r.packs} packs "
                         f"with {r.red_jokers} red and {r.black_jokers} black jokers, "
                         f"{r.hand_size} cards each, kitty of {r.kitty_size}")
         self.out.append("levels: " + "  ".join(f"{s}:{_level_text(r, lv)}" for s, lv in enumerate(levels)))

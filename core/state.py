@@ -63,6 +63,24 @@ class _Exposure:
     count: int
 
 
+def _shuffled(rules: Rules, rng: random.Random) -> list[int]:
+    d = full_deck(rules)
+    rng.shuffle(d)
+    return d
+
+
+def seed_decks(rules: Rules, seed: Any, count: int) -> list[list[int]]:
+    """The decks a deal seeded with ``seed`` deals, for its first ``count``
+    (re)deals: the one owner of the shuffle.
+
+    >>> r = Rules.preset("pagat", players=5)
+    >>> seed_decks(r, 4, 2) == State(r, seed=4).decks + [seed_decks(r, 4, 2)[1]]
+    True
+    """
+    rng = random.Random(seed)
+    return [_shuffled(rules, rng) for _ in range(count)]
+
+
 class State:
     """A deal of Zhao Pengyou under ``rules``.
 
@@ -119,8 +137,7 @@ class State:
             if sorted(d) != sorted(full_deck(self.rules)):
                 raise InvalidActionError("record: a deck does not hold exactly the cards of the deal")
         else:
-            d = full_deck(self.rules)
-            self._rng.shuffle(d)
+            d = _shuffled(self.rules, self._rng)
         self.decks.append(d)
         self._deck = d
         self._drawn = 0
@@ -428,6 +445,14 @@ class State:
         self.phase = DONE
 
     # ------------------------------------------------------------- results
+    @property
+    def dealt_by_seed(self) -> bool:
+        """Whether the decks are the ones :attr:`seed` deals (False for decks
+        given by hand that the seed does not make)."""
+        if self.seed is None:
+            return False
+        return self._given_decks is None or self.decks == seed_decks(self.rules, self.seed, len(self.decks))
+
     @property
     def result(self) -> Optional[DealResult]:
         """The deal's result once it is over."""

@@ -18,7 +18,7 @@ import random
 import pytest
 
 from core.actions import Action
-from core.cards import Cards, format_cards, parse_card
+from core.cards import Cards, card_name, format_cards, parse_card
 from core.errors import InvalidActionError, PengyouError
 from core.game import Match, play_random_match
 from core.match import PlayerLevel
@@ -27,7 +27,7 @@ from core.records import (
     read_records, replay_deal, replay_match, rules_json, write_deal, write_match, write_records,
 )
 from core.rules import PRESETS, Rules
-from core.state import DRAW, State
+from core.state import DRAW, State, seed_decks
 
 CONFIGS = [("pagat", n) for n in range(5, 13)] + [
     ("heli", 5), ("heli", 7), ("thirteen", 6), ("bottom-eight", 5), ("stack", 6)]
@@ -544,8 +544,29 @@ def test_wrong_deck_order(deal_recs):
 
 def test_extra_deck(deal_recs):
     recs = copy.deepcopy(deal_recs)
-    recs[0]["decks"].append(list(recs[0]["decks"][0]))
+    head = recs[0]
+    second = seed_decks(Rules(**head["rules"]), head["seed"], 2)[1]     # the deck a redeal would take
+    head["decks"].append([card_name(f) for f in second])
     refuse(recs, f"line {len(recs)}:", "2 decks", "used 1")
+
+
+def test_decks_the_seed_does_not_deal_are_refused_unless_the_seed_is_null(deal_recs):
+    """The header's seed must deal its decks: two cards swapped in a deck is
+    found on line 1; the same decks under "seed": null (built by hand) replay."""
+    recs = copy.deepcopy(deal_recs)
+    deck = recs[0]["decks"][0]
+    i = next(k for k in range(1, len(deck)) if deck[k] != deck[0])
+    deck[0], deck[i] = deck[i], deck[0]
+    refuse(recs, "line 1:", "decks[0]", f"seed {recs[0]['seed']}", '"seed": null')
+    recs = copy.deepcopy(deal_recs)
+    recs[0]["seed"] = 12345
+    refuse(recs, "line 1:", "not the deck that seed 12345 deals")
+    recs[0]["seed"] = None
+    state = replay_deal(recs)
+    assert not state.dealt_by_seed and deal_record(state)[0]["seed"] is None
+    assert replay_deal(deal_record(state)).result == state.result
+    assert replay_deal(deal_recs).dealt_by_seed
+    assert deal_record(replay_deal(deal_recs))[0]["seed"] == deal_recs[0]["seed"]
 
 
 def test_records_must_be_objects(deal_recs):
