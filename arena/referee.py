@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from core.actions import Action
-from core.errors import InvalidActionError
+from core.errors import InvalidActionError, PengyouError
 
 from . import protocol
 from .sandbox import BotProcess, SandboxError, Walls, Zygote, program_argv
 
 __all__ = ["bot_seed", "deal_seed", "BotPool", "RemoteSeat", "Limits", "pool", "close_pool", "is_program",
-           "is_module", "target_of", "check_startable"]
+           "is_module", "target_of", "check_startable", "code_hash"]
 
 log = logging.getLogger("pengyou.arena")
 
@@ -68,6 +68,46 @@ def is_program(spec: str) -> bool:
 def is_module(spec: str) -> bool:
     """Whether a bot spec names a user's Python module (``path.py:Class``)."""
     return ".py:" in spec and not is_program(spec)
+
+
+def _file_digest(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def code_hash(spec: str) -> str:
+    """A sha256 of the code a bot spec runs: the module file of a user's
+    bot, the program and every file among its arguments for ``cmd:``, the
+    defining source file of a built-in. Editing any of them changes it
+    (and so the identity of every run it is in); ``"missing"`` where a file
+    cannot be read (the spec's check reports why).
+
+    >>> code_hash("random") == code_hash("random:") != code_hash("heuristic")
+    True
+    """
+    import inspect
+
+    from bots.base import parse_spec, registry
+
+    files: list[str] = []
+    try:
+        if is_program(spec):
+            files = [a for a in program_argv(spec) if os.path.isfile(a)]
+        elif is_module(spec):
+            files = [os.path.realpath(spec.partition("?")[0].rpartition(":")[0])]
+        else:
+            cls = registry().get(parse_spec(spec).name)
+            source = inspect.getsourcefile(cls) if cls is not None else None
+            files = [source] if source else []
+        h = hashlib.sha256()
+        for f in files:
+            h.update(_file_digest(f).encode() + b"\n")
+        return h.hexdigest() if files else "missing"
+    except (OSError, ValueError, TypeError, PengyouError):
+        return "missing"
 
 
 def target_of(spec: str) -> tuple[dict[str, Any], tuple[str, ...]]:

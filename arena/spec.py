@@ -43,7 +43,7 @@ from core.errors import RulesError
 from core.rules import Rules
 
 from .play import FAULT_POLICIES, MODES, TRUST
-from .referee import Limits, check_startable, is_module, is_program
+from .referee import Limits, check_startable, code_hash, is_module, is_program
 from .types import ArenaError, Entrant
 
 __all__ = ["TournamentSpec", "spec_from_toml", "spec_from_options", "MODES", "LINEUPS"]
@@ -173,11 +173,18 @@ class TournamentSpec:
                                    for e in kw["entrants"])
         return cls(**kw)
 
+    def code_hashes(self) -> list[str]:
+        """Each entrant's :func:`~arena.referee.code_hash`, in order."""
+        return [code_hash(e.spec) for e in self.entrants]
+
     def identity(self) -> str:
         """The sha256 hex digest of the canonical JSON of every field but
-        ``workers`` and ``cluster``: equal identities mean equal job lists
-        and results, so a run can be resumed under it."""
+        ``workers`` and ``cluster``, and of each entrant's code
+        (:meth:`code_hashes`): equal identities mean equal job lists, bots
+        and results, so a run can be resumed under it; an edited bot makes
+        a new run, never a mix of two versions' results."""
         data = {k: v for k, v in self.to_json().items() if k not in _PLACEMENT}
+        data["code"] = self.code_hashes()
         text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
         return hashlib.sha256(text.encode("ascii")).hexdigest()
 

@@ -237,3 +237,22 @@ def test_a_read_only_database_is_read_by_every_reading_command(read_only_folder,
     line = _one_line_error(code, err)
     assert "read-only" in line.lower()
     assert (read_only_folder / "r.db").read_bytes() == before
+
+
+def test_editing_a_bot_module_starts_a_new_run_instead_of_resuming(tmp_path, capsys):
+    bot = tmp_path / "mybot.py"
+    bot.write_text("from bots.random_bot import RandomBot\n\n\nclass Mine(RandomBot):\n    pass\n")
+    db = str(tmp_path / "e.db")
+    argv = ["arena", "run", "--bots", f"{bot}:Mine", "random", "--deals", "1", "--players", "5",
+            "--db", db, "--no-progress", "--samples", "20"]
+    code, out, err = _run(capsys, *argv)
+    assert code == 0, err
+    assert "run 1 started" in out
+    code, out, err = _run(capsys, *argv)              # unchanged: resumed, nothing played again
+    assert code == 0 and "run 1 resumed: 0 job(s) played now" in out, out
+    bot.write_text(bot.read_text() + "\n# a changed line\n")
+    code, out, err = _run(capsys, *argv)
+    assert code == 0, err
+    assert "run 2 started" in out                     # a new version: a new run, not a merge
+    code, out, _ = _run(capsys, "arena", "runs", "--db", db)
+    assert code == 0 and len([ln for ln in out.splitlines() if "complete" in ln]) == 2
