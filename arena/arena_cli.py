@@ -137,6 +137,12 @@ def run_arena_command(args: argparse.Namespace) -> int:
             if summary.failed:
                 print(f"{summary.failed} job(s) failed outside the bots (see the log); "
                       "run the same command to retry them")
+            if summary.twice:
+                print(f"{summary.twice} job(s) played here had been stored meanwhile by another runner "
+                      "(kept once)")
+            if summary.elsewhere:
+                print(f"{summary.elsewhere} job(s) are being played by another runner of this run; "
+                      "they were left to it")
         with Store(args.db, create=False) as store:
             _print_standings(store, summary.run_id, args.samples, args.json)
         return 0

@@ -35,7 +35,7 @@ from .play import CALL_METHODS, play_job, watch_calls
 from .referee import close_pool, log_name
 from .schedule import build_jobs, suite_seeds
 from .spec import TournamentSpec
-from .store import DEFAULT_DB, Store
+from .store import DEFAULT_DB, Owner, Store
 from .types import ArenaError, Job, JobResult
 
 __all__ = ["RunSummary", "run_tournament", "setup_logging", "bot_log_dir", "BotLogs"]
@@ -53,7 +53,7 @@ class RunSummary:
     the store when it started (a resumed run); ``played``: results written
     now; ``failed``: jobs that hit an error outside any bot (not stored, so
     the next run retries them); ``faults``: bot faults in the results written
-    now.
+    now; ``elsewhere``: jobs leased to another runner of the same run.
     """
 
     run_id: int
@@ -64,6 +64,8 @@ class RunSummary:
     failed: int
     faults: int
     seconds: float
+    elsewhere: int = 0       #: jobs without a result that another runner was playing (left to it)
+    twice: int = 0           #: jobs played here whose result another runner had stored meanwhile
 
 
 def _init_worker(context: dict[str, Any]) -> None:
@@ -209,12 +211,18 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
         run_id, resumed = store.open_run(spec.identity(), spec.name, spec.to_json(),
                                          list(spec.entrants), jobs)
         done = store.done_keys(run_id)
-        todo = [j for j in jobs if j.key not in done]
-        if max_jobs is not None:
-            todo = todo[:max(0, max_jobs)]
+        waiting = [j.key for j in jobs if j.key not in done]
+        owner = Owner.me()
+        mine = store.claim(run_id, waiting, owner, LEASE_SECONDS,
+                           None if max_jobs is None else max(0, max_jobs))
+        todo = [by_key[k] for k in mine]
+        elsewhere = store.leased_elsewhere(run_id, owner)
+        if elsewhere:
+            log.info("run %d: %d job(s) are being played by another runner; this one leaves them",
+                     run_id, elsewhere)
         log.info("run %d (%s): %d jobs, %d done, %d to play on %s", run_id, spec.name, len(jobs),
                  len(done), len(todo), cluster or f"{workers} worker(s)")
-        played = failed = faults = 0
+        played = failed = faults = twice = 0
         if todo:
             store.set_status(run_id, "running")
             context = {"entrants": list(spec.entrants), "rules": spec.rules(), "mode": spec.mode,
@@ -224,6 +232,7 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
             logs = BotLogs(bot_log_dir(db, run_id), [e.name for e in spec.entrants],
                            spec.limits().log_bytes)
             bar = _bar(progress, len(jobs), len(done), spec.name)
+            heart = _Heartbeat(db, run_id, owner)
             try:
                 with make_executor(min(workers, len(todo)), cluster or "", _init_worker, (context,)) as ex:
                     for item in _with_lost_replayed(ex.imap_unordered(_run_job, todo), context):
@@ -234,6 +243,8 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
                             if store.add_result(run_id, by_key[res.key], res):
                                 played += 1
                                 faults += len(res.faults)
+                            else:
+                                twice += 1
                         else:
                             failed += 1
                             key, text = payload
@@ -244,13 +255,47 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
                 store.set_status(run_id, "interrupted")
                 raise
             finally:
+                heart.stop()
                 close_pool()
                 if bar is not None:
                     bar.close()
+                store.release(run_id, owner)
         complete = len(store.done_keys(run_id)) == len(jobs)
-        store.set_status(run_id, "complete" if complete else "interrupted")
+        others = store.leased_elsewhere(run_id, owner)
+        store.set_status(run_id, "complete" if complete else "running" if others else "interrupted")
     return RunSummary(run_id, resumed, len(jobs), len(done), played, failed, faults,
-                      time.perf_counter() - start)
+                      time.perf_counter() - start, others, twice)
+
+
+#: How long a runner's claim on its jobs lasts without renewal (seconds);
+#: it renews every third of that while it runs.
+LEASE_SECONDS = 90.0
+
+
+class _Heartbeat:
+    """Renews a runner's leases from a thread of its own (with a connection
+    of its own) while jobs are played, so a long job keeps its claim."""
+
+    def __init__(self, db: str, run_id: int, owner: Owner) -> None:
+        import threading
+
+        self._stop = threading.Event()
+        self._args = (db, run_id, owner)
+        self._thread = threading.Thread(target=self._run, name="lease-heartbeat", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        db, run_id, owner = self._args
+        while not self._stop.wait(LEASE_SECONDS / 3):
+            try:
+                with Store(db, create=False) as store:
+                    store.renew(run_id, owner, LEASE_SECONDS)
+            except ArenaError as exc:       # a locked or full disk: try again next beat
+                log.warning("could not renew the run's job leases: %s", exc)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
 
 
 def _with_lost_replayed(results: Any, context: dict[str, Any]) -> Any:

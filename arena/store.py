@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import sqlite3
 import time
 from contextlib import contextmanager
@@ -51,7 +52,7 @@ from typing import Any, Iterator, Optional, Sequence, Union
 
 from .types import ArenaError, Entrant, Fault, Job, JobResult
 
-__all__ = ["DEFAULT_DB", "SCHEMA_VERSION", "STATUSES", "RunInfo", "Store"]
+__all__ = ["DEFAULT_DB", "SCHEMA_VERSION", "STATUSES", "RunInfo", "Store", "Owner"]
 
 #: The results database used when none is given (in the current directory).
 DEFAULT_DB = "arena.db"
@@ -125,6 +126,59 @@ CREATE TABLE secrets (
     secret TEXT NOT NULL            -- keys the bots' random seeds, never shown to a bot
 );
 """
+
+#: Which runner is playing which job (made on first use: older files lack it).
+_LEASES = """CREATE TABLE IF NOT EXISTS leases (
+    run_id  INTEGER NOT NULL,
+    key     TEXT NOT NULL,
+    owner   TEXT NOT NULL,
+    host    TEXT NOT NULL,
+    pid     INTEGER NOT NULL,
+    expires REAL NOT NULL,
+    PRIMARY KEY (run_id, key)
+)"""
+
+
+@dataclass(frozen=True)
+class Owner:
+    """A runner holding leases: this host, this process, and a random part
+    (a pid can be reused)."""
+
+    host: str
+    pid: int
+    id: str
+
+    @classmethod
+    def me(cls) -> "Owner":
+        """The owner that is this process."""
+        import socket
+
+        host = socket.gethostname()
+        return cls(host, os.getpid(), f"{host}:{os.getpid()}:{secrets.token_hex(6)}")
+
+    def alive(self, host: str, pid: int) -> bool:
+        """Whether the owner on ``host`` with ``pid`` may still be running
+        (always true of another host's: only its lease's time says)."""
+        if host != self.host:
+            return True
+        if pid == self.pid:
+            return True
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return _is_zombie(pid) is not True
+
+
+def _is_zombie(pid: int) -> Optional[bool]:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except (OSError, IndexError):
+        return None
+
 
 # Primary SQLite result codes (the low byte of an extended code).
 _PERM, _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 3, 5, 6, 8, 10, 11, 13, 14, 26
@@ -572,6 +626,62 @@ class Store:
             return self._stored_jobs(run_id)
 
     # ------------------------------------------------------------------ results
+
+    # ------------------------------------------------------------------ leases
+    def claim(self, run_id: int, keys: Sequence[str], owner: "Owner", ttl: float,
+              limit: Optional[int] = None) -> list[str]:
+        """Lease the jobs ``keys`` of a run to ``owner`` for ``ttl`` seconds:
+        the keys now its to play, in order (at most ``limit``). A job with a result, or leased
+        to another owner that is alive, is left out; a lease whose time is
+        up, or whose owner was a process of this host that is gone (a
+        runner killed with ``kill -9``), is taken over. Two runners on one
+        run so never play the same job."""
+        now = time.time()
+        with self._errors(), self._transaction() as con:
+            self._require(run_id)
+            con.execute(_LEASES)
+            done = {r[0] for r in con.execute("SELECT key FROM results WHERE run_id = ?", (run_id,))}
+            held = {r[0]: (r[1], r[2], r[3], r[4]) for r in con.execute(
+                "SELECT key, owner, host, pid, expires FROM leases WHERE run_id = ?", (run_id,))}
+            mine = []
+            for key in keys:
+                if key in done:
+                    continue
+                lease = held.get(key)
+                if lease is not None and lease[0] != owner.id and lease[3] > now and owner.alive(lease[1], lease[2]):
+                    continue
+                if limit is not None and len(mine) >= limit:
+                    break
+                mine.append(key)
+            con.executemany("INSERT OR REPLACE INTO leases (run_id, key, owner, host, pid, expires) "
+                            "VALUES (?, ?, ?, ?, ?, ?)",
+                            [(run_id, k, owner.id, owner.host, owner.pid, now + ttl) for k in mine])
+        return mine
+
+    def renew(self, run_id: int, owner: "Owner", ttl: float) -> None:
+        """Extend every lease of ``owner`` on the run by ``ttl`` seconds from now."""
+        with self._errors(), self._transaction() as con:
+            con.execute(_LEASES)
+            con.execute("UPDATE leases SET expires = ? WHERE run_id = ? AND owner = ?",
+                        (time.time() + ttl, run_id, owner.id))
+
+    def release(self, run_id: int, owner: "Owner") -> None:
+        """Drop every lease of ``owner`` on the run (its jobs are free again)."""
+        with self._errors(), self._transaction() as con:
+            con.execute(_LEASES)
+            con.execute("DELETE FROM leases WHERE run_id = ? AND owner = ?", (run_id, owner.id))
+
+    def leased_elsewhere(self, run_id: int, owner: "Owner") -> int:
+        """How many jobs of the run without a result another live owner holds."""
+        now = time.time()
+        with self._errors():
+            tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if "leases" not in tables:
+                return 0
+            rows = self._db.execute(
+                "SELECT l.owner, l.host, l.pid, l.expires FROM leases l WHERE l.run_id = ? AND NOT EXISTS "
+                "(SELECT 1 FROM results r WHERE r.run_id = l.run_id AND r.key = l.key)", (run_id,)).fetchall()
+        return sum(1 for o, h, p, e in rows if o != owner.id and e > now and owner.alive(h, p))
 
     def done_keys(self, run_id: int) -> set[str]:
         """The keys of the jobs of a run that have a result."""

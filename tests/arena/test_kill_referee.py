@@ -124,3 +124,39 @@ def test_sigterm_stops_a_run_like_ctrl_c(tmp_path):
     with Store(str(db), create=False) as store:
         run = store.latest_run()
         assert store.run(run).status == "interrupted"
+
+
+def _played_now(out: str) -> int:
+    line = next(ln for ln in out.splitlines() if "job(s) played now" in ln)
+    return int(line.split(": ", 1)[1].split()[0])
+
+
+def test_two_runners_on_one_run_never_play_the_same_job(tmp_path):
+    """Two `arena run` of the same command on one database, started at the
+    same moment: every job is played by exactly one of them (the leases),
+    the one that finds every job taken says so, and the run completes."""
+    db = tmp_path / "two.db"
+    cmd = [sys.executable, "-m", "arena", "arena", "run", "--bots", *BOTS, "--db", str(db),
+           "--players", "5", "--deals", "6", "--workers", "1", "--no-progress", "--samples", "10",
+           "--secret", "two-runners"]
+    # the first creates the run; both are then started together on it
+    first = subprocess.run(cmd[:-4] + ["--max-jobs", "0", "--secret", "two-runners"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    procs = [subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err
+        assert "stored meanwhile by another runner" not in out      # no job was played by both
+    played = [_played_now(out) for out, _ in outs]
+    results = _results(db)
+    total = int(first.stdout.split(" in all")[0].rsplit(" ", 1)[1])
+    assert sum(played) == len(results) == total == 30, (played, [o for o, _ in outs])
+    if min(played) == 0:            # one claimed everything first: it was told why it had nothing to do
+        idle = outs[played.index(0)][0]
+        assert "being played by another runner" in idle or f"0 job(s) played now, {total} before" in idle
+    with Store(str(db), create=False) as store:
+        assert store.run(store.latest_run()).status == "complete"
+        assert store.leased_elsewhere(store.latest_run(), __import__("arena.store").store.Owner.me()) == 0
+    assert _descendants_alive(str(db)) == []

@@ -686,3 +686,31 @@ def test_processes_creating_one_new_database_at_once_all_open_it(tmp_path):
         assert answers == ["ok"] * 6, (trial, answers)
         with Store(path, create=False) as s:
             assert [r.jobs for r in s.runs()] == [3]
+
+
+def test_leases_keep_a_live_runners_jobs_and_free_a_dead_or_late_ones(tmp_path):
+    from arena.store import Owner
+
+    jobs = make_jobs(6)
+    path, run_id = fresh(tmp_path, jobs)
+    keys = [j.key for j in jobs]
+    me = Owner.me()
+    other = Owner(me.host, os.getppid(), "other-live")           # a live process of this host
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    gone = Owner(me.host, dead.pid, "other-dead")                 # a process that has ended
+    far = Owner("another-host", 1, "far")
+    with Store(path) as s:
+        s.add_result(run_id, jobs[0], make_result(jobs[0]))
+        assert s.claim(run_id, keys[:3], other, 60) == keys[1:3]    # done jobs are never leased
+        assert s.claim(run_id, keys[3:4], gone, 60) == keys[3:4]
+        assert s.claim(run_id, keys[4:5], far, 0.2) == keys[4:5]
+        assert s.leased_elsewhere(run_id, me) == 3
+        time.sleep(0.3)                                             # far's lease runs out
+        assert s.leased_elsewhere(run_id, me) == 2
+        assert s.claim(run_id, keys, me, 60, limit=2) == [keys[3], keys[4]]
+        assert s.claim(run_id, keys, me, 60) == [keys[3], keys[4], keys[5]]
+        assert s.claim(run_id, keys, other, 60) == keys[1:3]        # its own stay its own
+        s.release(run_id, other)
+        assert s.leased_elsewhere(run_id, me) == 0
+        assert s.claim(run_id, keys, far, 60) == keys[1:3]          # mine are kept from far
