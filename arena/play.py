@@ -56,14 +56,14 @@ from typing import Any, Optional
 
 from bots import BotError, make_bot
 from bots.base import parse_spec, registry
-from core.actions import Action
+from core.actions import EXPOSE, Action
 from core.cards import Cards
 from core.game import Match
 from core.observe import Narrator, sees
 from core.records import deal_record, match_record, write_records
 from core.rules import Rules
 from core.scoring import MAKER, score_deal
-from core.state import State
+from core.state import DRAW, MAX_REDEALS, State
 
 from . import protocol
 from .referee import Limits, RemoteSeat, StartFault, bot_seed, deal_seed, is_module, is_program, parse_action, pool
@@ -404,6 +404,11 @@ def runs_here(spec: str, trusted: str) -> bool:
     return bool(getattr(cls, "cheats", False))
 
 
+#: Redeals in a row after which the seats that never made trump fault
+#: (``stall``) and the deal is finished for them; the engine gives up one later.
+STALL_REDEALS = MAX_REDEALS
+
+
 class _Table:
     """The seats of one job and the bookkeeping of faults."""
 
@@ -531,6 +536,9 @@ class _Table:
         """Restart every seat's bot for a new deal; the narrator of the
         remote seats' messages (None when every bot is in this process)."""
         self.forfeit = None
+        self.chances = [0] * self.rules.players     # draw decisions with a way to make trump
+        self.exposed = [False] * self.rules.players
+        self.stalled = False
         narrator = Narrator(state) if any(st.remote is not None for st in self.seats) else None
         opening = narrator.opening() if narrator is not None else None
         for seat, st in enumerate(self.seats):
@@ -589,15 +597,39 @@ class _Table:
                 self._failed(seat, "illegal", why)
                 continue
             return Action(out.value.kind, Cards(out.value.cards), out.value.ordinal)
+        if self.stalled and state.phase == DRAW:       # the deal must get a trump now
+            exposing = [a for a in state.legal_actions() if a.kind == EXPOSE]
+            if exposing:
+                return exposing[0]
         return state.random_legal_action(st.rng)
+
+    def _watch_draw(self, state: State, seat: int, action: Action, could: bool) -> None:
+        """Count the chances to make trump each seat passed; when the deal
+        has been redealt so often that one more would end it, the seats
+        that passed every chance they had fault (``stall``)."""
+        if could:
+            self.chances[seat] += 1
+        if action.kind == EXPOSE:
+            self.exposed[seat] = True
+        if state.redeals < STALL_REDEALS or self.stalled:
+            return
+        self.stalled = True
+        for s in range(self.rules.players):
+            if self.chances[s] and not self.exposed[s]:
+                self._fault(s, "stall", f"passed all {self.chances[s]} chances to make trump while the deal "
+                                        f"was dealt {state.redeals + 1} times without one")
 
     def play_deal(self, state: State) -> State:
         """Play ``state`` to its end."""
         narrator = self.start_deal(state)
         while not state.is_terminal():
             seat = state.current_player()
+            drawing = state.phase == DRAW
+            could = drawing and any(a.kind == EXPOSE for a in state.legal_actions())
             action = self._choose(state, seat)
             state.apply(action, check=False)
+            if drawing:
+                self._watch_draw(state, seat, action, could)
             self.seats[seat].decisions += 1
             self.decision += 1
             if self.forfeit is not None:

@@ -33,8 +33,9 @@ class ArenaError(PengyouError):
 #: How a bot failed: raised or reported an error (``crash``), ran out of
 #: time (``timeout``), made an action the rules refuse (``illegal``), ended
 #: its process (``died``), broke the protocol (``protocol``), ran out of
-#: memory (``memory``).
-FAULT_KINDS = ("crash", "timeout", "illegal", "died", "protocol", "memory")
+#: memory (``memory``), passed every chance to make trump while the deal
+#: was redealt until it could not go on (``stall``).
+FAULT_KINDS = ("crash", "timeout", "illegal", "died", "protocol", "memory", "stall")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ from arena.duel import mean_interval, play_game
 from arena.duel import run_duel as _run_duel
 from bots.base import load_bot_module, register
 from bots import BotError
-from core.errors import IllegalActionError
 from core.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,7 +128,7 @@ def test_mean_interval():
     assert mean_interval([3.0]) == {"mean": 3.0, "lo": -math.inf, "hi": math.inf}
 
 
-def test_a_deal_that_cannot_go_on_names_the_game(mod):
+def test_bots_that_never_make_trump_stop_the_duel_with_a_stall(mod):
     class Pass:                                   # never exposes: no trump is ever made
         def restart(self, rules, seat, rng):
             pass
@@ -141,7 +140,9 @@ def test_a_deal_that_cannot_go_on_names_the_game(mod):
 
     _REGISTRY["test-pass"] = Pass
     try:
-        with pytest.raises(IllegalActionError, match=r"^deal seed 100003, rotation 0: nobody made trump"):
+        with pytest.raises(BotError, match=r"^bot 'test-pass' in seat \d \(deal seed 100003, rotation 0\): "
+                                          r"stall: passed all \d+ chances to make trump while the deal was "
+                                          r"dealt 51 times"):
             play_game(("test-pass", "test-pass", RULES, 100003, 0, OPTS))
     finally:
         del _REGISTRY["test-pass"]

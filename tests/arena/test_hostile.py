@@ -510,3 +510,31 @@ def test_relative_module_path_loads() -> None:
     proc = run([PENGYOU, "duel", "docs/examples/high_card_bot.py:HighCardBot", "random", "--deals", "1",
                 "--players", "5"], timeout=60)
     assert proc.returncode == 0, proc.stderr[-300:]
+
+
+# ------------------------------------------------------------------ 15. stalling the deal
+@as_root
+def test_bots_that_never_make_trump_fault_as_stall_and_the_run_completes(tmp_path: Path) -> None:
+    """Every seat passes every chance to make trump: the deal is redealt
+    until one more would end it, then each seat that passed every chance
+    faults (``stall``), the deal is forfeited and finished, and every
+    record (with its fifty-one decks) replays. Before, the engine gave up,
+    the job failed outside the bots and every retry failed the same way."""
+    a, b = bot("never_expose.py", "NeverExposeBot"), bot("never_expose.py", "NeverExposeToo")
+    proc, db = arena(tmp_path, [a, b], 1, 1, timeout=600)
+    assert_complete(proc, db)
+    found = show(db)["faults"]
+    assert found and {f["kind"] for f in found} == {"stall"}, found[:3]
+    assert all("chances to make trump" in f["message"] for f in found)
+    jobs = show(db)["run"]["jobs"]
+    assert len({f["job"] for f in found}) == jobs
+    replay_checks(tmp_path, db)
+    table = standings(db)
+    assert sum(sum(row["faults"].values()) for row in table["standings"]["rows"]) == len(found)
+
+
+@as_root
+def test_a_bot_that_never_makes_trump_with_one_that_does_is_just_weak(tmp_path: Path) -> None:
+    proc, db = arena(tmp_path, [bot("never_expose.py", "NeverExposeBot"), "random"], 1, 1)
+    assert_complete(proc, db)
+    assert faults(db, 0) == [] and faults(db, 1) == []

@@ -359,8 +359,8 @@ def test_standings_rows_and_totals():
         assert row.dup == dup[e]
     assert (st.maker_edge_lo, st.maker_edge_hi) == boot.maker_edge and st.maker_edge == fit.maker_edge
     by_name = {r.name: r for r in st.rows}
-    assert by_name["gamma"].faults == {"crash": 0, "timeout": 2, "illegal": 0, "died": 0, "protocol": 0, "memory": 0}
-    assert by_name["alpha"].faults == {"crash": 1, "timeout": 0, "illegal": 0, "died": 0, "protocol": 0, "memory": 0}
+    assert by_name["gamma"].faults == {"crash": 0, "timeout": 2, "illegal": 0, "died": 0, "protocol": 0, "memory": 0, "stall": 0}
+    assert by_name["alpha"].faults == {"crash": 1, "timeout": 0, "illegal": 0, "died": 0, "protocol": 0, "memory": 0, "stall": 0}
     assert not by_name["idle"].rated and by_name["idle"].deals == 0
     assert st.cross == cross_table(results, 4)
 
