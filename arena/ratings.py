@@ -47,7 +47,7 @@ pulls that in by about one percent on so few deals:
 >>> [row.name for row in st.rows], st.deals, st.groups
 (['A', 'B'], 8, 2)
 >>> st.rows[0].faults
-{'crash': 0, 'timeout': 0, 'illegal': 0, 'died': 0, 'protocol': 0, 'memory': 0}
+{'crash': 0, 'timeout': 0, 'illegal': 0, 'died': 0, 'protocol': 0, 'memory': 0, 'stall': 0}
 >>> print(format_standings(standings([], [Entrant("A", "heuristic")])))
  #  entrant  Elo  95% interval  dup score (95%)  margin  game  deals  faults
  1  A          -             -  -                     -     -      0       0
