@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Optional
 
 from core import kernel
 from core.cards import RANK_NAMES, SUIT_LETTERS, Trump, format_cards, parse_cards
@@ -95,9 +95,46 @@ class _OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def _bots_command(name: Optional[str], as_json: bool) -> int:
+    """``pengyou bots [NAME]``: the registry, or one bot's parameters."""
+    import dataclasses
+
+    from bots.base import describe_bot, registry
+
+    if name is None:
+        rows = [(n, describe_bot(n)[0]) for n in sorted(registry()) if ".py:" not in n]
+        if as_json:
+            print(json.dumps([{"name": n, "summary": s} for n, s in rows]))
+        else:
+            width = max(len(n) for n, _ in rows)
+            for n, summary in rows:
+                print(f"{n:{width}s}  {summary}")
+        return 0
+    summary, params = describe_bot(name)
+    if as_json:
+        print(json.dumps({"name": name, "summary": summary,
+                          "params": [dataclasses.asdict(p) for p in params]}, default=repr))
+        return 0
+    print(f"{name}: {summary}")
+    if not params:
+        print("no parameters")
+        return 0
+    for p in params:
+        span = (f"  tune {p.low:g}..{p.high:g}" if p.low is not None and p.high is not None
+                else f"  one of {', '.join(p.choices)}" if p.choices else "")
+        print(f"  {p.name} ({p.type or '?'}, default {p.default!r}){span}")
+        if p.doc:
+            print(f"      {p.doc}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     ap = _OneLineParser(prog="pengyou", description="Zhao Pengyou rules engine, bots and arena")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
+
+    p = sub.add_parser("bots", help="the registered bots; with a name, its parameters and tuning spans")
+    p.add_argument("name", nargs="?", help="a bot name (or path/to/bot.py:Class)")
+    p.add_argument("--json", action="store_true", help="print JSON")
 
     p = sub.add_parser("demo", help="play one seeded deal's play phase between random players")
     _add_rules_args(p, trump=False)
@@ -280,6 +317,8 @@ def _run(args: argparse.Namespace) -> int:
         from .arena_cli import run_arena_command
 
         return run_arena_command(args)
+    if args.command == "bots":
+        return _bots_command(args.name, args.json)
     if args.command == "seeds":
         from .seeds import main as seeds_main
 

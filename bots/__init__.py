@@ -5,7 +5,8 @@
 True
 """
 
-from .base import Bot, BotError, BotMoveError, BotSpec, load_bot_module, make_bot, parse_spec, play_deal, register, registry
+from .base import (Bot, BotError, BotMoveError, BotSpec, Param, ParamInfo, describe_bot, load_bot_module, make_bot,
+                   parse_spec, play_deal, register, registry)
 
-__all__ = ["Bot", "BotError", "BotMoveError", "BotSpec", "load_bot_module", "make_bot", "parse_spec", "play_deal",
-           "register", "registry"]
+__all__ = ["Bot", "BotError", "BotMoveError", "BotSpec", "Param", "ParamInfo", "describe_bot", "load_bot_module",
+           "make_bot", "parse_spec", "play_deal", "register", "registry"]

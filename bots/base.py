@@ -22,6 +22,7 @@ import random
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, NamedTuple, Optional, Protocol, runtime_checkable
 
 from core.actions import Action
@@ -31,7 +32,7 @@ from core.state import PlayerView, State
 
 __all__ = [
     "Bot", "BotError", "BotMoveError", "BotSpec", "register", "registry", "make_bot", "parse_spec",
-    "load_bot_module", "play_deal",
+    "load_bot_module", "play_deal", "Param", "ParamInfo", "describe_bot",
 ]
 
 
@@ -200,10 +201,10 @@ def _fits(value: Any, hint: Any) -> bool:
     return isinstance(value, hint)
 
 
-def _param_problem(cls: Callable[..., Any], params: dict) -> Optional[str]:
-    """What is wrong with ``params`` for ``cls``, read from its constructor's
-    signature and plain type hints (``int``, ``float``, ``str``, ``bool``);
-    ``None`` when nothing is visibly wrong or the constructor does not say."""
+def _constructor(cls: Callable[..., Any]) -> Optional[tuple[Any, inspect.Signature]]:
+    """The constructor that names a bot class's parameters and its
+    signature (a class whose ``__init__`` takes ``**params`` passes them
+    on: its base's is asked); None when it cannot be read."""
     for klass in getattr(cls, "__mro__", (cls,)):
         init = klass.__dict__.get("__init__") if isinstance(klass, type) else klass
         if init is None:
@@ -213,10 +214,19 @@ def _param_problem(cls: Callable[..., Any], params: dict) -> Optional[str]:
         except (TypeError, ValueError):
             return None
         if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
-            continue                    # passes its parameters on: ask the base class
-        break
-    else:
+            continue
+        return init, sig
+    return None
+
+
+def _param_problem(cls: Callable[..., Any], params: dict) -> Optional[str]:
+    """What is wrong with ``params`` for ``cls``, read from its constructor's
+    signature and plain type hints (``int``, ``float``, ``str``, ``bool``);
+    ``None`` when nothing is visibly wrong or the constructor does not say."""
+    found = _constructor(cls)
+    if found is None:
         return None
+    init, sig = found
     names = [n for n, p in sig.parameters.items()
              if n != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     unknown = sorted(set(params) - set(names))
@@ -233,6 +243,84 @@ def _param_problem(cls: Callable[..., Any], params: dict) -> Optional[str]:
         if hint in _KINDS and not _fits(value, hint):
             return f"{key} must be {_KINDS[hint]}, got {value!r}"
     return None
+
+
+@dataclass(frozen=True)
+class Param:
+    """What a bot parameter means, declared by a bot class in its
+    ``PARAMS`` mapping (name -> Param): ``doc``, one line; ``low`` and
+    ``high``, the span a number is worth tuning over (None: not a tuning
+    parameter); ``choices``, the words a text parameter takes.
+
+    >>> Param("UCB exploration", 0.0, 3.0).tunable
+    True
+    """
+
+    doc: str
+    low: Optional[float] = None
+    high: Optional[float] = None
+    choices: tuple[str, ...] = ()
+
+    @property
+    def tunable(self) -> bool:
+        """Whether a tuner may move it (a number with a span)."""
+        return self.low is not None and self.high is not None
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    """One constructor parameter of a bot, as ``pengyou bots NAME`` shows it."""
+
+    name: str
+    type: str
+    default: Any
+    doc: str = ""
+    low: Optional[float] = None
+    high: Optional[float] = None
+    choices: tuple[str, ...] = ()
+
+
+def describe_bot(name: str) -> tuple[str, list[ParamInfo]]:
+    """A bot's one-line summary and its constructor parameters (type and
+    default from the signature, meaning and tuning span from ``PARAMS``).
+
+    >>> summary, params = describe_bot("ismcts")
+    >>> c = next(p for p in params if p.name == "c")
+    >>> (c.type, c.default, c.low, c.high)
+    ('float', 0.7, 0.0, 3.0)
+    """
+    _load_builtins()
+    cls = _REGISTRY.get(name)
+    if cls is None and ".py:" in name:
+        cls = load_bot_module(name)
+    if cls is None:
+        known = ", ".join(sorted(k for k in _REGISTRY if ".py:" not in k))
+        raise BotError(f"unknown bot {name!r} (known: {known}; or path/to/bot.py:ClassName)")
+    doc = inspect.getdoc(cls) or ""
+    summary = doc.strip().splitlines()[0] if doc.strip() else ""
+    declared = getattr(cls, "PARAMS", {}) or {}
+    found = _constructor(cls)
+    out: list[ParamInfo] = []
+    if found is None:
+        return summary, out
+    init, sig = found
+    try:
+        import typing
+        hints = typing.get_type_hints(init)
+    except Exception:                   # a user's hints that do not evaluate: types unknown
+        hints = {}
+    for pname, p in sig.parameters.items():
+        if pname == "self" or p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            continue
+        hint = hints.get(pname)
+        kind = getattr(hint, "__name__", None) or ("" if hint is None else str(hint))
+        meta = declared.get(pname)
+        default = None if p.default is p.empty else p.default
+        if meta is None:
+            out.append(ParamInfo(pname, kind, default))
+        else:
+            out.append(ParamInfo(pname, kind, default, meta.doc, meta.low, meta.high, tuple(meta.choices)))
+    return summary, out
 
 
 def make_bot(spec: str | BotSpec) -> Bot:

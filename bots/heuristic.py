@@ -41,7 +41,7 @@ from core.cards import Cards, Trump, card_points
 from core.rules import Rules
 from core.state import PlayerView
 
-from .base import register
+from .base import Param, register
 
 __all__ = ["HeuristicBot"]
 
@@ -133,27 +133,31 @@ class _Table:
 class HeuristicBot:
     """A fast rule-based player.
 
-    Parameters (all optional; the defaults are meant to play sensibly):
-
-    - ``expose_min_trumps``: fewest trumps (jokers, level cards, cards of the
-      suit) held to expose a level card during the draw.
-    - ``expose_min_share``: least share of the hand so far those trumps must be.
-    - ``defend_min_share``: least trump share to defend one's exposure.
-    - ``bury_point_weight``: how much keeping a point card out of the kitty
-      matters when burying (per card point).
-    - ``void_bonus``: how much voiding a plain suit in the bury is worth
-      (in rank steps).
-    - ``throw_risk``: largest estimated chance of a throw failing that is
-      accepted (0: only throws that no unseen cards can beat).
-    - ``ruff_risk_max``: largest estimated chance of being trumped at which a
-      plain-suit winner or throw is still led.
-    - ``ruff_min_points``: least card points in a trick to trump it (0: trump
-      whenever an opponent would win otherwise).
-    - ``trump_lead_share``: least share of trumps in hand to lead trumps to
-      draw them (maker side; the opponents need 0.15 more).
-    - ``feed_min_hold``: least estimated chance that a partner's winning play
-      holds, to feed it points.
+    Every parameter is optional (the defaults are meant to play sensibly);
+    :attr:`PARAMS` says what each means and the span worth tuning it over
+    (``pengyou bots heuristic`` prints them).
     """
+
+    #: The parameters' meanings and tuning spans.
+    PARAMS = {
+        "expose_min_trumps": Param("fewest trumps (jokers, level cards, cards of the suit) held to expose "
+                                   "a level card during the draw", 0, 12),
+        "expose_min_share": Param("least share of the hand so far those trumps must be", 0.0, 1.0),
+        "defend_min_share": Param("least trump share to defend one's exposure", 0.0, 1.0),
+        "bury_point_weight": Param("how much keeping a point card out of the kitty matters when burying "
+                                   "(per card point)", 0.0, 5.0),
+        "void_bonus": Param("how much voiding a plain suit in the bury is worth (in rank steps)", 0.0, 20.0),
+        "throw_risk": Param("largest estimated chance of a throw failing that is accepted "
+                            "(0: only throws no unseen cards can beat)", 0.0, 1.0),
+        "ruff_risk_max": Param("largest estimated chance of being trumped at which a plain-suit winner "
+                               "or throw is still led", 0.0, 1.0),
+        "ruff_min_points": Param("least card points in a trick to trump it (0: trump whenever an "
+                                 "opponent would win otherwise)", 0, 30),
+        "trump_lead_share": Param("least share of trumps in hand to lead trumps to draw them (maker side; "
+                                  "the opponents need 0.15 more)", 0.0, 1.0),
+        "feed_min_hold": Param("least estimated chance that a partner's winning play holds, to feed it "
+                               "points", 0.0, 1.0),
+    }
 
     def __init__(self, expose_min_trumps: int = 3, expose_min_share: float = 0.36,
                  defend_min_share: float = 0.3, bury_point_weight: float = 1.0,

@@ -44,7 +44,7 @@ from core.sample import Sampler
 from core.scoring import MAKER, _multiplier, _opponents_total, score_deal
 from core.state import PlayerView, play_from_view
 
-from .base import make_bot, register
+from .base import Param, make_bot, register
 
 __all__ = ["IsmctsBot", "Node", "ROLLOUTS"]
 
@@ -76,25 +76,34 @@ def _key(cards: Cards) -> int:
 class IsmctsBot:
     """Information-set MCTS for the play phase; a fallback bot for the rest.
 
-    Parameters: ``iterations`` (per decision), ``seconds`` (a time budget used
-    instead when positive; ``root="ucb"`` only), ``c`` (UCB exploration),
-    ``widen_c`` and ``widen_alpha`` (progressive widening), ``reward``
-    (``"points"`` for the card-point margin or ``"game"`` for game points),
-    ``rollout`` (``"random"`` play; ``"greedy"``: random leads, and follows
-    that win a trick worth points cheaply or else give away little;
-    ``"informed"``: leads that no other hand of the sampled world can beat,
-    and greedy follows that feed points to a trick held by a known partner),
-    ``others`` (``"search"``: every seat's moves are tree nodes chosen by UCB
-    on that seat's reward; ``"policy"``: the other seats play the rollout
-    policy inside the tree too, so only the bot's own moves are searched),
-    ``root`` (``"ucb"``: the tree search; ``"halving"``: flat Monte Carlo
-    with sequential halving and paired worlds, see :meth:`search_halving`),
-    ``fallback`` (bot spec for exposing, burying and calling).
+    :attr:`PARAMS` says what each parameter means and the span worth tuning
+    the numbers over (``pengyou bots ismcts`` prints them).
 
     >>> bot = IsmctsBot(iterations=200, root="halving")
     >>> (bot.root, bot.rollout, bot.others)
     ('halving', 'greedy', 'search')
     """
+
+    #: The parameters' meanings and tuning spans.
+    PARAMS = {
+        "iterations": Param("search iterations per decision", 100, 20000),
+        "seconds": Param("a time budget per decision used instead of iterations when positive "
+                         "(root='ucb' only)"),
+        "c": Param("UCB exploration constant", 0.0, 3.0),
+        "widen_c": Param("progressive widening: a node may have ceil(widen_c * (visits + 1) ** widen_alpha) "
+                          "children", 0.5, 8.0),
+        "widen_alpha": Param("progressive widening exponent (0 to 1)", 0.0, 1.0),
+        "reward": Param("what the search maximises: the card-point margin or game points",
+                        choices=("points", "game")),
+        "rollout": Param("the playout policy: random play; greedy follows (cheap wins, small losses); "
+                         "informed (leads no other sampled hand beats, feeding a known partner)",
+                         choices=ROLLOUTS),
+        "others": Param("the other seats inside the tree: searched by UCB on their own reward, or playing "
+                        "the rollout policy", choices=("search", "policy")),
+        "root": Param("the root search: the UCB tree, or flat Monte Carlo with sequential halving and "
+                      "paired worlds", choices=("ucb", "halving")),
+        "fallback": Param("bot spec for exposing, burying and calling"),
+    }
 
     def __init__(self, iterations: int = 1000, seconds: float = 0.0, c: float = 0.7,
                  widen_c: float = 2.0, widen_alpha: float = 0.5, reward: str = "points",
