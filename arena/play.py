@@ -55,7 +55,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Optional
 
 from bots import BotError, make_bot
-from bots.base import parse_spec, registry
+from bots.base import reads_state
 from core.actions import EXPOSE, Action
 from core.cards import Cards
 from core.game import Match
@@ -395,18 +395,7 @@ def runs_here(spec: str, trusted: str) -> bool:
     (a built-in bot that reads the state always does: it must be shown it)."""
     if is_program(spec) or is_module(spec):
         return False
-    if trusted == "builtins":
-        return True
-    try:
-        cls = registry().get(parse_spec(spec).name)
-    except BotError:
-        return False
-    return bool(getattr(cls, "cheats", False))
-
-
-#: Redeals in a row after which the seats that never made trump fault
-#: (``stall``) and the deal is finished for them; the engine gives up one later.
-STALL_REDEALS = MAX_REDEALS
+    return trusted == "builtins" or reads_state(spec)
 
 
 class _Table:
@@ -611,7 +600,7 @@ class _Table:
             self.chances[seat] += 1
         if action.kind == EXPOSE:
             self.exposed[seat] = True
-        if state.redeals < STALL_REDEALS or self.stalled:
+        if state.redeals < MAX_REDEALS or self.stalled:     # one redeal more and the engine gives up
             return
         self.stalled = True
         for s in range(self.rules.players):

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from bots.base import BotError, BotSpec, make_bot, parse_spec, registry
+from bots.base import BotError, BotSpec, make_bot, parse_spec, reads_state
 from core.errors import RulesError
 from core.rules import Rules
 
@@ -131,7 +131,7 @@ class TournamentSpec:
         if isinstance(self.entrants, (list, tuple)):
             object.__setattr__(self, "entrants", tuple(
                 Entrant(e.name + CHEATS, e.spec) if isinstance(e, Entrant) and isinstance(e.spec, str)
-                and isinstance(e.name, str) and _cheats(e.spec) and not e.name.endswith(CHEATS) else e
+                and isinstance(e.name, str) and reads_state(e.spec) and not e.name.endswith(CHEATS) else e
                 for e in self.entrants))
         object.__setattr__(self, "settings", _norm_settings(self.settings))
         for fname in ("time_limit", "overage"):
@@ -288,19 +288,11 @@ def _build(spec: str, prefix: str, tournament: Optional["TournamentSpec"]) -> No
         problem = check_startable(spec, limits)
     else:
         problem = _build_here(spec)
-        if problem is None and tournament is not None and _cheats(spec) and not tournament.cheating:
+        if problem is None and tournament is not None and reads_state(spec) and not tournament.cheating:
             problem = (f"bot {spec!r} reads every hand (it cheats): allow it with --allow-cheating "
                        "(cheating = true), and it is marked as cheating in every table")
     if problem is not None:
         raise ArenaError(prefix + problem)
-
-
-def _cheats(spec: str) -> bool:
-    try:
-        cls = registry().get(parse_spec(spec).name)
-    except BotError:
-        return False
-    return bool(getattr(cls, "cheats", False))
 
 
 def _build_here(spec: str) -> Optional[str]:

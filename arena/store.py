@@ -156,6 +156,12 @@ class Owner:
         host = socket.gethostname()
         return cls(host, os.getpid(), f"{host}:{os.getpid()}:{secrets.token_hex(6)}")
 
+    def kept_from(self, owner: str, host: str, pid: int, expires: float, now: float) -> bool:
+        """Whether a lease (its owner's id, host, pid and end) keeps its job
+        from this owner at ``now``: another owner's, not run out, and that
+        owner not known to be gone."""
+        return owner != self.id and expires > now and self.alive(host, pid)
+
     def alive(self, host: str, pid: int) -> bool:
         """Whether the owner on ``host`` with ``pid`` may still be running
         (always true of another host's: only its lease's time says)."""
@@ -279,8 +285,19 @@ class Store:
         if empty and not create:
             raise ArenaError(f"no results database {p} (the file is empty); run `pengyou arena run` first")
         if self.read_only and not _writable(p):
-            return self._open_read_only(busy_timeout)
-        uri = target.resolve().as_uri() + ("?mode=rwc" if create else "?mode=rw")
+            uri, prepare = self._read_only_uri(), self._validate
+        else:
+            uri = target.resolve().as_uri() + ("?mode=rwc" if create else "?mode=rw")
+
+            def prepare() -> None:
+                fresh = not exists or empty or (create and self._blank())
+                if fresh:
+                    fresh = self._create()
+                if not fresh:
+                    self._validate()
+                self._wal(busy_timeout)
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.execute("PRAGMA foreign_keys=ON")
         try:
             con = sqlite3.connect(uri, uri=True, timeout=busy_timeout, isolation_level=None)
         except sqlite3.Error as exc:
@@ -288,45 +305,21 @@ class Store:
         self._con = con
         try:
             with self._errors(check=False):
-                fresh = not exists or empty or (create and self._blank())
-                if fresh:
-                    fresh = self._create()
-                if not fresh:
-                    self._validate()
-                self._wal(busy_timeout)
-                con.execute("PRAGMA synchronous=NORMAL")
-                con.execute("PRAGMA foreign_keys=ON")
+                prepare()
         except BaseException:
             self._con = None
             con.close()
             raise
         return con
 
-    def _open_read_only(self, busy_timeout: float) -> sqlite3.Connection:
-        """Open a file this process cannot write for reading only. One on
-        read-only media, or in a folder it cannot write (where SQLite cannot
-        make its lock files), is read as immutable: no writer of this user
-        can be changing it there."""
-        base = Path(self.path).resolve().as_uri()
+    def _read_only_uri(self) -> str:
+        """How to open a file this process cannot write, for reading only.
+        One on read-only media, or in a folder it cannot write (where SQLite
+        cannot make its lock files), is read as immutable: no writer of this
+        user can be changing it there."""
         folder = os.path.dirname(os.path.abspath(self.path)) or "."
         writable = os.access(folder, os.W_OK) and not _read_only_mount(folder)
-        last: Optional[sqlite3.Error] = None
-        for query in ("?mode=ro",) if writable else ("?mode=ro&immutable=1",):
-            try:
-                con = sqlite3.connect(base + query, uri=True, timeout=busy_timeout, isolation_level=None)
-                self._con = con
-                with self._errors(check=False):
-                    self._validate()
-                return con
-            except ArenaError:
-                self._con = None
-                con.close()
-                raise
-            except sqlite3.Error as exc:
-                self._con = None
-                last = exc
-        assert last is not None
-        raise self._error(last, check=False) from None
+        return Path(self.path).resolve().as_uri() + ("?mode=ro" if writable else "?mode=ro&immutable=1")
 
     def _check_header(self) -> bool:
         """Whether the existing file is empty; raise if it is not SQLite."""
@@ -361,7 +354,9 @@ class Store:
                     con.execute("PRAGMA journal_mode=WAL")
                 return
             except sqlite3.OperationalError as exc:
-                if getattr(exc, "sqlite_errorcode", None) not in (5, 6) or time.monotonic() > deadline:
+                code = getattr(exc, "sqlite_errorcode", None)
+                busy = isinstance(code, int) and (code & 0xFF) in (_BUSY, _LOCKED)
+                if not busy or time.monotonic() > deadline:
                     raise
                 time.sleep(0.01)
 
@@ -625,14 +620,12 @@ class Store:
             self._require(run_id)
             return self._stored_jobs(run_id)
 
-    # ------------------------------------------------------------------ results
-
     # ------------------------------------------------------------------ leases
     def claim(self, run_id: int, keys: Sequence[str], owner: "Owner", ttl: float,
               limit: Optional[int] = None) -> list[str]:
         """Lease the jobs ``keys`` of a run to ``owner`` for ``ttl`` seconds:
-        the keys now its to play, in order (at most ``limit``). A job with a result, or leased
-        to another owner that is alive, is left out; a lease whose time is
+        the keys now its to play, in order (at most ``limit``). A job with a
+        result, or leased to another owner that is alive, is left out; a lease whose time is
         up, or whose owner was a process of this host that is gone (a
         runner killed with ``kill -9``), is taken over. Two runners on one
         run so never play the same job."""
@@ -641,14 +634,14 @@ class Store:
             self._require(run_id)
             con.execute(_LEASES)
             done = {r[0] for r in con.execute("SELECT key FROM results WHERE run_id = ?", (run_id,))}
-            held = {r[0]: (r[1], r[2], r[3], r[4]) for r in con.execute(
+            held = {r[0]: r[1:] for r in con.execute(
                 "SELECT key, owner, host, pid, expires FROM leases WHERE run_id = ?", (run_id,))}
             mine = []
             for key in keys:
                 if key in done:
                     continue
                 lease = held.get(key)
-                if lease is not None and lease[0] != owner.id and lease[3] > now and owner.alive(lease[1], lease[2]):
+                if lease is not None and owner.kept_from(*lease, now):
                     continue
                 if limit is not None and len(mine) >= limit:
                     break
@@ -681,7 +674,9 @@ class Store:
             rows = self._db.execute(
                 "SELECT l.owner, l.host, l.pid, l.expires FROM leases l WHERE l.run_id = ? AND NOT EXISTS "
                 "(SELECT 1 FROM results r WHERE r.run_id = l.run_id AND r.key = l.key)", (run_id,)).fetchall()
-        return sum(1 for o, h, p, e in rows if o != owner.id and e > now and owner.alive(h, p))
+        return sum(1 for row in rows if owner.kept_from(*row, now))
+
+    # ------------------------------------------------------------------ results
 
     def done_keys(self, run_id: int) -> set[str]:
         """The keys of the jobs of a run that have a result."""

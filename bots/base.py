@@ -21,8 +21,8 @@ import inspect
 import random
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NamedTuple, Optional, Protocol, runtime_checkable
 
 from core.actions import Action
@@ -32,7 +32,7 @@ from core.state import PlayerView, State
 
 __all__ = [
     "Bot", "BotError", "BotMoveError", "BotSpec", "register", "registry", "make_bot", "parse_spec",
-    "load_bot_module", "play_deal", "Param", "ParamInfo", "describe_bot",
+    "load_bot_module", "play_deal", "Param", "ParamInfo", "describe_bot", "reads_state",
 ]
 
 
@@ -219,6 +219,16 @@ def _constructor(cls: Callable[..., Any]) -> Optional[tuple[Any, inspect.Signatu
     return None
 
 
+def _hints(init: Any) -> Optional[dict[str, Any]]:
+    """A constructor's type hints, or None when they do not evaluate."""
+    import typing
+
+    try:
+        return typing.get_type_hints(init)
+    except Exception:                   # a user's module: anything may be written there
+        return None
+
+
 def _param_problem(cls: Callable[..., Any], params: dict) -> Optional[str]:
     """What is wrong with ``params`` for ``cls``, read from its constructor's
     signature and plain type hints (``int``, ``float``, ``str``, ``bool``);
@@ -233,16 +243,41 @@ def _param_problem(cls: Callable[..., Any], params: dict) -> Optional[str]:
     if unknown:
         return (f"unknown {', '.join(repr(k) for k in unknown)} "
                 f"(known: {', '.join(sorted(names)) or 'none'})")
-    try:
-        import typing
-        hints = typing.get_type_hints(init)
-    except Exception:                   # a user's hints that do not evaluate: say nothing
+    hints = _hints(init)
+    if hints is None:                   # a user's hints that do not evaluate: say nothing
         return None
     for key, value in params.items():
         hint = hints.get(key)
         if hint in _KINDS and not _fits(value, hint):
             return f"{key} must be {_KINDS[hint]}, got {value!r}"
     return None
+
+
+def _bot_class(name: str) -> Callable[..., Any]:
+    """The class a bot name stands for: registered, or loaded from a module
+    path; :class:`BotError` for neither."""
+    _load_builtins()
+    cls = _REGISTRY.get(name)
+    if cls is None and ".py:" in name:
+        cls = load_bot_module(name)
+    if cls is None:
+        known = ", ".join(sorted(k for k in _REGISTRY if ".py:" not in k))
+        raise BotError(f"unknown bot {name!r} (known: {known}; or path/to/bot.py:ClassName)")
+    return cls
+
+
+def reads_state(spec: str) -> bool:
+    """Whether ``spec`` names a registered bot that reads the whole state
+    (its class says ``cheats = True``); a module's is never asked here.
+
+    >>> reads_state("oracle:iterations=10"), reads_state("ismcts"), reads_state("nosuch")
+    (True, False, False)
+    """
+    try:
+        cls = registry().get(parse_spec(spec).name)
+    except BotError:
+        return False
+    return bool(getattr(cls, "cheats", False))
 
 
 @dataclass(frozen=True)
@@ -289,13 +324,7 @@ def describe_bot(name: str) -> tuple[str, list[ParamInfo]]:
     >>> (c.type, c.default, c.low, c.high)
     ('float', 0.7, 0.0, 3.0)
     """
-    _load_builtins()
-    cls = _REGISTRY.get(name)
-    if cls is None and ".py:" in name:
-        cls = load_bot_module(name)
-    if cls is None:
-        known = ", ".join(sorted(k for k in _REGISTRY if ".py:" not in k))
-        raise BotError(f"unknown bot {name!r} (known: {known}; or path/to/bot.py:ClassName)")
+    cls = _bot_class(name)
     doc = inspect.getdoc(cls) or ""
     summary = doc.strip().splitlines()[0] if doc.strip() else ""
     declared = getattr(cls, "PARAMS", {}) or {}
@@ -304,11 +333,7 @@ def describe_bot(name: str) -> tuple[str, list[ParamInfo]]:
     if found is None:
         return summary, out
     init, sig = found
-    try:
-        import typing
-        hints = typing.get_type_hints(init)
-    except Exception:                   # a user's hints that do not evaluate: types unknown
-        hints = {}
+    hints = _hints(init) or {}
     for pname, p in sig.parameters.items():
         if pname == "self" or p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
             continue
@@ -326,13 +351,7 @@ def describe_bot(name: str) -> tuple[str, list[ParamInfo]]:
 def make_bot(spec: str | BotSpec) -> Bot:
     """Build a bot from a spec (a registered name, or a module path)."""
     spec = parse_spec(spec)
-    _load_builtins()
-    cls = _REGISTRY.get(spec.name)
-    if cls is None and ".py:" in spec.name:
-        cls = load_bot_module(spec.name)
-    if cls is None:
-        known = ", ".join(sorted(k for k in _REGISTRY if ".py:" not in k))
-        raise BotError(f"unknown bot {spec.name!r} (known: {known}; or path/to/bot.py:ClassName)")
+    cls = _bot_class(spec.name)
     problem = _param_problem(cls, dict(spec.params))
     if problem:
         raise BotError(f"bot {spec.name!r}: bad parameters: {problem}")

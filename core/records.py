@@ -348,7 +348,6 @@ class _Header:
                 raise _err(line, f"decks[{i}]: does not hold exactly the {len(want)} cards of the deal")
             self.decks.append(faces)
 
-
     def check_decks(self) -> None:
         """The decks must be the ones the seed deals (unless it is null)."""
         if self.seed is None:

@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 BOTS = ["random", "heuristic"]
 ARGS = ["--players", "5", "--deals", "4", "--workers", "2", "--no-progress", "--samples", "10",
         "--secret", "kill-test"]
-as_root = pytest.mark.skipif(os.geteuid() != 0, reason="bots run as users of their own only under root")
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: only then do bots run as users of their own, "
+                             "by which these tests find every bot process left behind")
 
 
 def _cmd(db: Path) -> list[str]:
