@@ -126,7 +126,7 @@ def run_arena_command(args: argparse.Namespace) -> int:
         try:
             summary = run_tournament(spec, args.db, workers=args.workers, cluster=args.cluster,
                                      progress=not (args.no_progress or args.json), max_jobs=args.max_jobs,
-                                     secret=args.secret)
+                                     secret=args.secret, pin=not args.no_pin)
         except KeyboardInterrupt:
             raise ArenaError("interrupted; the results so far are saved: run the same command to resume") from None
         if not args.json:

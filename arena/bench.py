@@ -243,12 +243,20 @@ def _paired_rates(bot: str, deals: int, rounds: int) -> tuple[float, float]:
     """Deals per second of ``bot`` trusted and sandboxed, measured in
     ``rounds`` alternating rounds of ``deals`` deals each (so a machine that
     speeds up or slows down during the bench weighs on both alike); each
-    rate is all the deals of its mode over all its time."""
+    rate is all the deals of its mode over all its time. Both modes run on
+    one and the same CPU (a machine's CPUs need not be equally fast; a run's
+    worker holds one CPU in either mode, see :func:`arena.executors.pin_cpu`)."""
+    from .executors import pin_cpu, this_cpu, unpin
+
     times = {"builtins": 0.0, "none": 0.0}
-    for r in range(rounds):
-        order = ("builtins", "none") if r % 2 == 0 else ("none", "builtins")
-        for trusted in order:
-            times[trusted] += deals / _arena_rate(1, deals, bot, trusted=trusted)
+    before = pin_cpu(this_cpu())
+    try:
+        for r in range(rounds):
+            order = ("builtins", "none") if r % 2 == 0 else ("none", "builtins")
+            for trusted in order:
+                times[trusted] += deals / _arena_rate(1, deals, bot, trusted=trusted)
+    finally:
+        unpin(before)
     return rounds * deals / times["builtins"], rounds * deals / times["none"]
 
 
@@ -256,13 +264,15 @@ def _arena_figures(deals: int, search_deals: int = 10, search_iterations: int = 
     """Arena throughput on 1 and 2 workers, and sandboxed against trusted
     (1 worker each, in alternating rounds): random bots on ``deals`` seeds,
     ``ismcts`` with ``search_iterations`` a decision on ``search_deals``
-    deals (one deal a round)."""
+    deals (two deals a round, each round a run of its own: starting the
+    sandbox's processes is counted once a run, as a real run counts it)."""
     one = _arena_rate(1, deals)
     two = _arena_rate(2, deals)
     rounds = 3
     trusted, boxed = _paired_rates("random", max(1, deals // rounds), rounds)
     ism = f"ismcts:iterations={search_iterations}"
-    ism_trusted, ism_boxed = _paired_rates(ism, 1, max(1, search_deals))
+    per_round = 2 if search_deals >= 2 else 1
+    ism_trusted, ism_boxed = _paired_rates(ism, per_round, max(1, search_deals // per_round))
     return {"arena_deals_per_s_1_worker": one, "arena_deals_per_s_2_workers": two,
             "arena_2_workers_over_1": two / one,
             "arena_deals_per_s_trusted": trusted, "arena_deals_per_s_sandboxed": boxed,

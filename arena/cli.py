@@ -263,6 +263,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def _add_run_args(r: argparse.ArgumentParser) -> None:
     r.add_argument("--workers", type=int, default=None, help="worker processes (default: the spec's)")
+    r.add_argument("--no-pin", action="store_true",
+                   help="let workers move between CPUs (by default each local worker and its bots hold one CPU "
+                        "when there are as many CPUs as workers)")
     r.add_argument("--cluster", default=None,
                    help="run on Dask: 'local' starts a local cluster, or tcp://HOST:PORT")
     r.add_argument("--db", default="arena.db", help="results database (SQLite; created if missing)")

@@ -8,6 +8,11 @@ so the same spec and seeds give the same results on each (every job carries
 its own seeds; nothing depends on which worker ran it).
 
 - :class:`InlineExecutor`: one worker, in this process (no pickling).
+
+Local workers hold one CPU each (:func:`pin_cpu`) when the machine has a CPU
+for every worker: a worker and the sandboxed bot processes it starts take
+turns (the referee waits while a bot thinks), so keeping them on one CPU
+keeps their caches warm and saves waking another CPU at every decision.
 - :class:`PoolExecutor`: a ``multiprocessing`` pool with the ``fork`` start
   method; workers' log records reach the parent's handlers through
   ``multiprocessing-logging``.
@@ -35,7 +40,7 @@ from typing import Any, Optional, Protocol
 from .types import ArenaError
 
 __all__ = ["Executor", "InlineExecutor", "PoolExecutor", "DaskExecutor", "Lost", "make_executor",
-           "run_forked"]
+           "run_forked", "pin_cpu", "unpin", "this_cpu"]
 
 log = logging.getLogger("pengyou.arena")
 
@@ -56,6 +61,46 @@ class Executor(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
+def _allowed() -> list[int]:
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):      # not Linux: no pinning
+        return []
+
+
+def pin_cpu(index: int) -> Optional[set[int]]:
+    """Keep this process (and the processes it starts from now on) on the
+    ``index``-th CPU it may use (modulo their number); the CPUs it could use
+    before, to restore, or None where the system does not allow pinning.
+
+    >>> before = pin_cpu(0)
+    >>> before is None or len(os.sched_getaffinity(0)) == 1
+    True
+    >>> unpin(before)
+    """
+    cpus = _allowed()
+    if not cpus:
+        return None
+    try:
+        os.sched_setaffinity(0, {cpus[index % len(cpus)]})
+    except OSError:
+        return None
+    return set(cpus)
+
+
+def unpin(before: Optional[set[int]]) -> None:
+    """Undo :func:`pin_cpu` (given what it returned)."""
+    if before:
+        try:
+            os.sched_setaffinity(0, before)
+        except OSError:
+            pass
+
+
+def _should_pin(workers: int) -> bool:
+    return len(_allowed()) >= workers
+
+
 class _Base:
     workers = 1
 
@@ -72,15 +117,32 @@ class _Base:
 class InlineExecutor(_Base):
     """Run every item here, one after another."""
 
-    def __init__(self, initializer: Optional[Callable[..., None]] = None, initargs: tuple = ()) -> None:
+    def __init__(self, initializer: Optional[Callable[..., None]] = None, initargs: tuple = (),
+                 pin: bool = False) -> None:
         self.workers = 1
+        self._pin = pin
         if initializer is not None:
             initializer(*initargs)
 
     def imap_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
-        """Results in item order (which is one completion order)."""
-        for item in items:
-            yield fn(item)
+        """Results in item order (which is one completion order); this
+        process holds the CPU it is on while it plays them (``pin``)."""
+        before = pin_cpu(this_cpu()) if self._pin else None
+        try:
+            for item in items:
+                yield fn(item)
+        finally:
+            unpin(before)
+
+
+def this_cpu() -> int:
+    """The index, among the CPUs this process may use, of the one it runs on."""
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            cpu = int(fh.read().rsplit(b")", 1)[1].split()[36])
+        return _allowed().index(cpu)
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 @dataclass(frozen=True)
@@ -104,7 +166,7 @@ class PoolExecutor(_Base):
     """
 
     def __init__(self, workers: int, initializer: Optional[Callable[..., None]] = None,
-                 initargs: tuple = ()) -> None:
+                 initargs: tuple = (), pin: bool = False) -> None:
         if workers < 1:
             raise ArenaError(f"workers: {workers} is not at least 1")
         self.workers = workers
@@ -115,12 +177,14 @@ class PoolExecutor(_Base):
         except ImportError:  # pragma: no cover - a declared dependency
             log.warning("multiprocessing-logging is missing: worker logs stay in the workers")
         self._init = (initializer, initargs)
+        #: the next worker's CPU index (shared with the forked workers), or None: no pinning
+        self._next_cpu = mp.get_context("fork").Value("i", 0) if pin else None
         self._pool: Optional[ProcessPoolExecutor] = None
 
     def _start(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("fork"),
-                                             initializer=_worker_start, initargs=self._init)
+                                             initializer=_worker_start, initargs=self._init + (self._next_cpu,))
         return self._pool
 
     def _stop(self) -> None:
@@ -189,13 +253,18 @@ def _apply(fn: Callable[[Any], Any], batch: list) -> list:
     return [fn(x) for x in batch]
 
 
-def _worker_start(initializer: Optional[Callable[..., None]], initargs: tuple) -> None:
+def _worker_start(initializer: Optional[Callable[..., None]], initargs: tuple, next_cpu: Any = None) -> None:
     """In a pool worker: die with the parent, leave Ctrl-C to it (it stops
-    the pool), then initialise."""
+    the pool), take a CPU of its own (``next_cpu``), then initialise."""
     from .jail import die_with
 
     die_with(os.getppid())
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if next_cpu is not None:
+        with next_cpu.get_lock():
+            index = next_cpu.value
+            next_cpu.value += 1
+        pin_cpu(index)
     if initializer is not None:
         initializer(*initargs)
 
@@ -301,12 +370,16 @@ class _WithContext:
 
 
 def make_executor(workers: int = 1, cluster: str = "",
-                  initializer: Optional[Callable[..., None]] = None, initargs: tuple = ()) -> Any:
-    """The executor for ``--workers`` and ``--cluster`` (``""``: local processes)."""
+                  initializer: Optional[Callable[..., None]] = None, initargs: tuple = (),
+                  pin: bool = True) -> Any:
+    """The executor for ``--workers`` and ``--cluster`` (``""``: local
+    processes; ``pin``: each local worker holds a CPU of its own, when there
+    are as many CPUs as workers)."""
     if workers < 1:
         raise ArenaError(f"workers: {workers} is not at least 1")
     if cluster:
         return DaskExecutor(cluster, workers, initializer, initargs)
+    pin = pin and _should_pin(workers)
     if workers == 1:
-        return InlineExecutor(initializer, initargs)
-    return PoolExecutor(workers, initializer, initargs)
+        return InlineExecutor(initializer, initargs, pin)
+    return PoolExecutor(workers, initializer, initargs, pin)

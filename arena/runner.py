@@ -189,14 +189,17 @@ def setup_logging(path: Optional[str], level: int = logging.INFO) -> None:
 
 def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optional[int] = None,
                    cluster: Optional[str] = None, progress: bool = True,
-                   max_jobs: Optional[int] = None, secret: Optional[str] = None) -> RunSummary:
+                   max_jobs: Optional[int] = None, secret: Optional[str] = None,
+                   pin: bool = True) -> RunSummary:
     """Play every job of ``spec`` that has no result in ``db`` yet.
 
     ``workers`` and ``cluster`` override the spec's (they never change the
     results). ``max_jobs`` stops after that many new results (for tests and
     for slicing a long run). ``secret``: the run's secret when it starts
     (default: a random one, kept in the store; give the same one to deal
-    the same cards in another database). Returns a :class:`RunSummary`.
+    the same cards in another database). ``pin``: each local worker (and
+    the bots it starts) holds one CPU, when there are as many CPUs as
+    workers (:func:`arena.executors.pin_cpu`). Returns a :class:`RunSummary`.
     """
     start = time.perf_counter()
     workers = spec.workers if workers is None else workers
@@ -234,7 +237,7 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
             bar = _bar(progress, len(jobs), len(done), spec.name)
             heart = _Heartbeat(db, run_id, owner)
             try:
-                with make_executor(min(workers, len(todo)), cluster or "", _init_worker, (context,)) as ex:
+                with make_executor(min(workers, len(todo)), cluster or "", _init_worker, (context,), pin) as ex:
                     for item in _with_lost_replayed(ex.imap_unordered(_run_job, todo), context):
                         status, payload = item
                         if status == "ok":
