@@ -22,6 +22,7 @@ only the missing ones, and a result is never stored twice.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import multiprocessing as mp
 import os
@@ -34,6 +35,7 @@ from .executors import Lost, make_executor, run_forked
 from .play import CALL_METHODS, play_job, watch_calls
 from .referee import close_pool, log_name
 from .schedule import build_jobs, suite_seeds
+from .seeds import GENERATED
 from .spec import TournamentSpec
 from .store import DEFAULT_DB, Owner, Store
 from .types import ArenaError, Job, JobResult
@@ -190,7 +192,7 @@ def setup_logging(path: Optional[str], level: int = logging.INFO) -> None:
 def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optional[int] = None,
                    cluster: Optional[str] = None, progress: bool = True,
                    max_jobs: Optional[int] = None, secret: Optional[str] = None,
-                   pin: bool = True) -> RunSummary:
+                   pin: bool = True, grow: bool = False) -> RunSummary:
     """Play every job of ``spec`` that has no result in ``db`` yet.
 
     ``workers`` and ``cluster`` override the spec's (they never change the
@@ -199,7 +201,10 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
     (default: a random one, kept in the store; give the same one to deal
     the same cards in another database). ``pin``: each local worker (and
     the bots it starts) holds one CPU, when there are as many CPUs as
-    workers (:func:`arena.executors.pin_cpu`). Returns a :class:`RunSummary`.
+    workers (:func:`arena.executors.pin_cpu`). ``grow``: the run of this
+    spec with any number of deals, on a generated suite (``gen:TEXT``), so
+    that asking for more deals extends it (sequential tests do). Returns a
+    :class:`RunSummary`.
     """
     start = time.perf_counter()
     workers = spec.workers if workers is None else workers
@@ -211,8 +216,11 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
     jobs = build_jobs(spec, suite_seeds(spec))
     by_key = {j.key: j for j in jobs}
     with Store(db) as store:
-        run_id, resumed = store.open_run(spec.identity(), spec.name, spec.to_json(),
-                                         list(spec.entrants), jobs)
+        if grow and not spec.suite.startswith(GENERATED):
+            raise ArenaError(f"suite {spec.suite!r}: only a generated suite (gen:TEXT) can grow")
+        identity = dataclasses.replace(spec, deals=0).identity() if grow else spec.identity()
+        run_id, resumed = store.open_run(identity, spec.name, spec.to_json(), list(spec.entrants), jobs,
+                                         grow=grow)
         done = store.done_keys(run_id)
         waiting = [j.key for j in jobs if j.key not in done]
         owner = Owner.me()

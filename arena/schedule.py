@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from .seeds import load_suite
+from .seeds import GENERATED, generated_seeds, load_suite
 from .spec import TournamentSpec
 from .types import ArenaError, Job
 
@@ -40,6 +40,8 @@ __all__ = ["build_jobs", "suite_seeds", "lineups", "period", "seat_counts"]
 def suite_seeds(spec: TournamentSpec) -> list[int]:
     """The seeds ``spec`` plays: its suite's, cut to the first ``spec.deals``
     (all when 0). Raises :class:`ArenaError` if the suite is too short."""
+    if spec.suite.startswith(GENERATED):
+        return generated_seeds(spec.suite, spec.deals)
     suite = load_suite(spec.suite)
     if spec.deals > len(suite.seeds):
         raise ArenaError(f"deals: the spec asks for {spec.deals} deals but suite {suite.name!r} "

@@ -100,6 +100,29 @@ def _seed(master: str, i: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{master}:{i}".encode()).digest()[:8], "big") >> 1
 
 
+#: A suite named ``gen:TEXT`` is not a file: its seeds are generated from ``TEXT``
+#: (seed ``i`` as in a suite generated from the master text ``TEXT``), as many as asked.
+GENERATED = "gen:"
+
+
+def generated_seeds(name: str, count: int) -> list[int]:
+    """The first ``count`` seeds of the generated suite ``gen:TEXT``.
+
+    >>> generated_seeds("gen:example", 3) == list(generate_suite("demo", 3, "example").seeds)
+    True
+    >>> generated_seeds("gen:", 3)
+    Traceback (most recent call last):
+    ...
+    arena.types.ArenaError: suite 'gen:': give the text to generate seeds from after gen:
+    """
+    master = name[len(GENERATED):] if name.startswith(GENERATED) else ""
+    if not master.strip():
+        raise ArenaError(f"suite {name!r}: give the text to generate seeds from after {GENERATED}")
+    if count < 1:
+        raise ArenaError(f"suite {name!r}: a generated suite needs a number of deals (at least 1)")
+    return [_seed(master, i) for i in range(count)]
+
+
 def _check_name(name: object) -> str:
     if not isinstance(name, str) or not _NAME_RE.fullmatch(name) or name.endswith(_SUFFIX):
         raise ArenaError(f"suite name {name!r}: use letters, digits, '_', '-' or '.', "

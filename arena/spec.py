@@ -46,7 +46,7 @@ from .play import FAULT_POLICIES, MODES, TRUST
 from .referee import Limits, check_startable, code_hash, is_module, is_program
 from .types import ArenaError, Entrant
 
-__all__ = ["TournamentSpec", "spec_from_toml", "spec_from_options", "MODES", "LINEUPS"]
+__all__ = ["TournamentSpec", "spec_from_toml", "spec_from_data", "read_toml", "spec_from_options", "MODES", "LINEUPS"]
 
 #: How entrants are seated: every pair of entrants, or all at one table.
 LINEUPS = ("pairs", "table")
@@ -80,7 +80,8 @@ class TournamentSpec:
     - ``entrants``: at least two, with distinct names.
     - ``preset``, ``players``, ``settings``: the rules,
       ``Rules.preset(preset, players=players, **dict(settings))``.
-    - ``suite``: a deal-seed suite (name in ``seeds/`` or a path);
+    - ``suite``: a deal-seed suite (name in ``seeds/`` or a path, or
+      ``gen:TEXT`` for seeds generated from ``TEXT``, which needs ``deals``);
       ``deals``: its first N seeds (0: all).
     - ``mode``: ``"deals"`` (a job is one deal) or ``"matches"`` (a whole
       match from the seed).
@@ -417,6 +418,11 @@ def spec_from_toml(path: str) -> TournamentSpec:
     entrant with ``bot``, optional ``name`` and optional ``params``. Every
     error names the file.
     """
+    return spec_from_data(read_toml(path), f"{Path(path)}: ")
+
+
+def read_toml(path: str) -> dict[str, Any]:
+    """A TOML file's tables; every problem is one :class:`ArenaError` naming the file."""
     p = Path(path)
     try:
         raw = p.read_bytes()
@@ -425,12 +431,16 @@ def spec_from_toml(path: str) -> TournamentSpec:
     except OSError as exc:
         raise ArenaError(f"{p}: cannot read: {exc.strerror or exc}") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise ArenaError(f"{p}: cannot read: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ArenaError(f"{p}: TOML syntax error: {_one_line(str(exc))}") from None
-    where = f"{p}: "
+
+
+def spec_from_data(data: Mapping[str, Any], where: str = "") -> TournamentSpec:
+    """A validated spec from a spec file's tables (as :func:`spec_from_toml`
+    reads them); errors start with ``where``."""
     bad = sorted(set(data) - set(_TOML_TYPES))
     if bad:
         raise ArenaError(f"{where}unknown key(s) {', '.join(bad)} "

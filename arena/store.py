@@ -491,12 +491,15 @@ class Store:
     # ------------------------------------------------------------------ runs
 
     def open_run(self, identity: str, name: str, spec_json: dict[str, Any],
-                 entrants: Sequence[Entrant], jobs: Sequence[Job]) -> tuple[int, bool]:
+                 entrants: Sequence[Entrant], jobs: Sequence[Job], grow: bool = False) -> tuple[int, bool]:
         """Find the run of a spec ``identity`` or start it: ``(run id, resumed)``.
 
         A new run is stored with its spec, entrants and jobs in one
         transaction. An existing run must have the same entrants and job list,
-        or the database belongs to another schedule of the same spec.
+        or the database belongs to another schedule of the same spec. With
+        ``grow``, the stored job list may also be the start of ``jobs``
+        (a run on generated seeds asked for more deals): the new jobs are
+        added, and the stored spec becomes ``spec_json``.
         """
         keys = [j.key for j in jobs]
         if len(set(keys)) != len(keys):
@@ -508,12 +511,17 @@ class Store:
             row = con.execute("SELECT id FROM runs WHERE identity = ?", (identity,)).fetchone()
             if row is not None:
                 run_id = int(row[0])
-                if self._stored_jobs(run_id) != list(jobs):
+                stored = self._stored_jobs(run_id)
+                if stored != list(jobs) and not (grow and list(jobs[:len(stored)]) == stored):
                     raise ArenaError(f"run {run_id} in {self.path} has a different job list for the "
                                      "same spec identity; use a new database")
                 if self._stored_entrants(run_id) != list(entrants):
                     raise ArenaError(f"run {run_id} in {self.path} has different entrants for the "
                                      "same spec identity; use a new database")
+                if len(jobs) > len(stored):
+                    self._insert_jobs(con, run_id, jobs[len(stored):])
+                    con.execute("UPDATE runs SET spec_json = ?, updated = ? WHERE id = ?",
+                                (_dumps(spec_json), _now(), run_id))
                 return run_id, True
             now = _now()
             cur = con.execute(
@@ -522,12 +530,16 @@ class Store:
             run_id = int(cur.lastrowid)
             con.executemany("INSERT INTO entrants (run_id, idx, name, spec) VALUES (?, ?, ?, ?)",
                             [(run_id, i, e.name, e.spec) for i, e in enumerate(entrants)])
-            con.executemany(
-                "INSERT INTO jobs (run_id, idx, key, group_no, seed, lineup, rotation, seats_json) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, j.index, j.key, j.group, _seed_value(j.seed), j.lineup, j.rotation,
-                  _dumps(list(j.seats))) for j in jobs])
+            self._insert_jobs(con, run_id, jobs)
             return run_id, False
+
+    @staticmethod
+    def _insert_jobs(con: sqlite3.Connection, run_id: int, jobs: Sequence[Job]) -> None:
+        con.executemany(
+            "INSERT INTO jobs (run_id, idx, key, group_no, seed, lineup, rotation, seats_json) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(run_id, j.index, j.key, j.group, _seed_value(j.seed), j.lineup, j.rotation,
+              _dumps(list(j.seats))) for j in jobs])
 
     def secret(self, run_id: int, wanted: Optional[str] = None) -> bytes:
         """The run's secret (made on first use, ``wanted`` or a random one):

@@ -190,6 +190,23 @@ def test_a_different_job_list_for_the_same_identity_is_refused(tmp_path, change)
     assert path.read_bytes() == before
 
 
+def test_a_growing_run_takes_more_jobs_but_never_a_different_start(tmp_path):
+    jobs = make_jobs(4)
+    path, run_id = fresh(tmp_path, jobs)
+    with Store(path) as s:
+        s.add_result(run_id, jobs[0], make_result(jobs[0]))
+        assert s.open_run("ident-1", "first", dict(SPEC, deals=5), ENTRANTS, make_jobs(10), grow=True) == (run_id, True)
+        assert s.jobs(run_id) == make_jobs(10) and s.done_keys(run_id) == {jobs[0].key}
+        assert s.run(run_id).jobs == 10
+        changed = make_jobs(12, seed0=2000)          # other seeds: not the run's start
+        with pytest.raises(ArenaError, match="different job list"):
+            s.open_run("ident-1", "first", SPEC, ENTRANTS, changed, grow=True)
+        with pytest.raises(ArenaError, match="different job list"):   # without grow, more jobs are refused
+            s.open_run("ident-1", "first", SPEC, ENTRANTS, make_jobs(12))
+        assert s.open_run("ident-1", "first", SPEC, ENTRANTS, make_jobs(10), grow=True) == (run_id, True)
+        assert s.jobs(run_id) == make_jobs(10)
+
+
 def test_different_entrants_for_the_same_identity_are_refused(tmp_path):
     jobs = make_jobs(2)
     path, _ = fresh(tmp_path, jobs)
