@@ -172,6 +172,10 @@ def _parser() -> argparse.ArgumentParser:
                         "FILE resumes, playing only the games FILE lacks")
     _add_rules_args(p, trump=False)
 
+    from .sprt_cli import add_sprt_parser
+
+    add_sprt_parser(sub)
+
     p = sub.add_parser("lead", help="read a lead into units")
     p.add_argument("cards")
     _add_rules_args(p)
@@ -320,6 +324,10 @@ def _run(args: argparse.Namespace) -> int:
         from .arena_cli import run_arena_command
 
         return run_arena_command(args)
+    if args.command == "sprt":
+        from .sprt_cli import run_sprt_command
+
+        return run_sprt_command(args)
     if args.command == "bots":
         return _bots_command(args.name, args.json)
     if args.command == "seeds":

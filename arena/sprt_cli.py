@@ -1,0 +1,146 @@
+"""``pengyou sprt``: a sequential test of bot A against bot B.
+
+``pengyou sprt A B --elo0 0 --elo1 20``, or ``pengyou sprt TEST.toml`` where
+the file is an arena spec with two entrants and an ``[sprt]`` table
+(``elo0``, ``elo1``, ``alpha``, ``beta``, ``max_deals``, ``batch``, ``seeds``). Options given on
+the command line win over the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+from typing import Any
+
+from .spec import read_toml, spec_from_data, spec_from_options
+from .sprt import Hypotheses, SprtState, SprtTest, format_state, run_sprt
+from .types import ArenaError
+
+__all__ = ["add_sprt_parser", "run_sprt_command", "sprt_from_args"]
+
+#: Keys of a test file's ``[sprt]`` table.
+SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "max_deals", "batch", "seeds")
+
+
+def add_sprt_parser(sub: Any) -> None:
+    """The ``sprt`` command's options."""
+    p = sub.add_parser("sprt", help="a sequential test of bot A against bot B on duplicate deals (SPRT)")
+    p.add_argument("what", nargs="+", metavar="A B | TEST.toml",
+                   help="two bot specs, or a test file (an arena spec with two entrants and an [sprt] table)")
+    p.add_argument("--elo0", type=float, default=None, help="H0: A is this many Elo better (default 0)")
+    p.add_argument("--elo1", type=float, default=None, help="H1: A is this many Elo better (default 20)")
+    p.add_argument("--alpha", type=float, default=None, help="chance of accepting H1 when H0 holds (0.05)")
+    p.add_argument("--beta", type=float, default=None, help="chance of accepting H0 when H1 holds (0.05)")
+    p.add_argument("--max-deals", type=int, default=None,
+                   help="deal seeds at most (each played by both bots in every seat); default 5000")
+    p.add_argument("--batch", type=int, default=None, help="deal seeds between two looks (default: 4 a worker)")
+    p.add_argument("--seeds", default=None, help="the text the deal seeds are generated from (default: sprt)")
+    p.add_argument("--db", default="sprt.db", help="results database (default: sprt.db)")
+    p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--cluster", default=None, help="'local' or tcp://HOST:PORT of a Dask scheduler")
+    p.add_argument("--preset", default=None)
+    p.add_argument("--players", type=int, default=None)
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rule setting")
+    p.add_argument("--time-limit", type=float, default=None, help="seconds per decision (default 5)")
+    p.add_argument("--overage", type=float, default=None)
+    p.add_argument("--trusted", default=None, choices=("none", "builtins"))
+    p.add_argument("--secret", default=None, help="keys the deals and bots' seeds (default: random, kept)")
+    p.add_argument("--json", action="store_true", help="print the final state as JSON only")
+
+
+def _number(where: str, key: str, value: Any) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise ArenaError(f"{where}{key}: {value!r} is not a number")
+    return float(value)
+
+
+def sprt_from_args(args: argparse.Namespace) -> tuple[SprtTest, str]:
+    """The test the command line asks for, and the text its seeds come from."""
+    from .cli import parse_settings
+
+    table: dict[str, Any] = {}
+    overrides: dict[str, Any] = {}
+    for field, value in (("preset", args.preset), ("players", args.players), ("time_limit", args.time_limit),
+                         ("overage", args.overage), ("trusted", args.trusted), ("workers", args.workers)):
+        if value is not None:
+            overrides[field] = value
+    if args.set:
+        overrides["settings"] = tuple(parse_settings(args.set).items())
+    if len(args.what) == 1:
+        path = args.what[0]
+        if not path.endswith(".toml"):
+            raise ArenaError(f"sprt: give two bot specs, or a test file ending in .toml (got {path!r})")
+        data = read_toml(path)
+        where = f"{path}: "
+        table = data.pop("sprt", {})
+        if not isinstance(table, dict):
+            raise ArenaError(f"{where}[sprt] must be a table")
+        bad = sorted(set(table) - set(SPRT_KEYS))
+        if bad:
+            raise ArenaError(f"{where}[sprt]: unknown key(s) {', '.join(bad)} (known: {', '.join(SPRT_KEYS)})")
+        for key in ("suite", "deals", "lineups", "rotations", "mode"):
+            if key in data:
+                raise ArenaError(f"{where}{key}: a test chooses its own deals; use [sprt] max_deals and seeds")
+        data.setdefault("name", "sprt")
+        data["suite"], data["deals"] = "gen:sprt", 1
+        spec = spec_from_data(data, where)
+        if len(spec.entrants) != 2:
+            raise ArenaError(f"{where}a test needs exactly two entrants, not {len(spec.entrants)}")
+    elif len(args.what) == 2:
+        where = ""
+        a, b = args.what
+        bots = [a, b] if a != b else [f"A={a}", f"B={b}"]
+        spec = spec_from_options(bots, name="sprt", suite="gen:sprt", deals=1)
+    else:
+        raise ArenaError(f"sprt: give two bot specs (A and B) or one test file, not {len(args.what)} words")
+
+    def pick(name: str, default: Any) -> Any:
+        given = getattr(args, name)
+        if given is not None:
+            return given
+        return table.get(name, default)
+
+    hyp = Hypotheses(_number(where, "elo0", pick("elo0", 0.0)), _number(where, "elo1", pick("elo1", 20.0)),
+                     _number(where, "alpha", pick("alpha", 0.05)), _number(where, "beta", pick("beta", 0.05))).check()
+    max_deals = pick("max_deals", 5000)
+    batch = pick("batch", 0)
+    seeds = pick("seeds", "sprt")
+    for key, value in (("max_deals", max_deals), ("batch", batch)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < (1 if key == "max_deals" else 0):
+            raise ArenaError(f"{where}--{key.replace('_', '-')}: {value!r} is not a whole number "
+                             f"{'of at least 1' if key == 'max_deals' else '(0: a few per worker)'}")
+    if not isinstance(seeds, str) or not seeds.strip():
+        raise ArenaError(f"{where}--seeds: give a text to generate the deal seeds from")
+    spec = dataclasses.replace(spec, suite=f"gen:{seeds}", deals=max_deals, lineups="pairs", **overrides)
+    spec.validate()
+    return SprtTest(spec, hyp, batch), seeds
+
+
+def run_sprt_command(args: argparse.Namespace) -> int:
+    """Run ``pengyou sprt``; the exit status."""
+    test, _ = sprt_from_args(args)
+    if args.workers is not None and args.workers < 1:
+        raise ArenaError(f"--workers: {args.workers} is not at least 1")
+    from .runner import setup_logging
+
+    setup_logging(os.path.splitext(args.db)[0] + ".log")
+    a, b = test.spec.entrants
+    if not args.json:
+        print(f"SPRT {a.name} (A) against {b.name} (B): {test.spec.preset}, {test.spec.players} players, "
+              f"up to {test.spec.deals} deal seeds from {test.spec.suite!r}; results in {args.db}", flush=True)
+
+    def report(state: SprtState) -> None:
+        if not args.json:
+            print(format_state(state), flush=True)
+
+    try:
+        state = run_sprt(test, args.db, workers=args.workers, cluster=args.cluster, report=report,
+                         secret=args.secret)
+    except KeyboardInterrupt:
+        raise ArenaError("interrupted; the results so far are saved: run the same command to resume") from None
+    if args.json:
+        print(json.dumps(state.to_json()))
+    return 0
+
