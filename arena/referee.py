@@ -22,6 +22,7 @@ import logging
 import os
 import re
 import time
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -176,6 +177,7 @@ class BotPool:
     def __init__(self) -> None:
         self._zygote: Optional[Zygote] = None
         self._idle: dict[str, list[_Idle]] = {}
+        self._order: deque[tuple[str, _Idle]] = deque()   # idle processes, longest idle first
         self.warned = False
         self.last_stderr = b""          # what the last bot that failed to start wrote to stderr
 
@@ -194,6 +196,7 @@ class BotPool:
         idle = self._idle.setdefault(spec, [])
         for i, item in enumerate(idle):
             if seed not in item.seen and not item.proc.dead:
+                self._order = deque(x for x in self._order if x[1] is not item)
                 return idle.pop(i)
         return self._start(spec, limits)
 
@@ -230,14 +233,23 @@ class BotPool:
         return _Idle(proc, value["want"])
 
     def release(self, item: _Idle, spec: str, seed: int, cap: int) -> None:
-        """Give back a healthy process after a job on ``seed``."""
+        """Give back a healthy process after a job on ``seed``; at most
+        ``cap`` processes are kept idle in all (the longest idle go first),
+        however many different bots the jobs had."""
         item.seen.add(seed)
         item.deals += 1
         idle = self._idle.setdefault(spec, [])
         if item.proc.dead or item.deals >= self.MAX_DEALS or len(idle) >= cap:
             self.retire(item)
-        else:
-            idle.append(item)
+            return
+        idle.append(item)
+        self._order.append((spec, item))
+        while len(self._order) > cap:
+            old_spec, old = self._order.popleft()
+            waiting = self._idle.get(old_spec, [])
+            if old in waiting:
+                waiting.remove(old)
+                self.retire(old)
 
     def retire(self, item: _Idle) -> None:
         """End a process for good."""
@@ -250,6 +262,7 @@ class BotPool:
             for item in items:
                 item.proc.kill()
         self._idle.clear()
+        self._order.clear()
         z, self._zygote = self._zygote, None
         if z is not None:
             try:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import array
 import json
 import logging
+import math
 import os
 import select
 import shutil
@@ -94,8 +95,9 @@ class Zygote:
         self.live: set[int] = set()
 
     def _recv(self, timeout: float) -> Optional[dict[str, Any]]:
-        r, _, _ = select.select([self._sock], [], [], timeout)
-        if not r:
+        poller = select.poll()
+        poller.register(self._sock, select.POLLIN)
+        if not poller.poll(max(0, math.ceil(min(timeout, 3600.0) * 1000))):
             return None
         data = self._sock.recv(_MSG)
         if not data:
@@ -252,16 +254,20 @@ class BotProcess:
             left = deadline - time.monotonic()
             if left <= 0:
                 return "timeout", b""
-            want_w = [self._in] if self._pending else []
+            poller = select.poll()          # not select(): a referee may hold more than 1024 descriptors
+            poller.register(self._out, select.POLLIN)
+            poller.register(self._err, select.POLLIN)
+            if self._pending:
+                poller.register(self._in, select.POLLOUT)
             try:
-                r, w, _ = select.select([self._out, self._err], want_w, [], left)
+                events = dict(poller.poll(max(1, math.ceil(min(left, 3600.0) * 1000))))
             except InterruptedError:
                 continue
-            if w:
+            if events.get(self._in, 0) & (select.POLLOUT | select.POLLERR | select.POLLHUP):
                 self._flush()
-            if self._err in r:
+            if events.get(self._err, 0):
                 self._drain_err()
-            if self._out in r:
+            if events.get(self._out, 0):
                 try:
                     data = os.read(self._out, 1 << 16)
                 except BlockingIOError:
