@@ -173,8 +173,10 @@ def _parser() -> argparse.ArgumentParser:
     _add_rules_args(p, trump=False)
 
     from .sprt_cli import add_sprt_parser
+    from .tune_cli import add_tune_parser
 
     add_sprt_parser(sub)
+    add_tune_parser(sub)
 
     p = sub.add_parser("lead", help="read a lead into units")
     p.add_argument("cards")
@@ -328,6 +330,10 @@ def _run(args: argparse.Namespace) -> int:
         from .sprt_cli import run_sprt_command
 
         return run_sprt_command(args)
+    if args.command == "tune":
+        from .tune_cli import run_tune_command
+
+        return run_tune_command(args)
     if args.command == "bots":
         return _bots_command(args.name, args.json)
     if args.command == "seeds":

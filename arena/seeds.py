@@ -123,6 +123,16 @@ def generated_seeds(name: str, count: int) -> list[int]:
     return [_seed(master, i) for i in range(count)]
 
 
+def generated_seed(name: str, i: int) -> int:
+    """Seed ``i`` (from 0) of the generated suite ``gen:TEXT``.
+
+    >>> generated_seed("gen:example", 2) == generated_seeds("gen:example", 3)[2]
+    True
+    """
+    generated_seeds(name, 1)                       # the same checks of the name
+    return _seed(name[len(GENERATED):], i)
+
+
 def _check_name(name: object) -> str:
     if not isinstance(name, str) or not _NAME_RE.fullmatch(name) or name.endswith(_SUFFIX):
         raise ArenaError(f"suite name {name!r}: use letters, digits, '_', '-' or '.', "

@@ -1,0 +1,89 @@
+"""pengyou tune on real bots: a planted weakness is tuned away and the final
+SPRT confirms it; the command resumes after kill -9 to the same trajectory."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from arena.spsa import TuneParam, TuneSpec, run_tune
+from arena.sprt import Hypotheses, SprtTest, run_sprt
+from arena.spec import spec_from_options
+
+sys.path.insert(0, os.path.dirname(__file__))
+import planted  # noqa: E402,F401  (registers the bot "planted")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PLANTED = os.path.join(HERE, "planted.py") + ":PlantedBot"
+
+
+def test_spsa_drives_a_planted_weakness_out_and_the_final_sprt_confirms_the_gain(tmp_path):
+    spec = TuneSpec(bot="planted", params=(TuneParam.parse("p=0.5,0,1,0.1,1.0"),), iterations=60, players=5,
+                    time_limit=0.0, trusted="builtins", seeds="planted")
+    db = str(tmp_path / "t.db")
+    run = run_tune(spec, db, workers=1, progress=False, secret="k")
+    p = run.spsa.theta[0]
+    assert run.spsa.done == 60 and len(run.trajectory) == 60
+    assert p < 0.25, [round(t[0], 2) for t in run.trajectory]
+    assert sum(t[0] for t in run.trajectory[-10:]) / 10 < sum(t[0] for t in run.trajectory[:10]) / 10
+    test = SprtTest(spec_from_options([f"tuned=planted:p={p:.4f}", "start=planted:p=0.5"], name="final",
+                                      players=5, suite="gen:planted-final", deals=400, trusted="builtins",
+                                      time_limit=0.0), Hypotheses(0.0, 10.0))
+    assert run_sprt(test, db, workers=1, secret="k").verdict == "H1"
+    again = run_tune(spec, db, workers=1, progress=False, secret="k")       # done: nothing more to play
+    assert again.resumed and again.spsa.theta == run.spsa.theta and again.trajectory == run.trajectory
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=900)
+
+
+TUNE = ["tune", PLANTED, "--param", "p=0.5,0,1,0.1,1.0", "--iterations", "24", "--batch", "2", "--players", "5",
+        "--time-limit", "0", "--seeds", "cli", "--secret", "k", "--no-sprt", "--no-progress"]
+
+
+def test_the_command_writes_the_trajectory_and_resumes_after_kill_9_to_the_same_one(tmp_path):
+    whole = _cli(*TUNE, "--db", str(tmp_path / "w.db"), "--out", str(tmp_path / "w"))
+    assert whole.returncode == 0, whole.stderr
+    assert "p 0.5 -> " in whole.stdout and "tuned bot: " in whole.stdout
+    with open(tmp_path / "w" / "trajectory.json") as fh:
+        want = json.load(fh)
+    assert len(want["theta"]) == 24 and want["params"] == ["p"]
+    csv = (tmp_path / "w" / "trajectory.csv").read_text().splitlines()
+    assert csv[0] == "iteration,p" and len(csv) == 26
+    assert (tmp_path / "w" / "trajectory.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    db = str(tmp_path / "k.db")
+    proc = subprocess.Popen([sys.executable, "-m", "arena", *TUNE, "--db", db, "--out", str(tmp_path / "k")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    time.sleep(4.0)
+    os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.wait() == -signal.SIGKILL
+    rerun = _cli(*TUNE, "--db", db, "--out", str(tmp_path / "k"))
+    assert rerun.returncode == 0, rerun.stderr
+    with open(tmp_path / "k" / "trajectory.json") as fh:
+        assert json.load(fh) == want
+
+
+@pytest.mark.parametrize("args, text", [
+    (["nosuchbot", "--param", "p=0.5,0,1,0.1,1", "--iterations", "5"], "nosuchbot"),
+    (["heuristic", "--param", "nosuch=0.5,0,1,0.1,1", "--iterations", "5"], "no such parameter"),
+    (["heuristic", "--param", "throw_risk=2,0,1,0.1,1", "--iterations", "5"], "outside its range"),
+    (["heuristic", "--param", "throw_risk=0.5,1,0,0.1,1", "--iterations", "5"], "must be below"),
+    (["ismcts", "--param", "reward=1,0,2,0.1,1", "--iterations", "5"], "only numbers"),
+    (["heuristic", "--param", "throw_risk=0.5,0,1,0.1,1"], "--iterations"),
+    (["heuristic", "--iterations", "5"], "--param"),
+    (["heuristic", "--param", "throw_risk=0.5,0,1,0.1,1", "--iterations", "0"], "--iterations"),
+    (["heuristic", "--param", "throw_risk=0.5,0,1,0.1,1", "--iterations", "5", "--sprt-elo0", "5",
+      "--sprt-elo1", "1"], "must be below"),
+])
+def test_bad_input_is_one_line(tmp_path, args, text):
+    res = _cli("tune", *args, "--db", str(tmp_path / "t.db"))
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1 and text in lines[0], res.stderr
