@@ -1,18 +1,20 @@
 """A bot with a planted weakness: with chance ``p`` it plays a random legal
-move, else the heuristic's. Tuning ``p`` must drive it towards 0."""
+move, else the heuristic's. Tuning ``p`` must drive it towards 0.
+
+Not registered on import (the registry is the built-ins'): a test seats it
+as ``tests/arena/planted.py:PlantedBot`` or registers it for its own run."""
 
 from __future__ import annotations
 
 import random
 
-from bots.base import Param, register
+from bots.base import Param
 from bots.heuristic import HeuristicBot
 from core.actions import Action
 from core.rules import Rules
 from core.state import PlayerView
 
 
-@register("planted")
 class PlantedBot:
     """The heuristic bot, playing a random legal move with chance p."""
 

@@ -17,13 +17,25 @@ from arena.sprt import Hypotheses, SprtTest, run_sprt
 from arena.spec import spec_from_options
 
 sys.path.insert(0, os.path.dirname(__file__))
-import planted  # noqa: E402,F401  (registers the bot "planted")
+from planted import PlantedBot  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLANTED = os.path.join(HERE, "planted.py") + ":PlantedBot"
 
 
-def test_spsa_drives_a_planted_weakness_out_and_the_final_sprt_confirms_the_gain(tmp_path):
+@pytest.fixture
+def planted_registered():
+    """``planted`` as a built-in name for one test (played in this process)."""
+    from bots import base
+
+    base._REGISTRY["planted"] = PlantedBot
+    try:
+        yield
+    finally:
+        del base._REGISTRY["planted"]
+
+
+def test_spsa_drives_a_planted_weakness_out_and_the_final_sprt_confirms_the_gain(tmp_path, planted_registered):
     spec = TuneSpec(bot="planted", params=(TuneParam.parse("p=0.5,0,1,0.1,1.0"),), iterations=60, players=5,
                     time_limit=0.0, trusted="builtins", seeds="planted")
     db = str(tmp_path / "t.db")
@@ -87,3 +99,15 @@ def test_bad_input_is_one_line(tmp_path, args, text):
     res = _cli("tune", *args, "--db", str(tmp_path / "t.db"))
     lines = res.stderr.strip().splitlines()
     assert res.returncode == 2 and len(lines) == 1 and text in lines[0], res.stderr
+
+
+def test_the_command_ends_with_an_sprt_of_the_tuned_values_against_the_start(tmp_path):
+    res = _cli("tune", "heuristic", "--param", "ruff_risk_max=0.4,0,1,0.3,2", "--iterations", "6", "--players", "5",
+               "--time-limit", "0", "--secret", "k", "--no-progress", "--sprt-elo1", "200", "--sprt-max-deals", "40",
+               "--db", str(tmp_path / "t.db"), "--out", str(tmp_path / "o"))
+    assert res.returncode == 0, res.stderr
+    assert "SPRT tuned against start on fresh deals" in res.stdout
+    with open(tmp_path / "o" / "sprt.json") as fh:
+        state = json.load(fh)
+    assert state["verdict"] in ("H0", "H1", "limit") and state["groups"] >= 1
+    assert state["hypotheses"]["high"] == 200.0
