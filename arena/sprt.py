@@ -237,8 +237,6 @@ class Walk:
             return 0.0
         values = np.fromiter(self.counts.keys(), float, len(self.counts))
         counts = np.fromiter(self.counts.values(), float, len(self.counts))[None, :]
-        if len(self._lams[0]) != 1:
-            self._lams = [np.zeros(1), np.zeros(1)]
         return float(counts_llr(values, counts, self.hyp, self._lams)[0])
 
     def feed(self, scores: Iterable[float]) -> tuple[Optional[str], int, float]:
@@ -375,13 +373,12 @@ def _fmt(e: Optional[Estimate], digits: int) -> str:
 def format_state(st: SprtState) -> str:
     """One line: groups, LLR with its bounds, the estimates, and the verdict if any."""
     h = st.hypotheses
-    unit = "Elo"
     head = (f"{st.groups} group(s) ({st.deals} deals) of {st.max_groups}: LLR {st.llr:+.2f} "
-            f"({st.bounds[0]:+.2f}, {st.bounds[1]:+.2f}) [{h.low:g}, {h.high:g} {unit}]; "
+            f"({st.bounds[0]:+.2f}, {st.bounds[1]:+.2f}) [{h.low:g}, {h.high:g} Elo]; "
             f"Elo {_fmt(st.elo, 1)}; margin {_fmt(st.margin, 2)} card points")
     if st.verdict is None:
         return head
-    said = {"H0": f"H0 accepted (not {h.high:g} {unit} better)", "H1": f"H1 accepted ({h.high:g} {unit} better)",
+    said = {"H0": f"H0 accepted (not {h.high:g} Elo better)", "H1": f"H1 accepted ({h.high:g} Elo better)",
             "limit": "stopped at the limit, no verdict"}[st.verdict]
     return f"{head}\n{said}"
 

@@ -236,8 +236,8 @@ class TuneSpec:
         return d
 
     def identity(self) -> str:
-        """What makes two runs the same run (everything but ``batch`` is in it; ``batch`` too,
-        since it shapes the trajectory)."""
+        """A hash of every field (``batch`` too: it shapes the trajectory);
+        equal identities are the same run, resumed."""
         return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()
 
     def rules(self) -> Any:
@@ -259,9 +259,7 @@ class TuneSpec:
         from bots.base import BotError, make_bot
 
         Spsa(self.params, self.iterations, self.seed)
-        if self.players < 4:
-            raise ArenaError(f"--players: {self.players} is too few")
-        self.rules()
+        self.rules()                                # the rules own the table sizes and settings
         tries = [[p.start for p in self.params], [p.low for p in self.params], [p.high for p in self.params]]
         for values in tries:
             spec = self.spec_at([math.floor(v) if p.integer else v for p, v in zip(self.params, values)])
