@@ -48,6 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn, Optional
 
+import seeds as _shipped
+
 from .types import ArenaError
 
 __all__ = [
@@ -55,8 +57,9 @@ __all__ = [
     "available_suites", "suite_checksum", "main",
 ]
 
-#: Where suites named without a path live: ``<repo>/seeds``.
-SEEDS_DIR = Path(__file__).resolve().parent.parent / "seeds"
+#: Where suites named without a path live: the folder of the :mod:`seeds`
+#: package (``seeds/`` in a checkout, installed with the package otherwise).
+SEEDS_DIR = Path(_shipped.__file__).resolve().parent
 
 _MAGIC = "# pengyou deal-seed suite"
 _SUFFIX = ".seeds"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FORBIDDEN = {"core": {"bots", "arena"}, "bots": {"arena"}, "arena": set()}
+FORBIDDEN = {"core": {"bots", "arena"}, "bots": {"arena"}, "arena": set(), "seeds": {"core", "bots", "arena"}}
 
 
 def _imports(path: Path) -> set[str]:
