@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench build clean
+.PHONY: run test lint bench build clean
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,7 +20,10 @@ build: $(STAMP)
 run: build
 	$(VENV)/bin/pengyou arena run
 
-test: build
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+test: build lint
 	$(PY) -m pytest
 
 bench: build

@@ -91,7 +91,7 @@ def _add_rules_args(p: argparse.ArgumentParser, trump: bool = True) -> None:
 class _OneLineParser(argparse.ArgumentParser):
     """Usage mistakes end in one line (and a pointer to --help), not a usage block."""
 
-    def error(self, message: str) -> "NoReturn":  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
@@ -135,10 +135,6 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bots", help="the registered bots; with a name, its parameters and tuning spans")
     p.add_argument("name", nargs="?", help="a bot name (or path/to/bot.py:Class)")
     p.add_argument("--json", action="store_true", help="print JSON")
-
-    p = sub.add_parser("demo", help="play one seeded deal's play phase between random players")
-    _add_rules_args(p, trump=False)
-    p.add_argument("--seed", type=int, default=1)
 
     p = sub.add_parser("bench", help="kernel speed against the naive reference")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -382,11 +378,6 @@ def _run(args: argparse.Namespace) -> int:
             d = res["difference"]
             print(f"  {'difference (first - second)':30s} card margin {_iv(d['card_margin'])}  "
                   f"game points {_iv(d['game_points'])}")
-        return 0
-    if args.command == "demo":
-        from core.playout import play_random_deal
-
-        print("\n".join(play_random_deal(rules, args.seed).lines()))
         return 0
     trump = parse_trump(args.trump)
     if args.command == "lead":

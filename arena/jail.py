@@ -96,7 +96,9 @@ def read_paths(extra: Sequence[str] = ()) -> list[str]:
 
 # ------------------------------------------------------------------ namespaces
 def _mount(src: Optional[str], target: str, fstype: Optional[str], flags: int, data: Optional[str]) -> bool:
-    enc = (lambda s: None if s is None else s.encode())
+    def enc(s: Optional[str]) -> Optional[bytes]:
+        return None if s is None else s.encode()
+
     return _libc.mount(enc(src), target.encode(), enc(fstype), flags, enc(data)) == 0
 
 

@@ -230,7 +230,7 @@ class _Watchdog:
         self._thread.start()
 
     @classmethod
-    def for_this_thread(cls) -> "_Watchdog":
+    def for_this_thread(cls) -> _Watchdog:
         """This thread's watchdog (a new one after a fork, or the first time)."""
         dog = getattr(_local, "watchdog", None)
         if dog is None or not dog._thread.is_alive() or dog._target != threading.get_ident():

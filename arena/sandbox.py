@@ -21,7 +21,6 @@ every process a bot started dies with the bot's PID namespace.
 
 from __future__ import annotations
 
-import array
 import json
 import logging
 import math
@@ -33,7 +32,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any, Optional
 
@@ -111,7 +109,7 @@ class Zygote:
             return True
         return False
 
-    def spawn(self, target: dict[str, Any], walls: Walls) -> "BotProcess":
+    def spawn(self, target: dict[str, Any], walls: Walls) -> BotProcess:
         """Start one bot: ``target`` is ``{"spec": ...}`` (a Python bot for the
         host) or ``{"argv": [...]}`` (a program)."""
         fds = [os.pipe(), os.pipe(), os.pipe()]      # stdin, stdout, stderr

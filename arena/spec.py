@@ -162,7 +162,7 @@ class TournamentSpec:
         return out
 
     @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> "TournamentSpec":
+    def from_json(cls, obj: Mapping[str, Any]) -> TournamentSpec:
         """Inverse of :meth:`to_json` (missing fields take their defaults; not validated)."""
         known = {f.name for f in dataclasses.fields(cls)}
         bad = sorted(set(obj) - known)
@@ -275,7 +275,7 @@ class TournamentSpec:
             raise bad("settings", "rule settings as key = value")
 
 
-def _build(spec: str, prefix: str, tournament: Optional["TournamentSpec"]) -> None:
+def _build(spec: str, prefix: str, tournament: Optional[TournamentSpec]) -> None:
     """Check that a bot can play, turning every failure into one
     :class:`ArenaError` line.
 

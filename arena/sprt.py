@@ -86,7 +86,7 @@ class Hypotheses:
     alpha: float = 0.05
     beta: float = 0.05
 
-    def check(self) -> "Hypotheses":
+    def check(self) -> Hypotheses:
         """Raise :class:`ArenaError` (one line) for a test that makes no sense.
 
         >>> Hypotheses(5.0, 0.0).check()

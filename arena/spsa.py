@@ -81,7 +81,7 @@ class TuneParam:
     integer: bool = False
 
     @classmethod
-    def parse(cls, text: str, integer: bool = False) -> "TuneParam":
+    def parse(cls, text: str, integer: bool = False) -> TuneParam:
         """``NAME=start,min,max,c_end,r_end`` (one-line :class:`ArenaError` otherwise).
 
         >>> TuneParam.parse("c=5,0,3,0.1,0.002")
@@ -102,7 +102,7 @@ class TuneParam:
             raise ArenaError(f"--param {name}: {rest!r} holds something that is not a number") from None
         return cls(name, start, low, high, c_end, r_end, integer).check()
 
-    def check(self) -> "TuneParam":
+    def check(self) -> TuneParam:
         """Raise :class:`ArenaError` (one line) for a parameter that cannot be tuned."""
         w = f"--param {self.name}"
         for what, x in (("start", self.start), ("min", self.low), ("max", self.high), ("c_end", self.c_end),
@@ -199,7 +199,7 @@ class Spsa:
                 "theta": list(self.theta), "done": self.done}
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> "Spsa":
+    def from_json(cls, obj: dict[str, Any]) -> Spsa:
         """Inverse of :meth:`to_json`."""
         return cls([TuneParam(**p) for p in obj["params"]], int(obj["iterations"]), int(obj["seed"]),
                    obj["theta"], int(obj["done"]))
@@ -253,7 +253,7 @@ class TuneSpec:
         return _spec_text(self.bot, {p.name: (int(v) if p.integer else round(float(v), 6))
                                      for p, v in zip(self.params, values)})
 
-    def check(self) -> "TuneSpec":
+    def check(self) -> TuneSpec:
         """Build the bot at its start and at both ends of every range, and
         the opponent, once (one-line :class:`ArenaError` for anything wrong)."""
         from bots.base import BotError, make_bot

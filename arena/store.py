@@ -46,9 +46,10 @@ import sqlite3
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
-from typing import Any, Iterator, Optional, Sequence, Union
+from typing import Any, Optional, Union
+from collections.abc import Iterator, Sequence
 
 from .types import ArenaError, Entrant, Fault, Job, JobResult
 
@@ -149,7 +150,7 @@ class Owner:
     id: str
 
     @classmethod
-    def me(cls) -> "Owner":
+    def me(cls) -> Owner:
         """The owner that is this process."""
         import socket
 
@@ -228,7 +229,7 @@ def _writable(path: str) -> bool:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _one_line(text: str) -> str:
@@ -256,7 +257,7 @@ class Store:
     when the database cannot be used.
     """
 
-    def __init__(self, path: Union[str, "os.PathLike[str]"] = DEFAULT_DB, create: bool = True,
+    def __init__(self, path: Union[str, os.PathLike[str]] = DEFAULT_DB, create: bool = True,
                  busy_timeout: float = 5.0, read_only: bool = False) -> None:
         self.path = os.fspath(path)
         self.read_only = read_only
@@ -479,7 +480,7 @@ class Store:
                 pass
             con.close()
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -633,7 +634,7 @@ class Store:
             return self._stored_jobs(run_id)
 
     # ------------------------------------------------------------------ leases
-    def claim(self, run_id: int, keys: Sequence[str], owner: "Owner", ttl: float,
+    def claim(self, run_id: int, keys: Sequence[str], owner: Owner, ttl: float,
               limit: Optional[int] = None) -> list[str]:
         """Lease the jobs ``keys`` of a run to ``owner`` for ``ttl`` seconds:
         the keys now its to play, in order (at most ``limit``). A job with a
@@ -663,20 +664,20 @@ class Store:
                             [(run_id, k, owner.id, owner.host, owner.pid, now + ttl) for k in mine])
         return mine
 
-    def renew(self, run_id: int, owner: "Owner", ttl: float) -> None:
+    def renew(self, run_id: int, owner: Owner, ttl: float) -> None:
         """Extend every lease of ``owner`` on the run by ``ttl`` seconds from now."""
         with self._errors(), self._transaction() as con:
             con.execute(_LEASES)
             con.execute("UPDATE leases SET expires = ? WHERE run_id = ? AND owner = ?",
                         (time.time() + ttl, run_id, owner.id))
 
-    def release(self, run_id: int, owner: "Owner") -> None:
+    def release(self, run_id: int, owner: Owner) -> None:
         """Drop every lease of ``owner`` on the run (its jobs are free again)."""
         with self._errors(), self._transaction() as con:
             con.execute(_LEASES)
             con.execute("DELETE FROM leases WHERE run_id = ? AND owner = ?", (run_id, owner.id))
 
-    def leased_elsewhere(self, run_id: int, owner: "Owner") -> int:
+    def leased_elsewhere(self, run_id: int, owner: Owner) -> int:
         """How many jobs of the run without a result another live owner holds."""
         now = time.time()
         with self._errors():

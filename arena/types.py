@@ -55,7 +55,7 @@ class Entrant:
         return {"name": self.name, "spec": self.spec}
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> "Entrant":
+    def from_json(cls, obj: dict[str, Any]) -> Entrant:
         """Inverse of :meth:`to_json`."""
         return cls(str(obj["name"]), str(obj["spec"]))
 
@@ -85,7 +85,7 @@ class Job:
         return d
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> "Job":
+    def from_json(cls, obj: dict[str, Any]) -> Job:
         """Inverse of :meth:`to_json`."""
         return cls(int(obj["index"]), str(obj["key"]), int(obj["group"]), int(obj["seed"]),
                    int(obj["lineup"]), int(obj["rotation"]), tuple(int(x) for x in obj["seats"]))
@@ -125,7 +125,7 @@ class DealOutcome:
         return d
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> "DealOutcome":
+    def from_json(cls, obj: dict[str, Any]) -> DealOutcome:
         """Inverse of :meth:`to_json`."""
         return cls(tuple(int(x) for x in obj["seats"]), int(obj["maker"]),
                    tuple(int(x) for x in obj["maker_side"]), int(obj["opponents_points"]),
@@ -153,7 +153,7 @@ class Fault:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> "Fault":
+    def from_json(cls, obj: dict[str, Any]) -> Fault:
         """Inverse of :meth:`to_json`."""
         return cls(int(obj["seat"]), int(obj["entrant"]), str(obj["kind"]), str(obj["message"]),
                    int(obj.get("decision", 0)))
@@ -193,7 +193,7 @@ class JobResult:
         }
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> "JobResult":
+    def from_json(cls, obj: dict[str, Any]) -> JobResult:
         """Inverse of :meth:`to_json`."""
         return cls(str(obj["key"]), int(obj["group"]), tuple(int(x) for x in obj["seats"]),
                    tuple(DealOutcome.from_json(d) for d in obj["deals"]),

@@ -73,7 +73,7 @@ class BotSpec(NamedTuple):
     params: tuple = ()
 
     @classmethod
-    def of(cls, name: str, /, **params: Any) -> "BotSpec":
+    def of(cls, name: str, /, **params: Any) -> BotSpec:
         """A spec from keyword parameters."""
         return cls(name, tuple(sorted(params.items())))
 

@@ -303,7 +303,8 @@ class IsmctsBot:
         policy = self._policy
         me = view.seat
         model_others = self.others == "policy"
-        for world, self._kitty_points in self._worlds(view):
+        for world, kitty_points in self._worlds(view):
+            self._kitty_points = kitty_points
             pc = play_from_view(view, list(world.hands))
             node = root
             path: list[tuple[Node, int]] = []

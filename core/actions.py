@@ -39,27 +39,27 @@ class Action(NamedTuple):
     ordinal: int = 0
 
     @classmethod
-    def pass_(cls) -> "Action":
+    def pass_(cls) -> Action:
         """Decline (to expose, or to defend an exposure)."""
         return cls(PASS)
 
     @classmethod
-    def expose(cls, cards: Cards | str) -> "Action":
+    def expose(cls, cards: Cards | str) -> Action:
         """Show identical trump-rank cards."""
         return cls(EXPOSE, parse_cards(cards))
 
     @classmethod
-    def bury(cls, face: int) -> "Action":
+    def bury(cls, face: int) -> Action:
         """Put one card into the kitty."""
         return cls(BURY, Cards((face,)))
 
     @classmethod
-    def call(cls, face: int, ordinal: int) -> "Action":
+    def call(cls, face: int, ordinal: int) -> Action:
         """Call the ``ordinal``-th copy of ``face`` played (0: "the other")."""
         return cls(CALL, Cards((face,)), ordinal)
 
     @classmethod
-    def play(cls, cards: Cards | str) -> "Action":
+    def play(cls, cards: Cards | str) -> Action:
         """Lead or follow with these cards."""
         return cls(PLAY, parse_cards(cards))
 
@@ -73,7 +73,7 @@ class Action(NamedTuple):
         return k
 
     @classmethod
-    def from_key(cls, key: int) -> "Action":
+    def from_key(cls, key: int) -> Action:
         """Inverse of :attr:`key`."""
         if not isinstance(key, int) or key < 0:
             raise InvalidActionError(f"bad action key {key!r}")
@@ -89,7 +89,7 @@ class Action(NamedTuple):
         return cls(kind, Cards(faces), ordinal)
 
     @classmethod
-    def from_str(cls, text: str) -> "Action":
+    def from_str(cls, text: str) -> Action:
         """Read ``pass``, ``expose 2H 2H``, ``bury 3C``, ``call AC 1``,
         ``call AC other``, ``play AS AS`` (or just ``AS AS``)."""
         if not isinstance(text, str):

@@ -122,7 +122,7 @@ class Cards(tuple):
 
     __slots__ = ()
 
-    def __new__(cls, faces: Iterable[int] = ()) -> "Cards":
+    def __new__(cls, faces: Iterable[int] = ()) -> Cards:
         items = sorted(faces)
         for f in items:
             if not (isinstance(f, int) and not isinstance(f, bool) and 0 <= f < NUM_FACES):
@@ -130,12 +130,12 @@ class Cards(tuple):
         return super().__new__(cls, items)
 
     @classmethod
-    def from_str(cls, text: str) -> "Cards":
+    def from_str(cls, text: str) -> Cards:
         """Parse a space-separated card list."""
         return parse_cards(text)
 
     @classmethod
-    def from_counts(cls, counts: Iterable[int]) -> "Cards":
+    def from_counts(cls, counts: Iterable[int]) -> Cards:
         """Build from 54 per-face counts."""
         out = []
         for face, n in enumerate(counts):
@@ -153,10 +153,10 @@ class Cards(tuple):
         """Card points: K and 10 are worth 10, 5 is worth 5."""
         return sum(card_points(f) for f in self)
 
-    def __add__(self, other: Iterable[int]) -> "Cards":  # type: ignore[override]
+    def __add__(self, other: Iterable[int]) -> Cards:  # type: ignore[override]
         return Cards(tuple(self) + tuple(other))
 
-    def __sub__(self, other: Iterable[int]) -> "Cards":
+    def __sub__(self, other: Iterable[int]) -> Cards:
         c = self.counts()
         for f in Cards(other):
             if c[f] == 0:

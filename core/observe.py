@@ -146,7 +146,7 @@ class Narrator:
                         "set": sets, "add": ch.add})
         return out
 
-    def changes(self, actor: int, action: Action) -> "Changes":
+    def changes(self, actor: int, action: Action) -> Changes:
         """The same as :meth:`after`, with the part every seat shares kept
         apart from each seat's own (to encode the shared part once)."""
         s = self.s
@@ -189,7 +189,7 @@ class Narrator:
         self._exposures = len(s.exposures)
         self._calls = len(s.calls)
 
-    def _play_changes(self, actor: int, action: Action) -> "Changes":
+    def _play_changes(self, actor: int, action: Action) -> Changes:
         s = self.s
         pc = s.play
         n = s.rules.players

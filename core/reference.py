@@ -27,7 +27,8 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from functools import lru_cache
-from typing import Iterable, Optional, Sequence
+from typing import Optional
+from collections.abc import Iterable, Sequence
 
 from .cards import BJ, RJ, Cards, ThrowResult, Trump, Unit, parse_cards, rank_of, suit_of
 from .errors import IllegalActionError

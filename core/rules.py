@@ -156,7 +156,7 @@ class Rules:
         """Card points in the deal: 100 per pack."""
         return 100 * self.packs
 
-    def replace(self, **changes: Any) -> "Rules":
+    def replace(self, **changes: Any) -> Rules:
         """A copy with some settings changed (validated)."""
         bad = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
         if bad:
@@ -164,7 +164,7 @@ class Rules:
         return dataclasses.replace(self, **changes)
 
     @classmethod
-    def preset(cls, name: str = "pagat", players: int | None = None, **overrides: Any) -> "Rules":
+    def preset(cls, name: str = "pagat", players: int | None = None, **overrides: Any) -> Rules:
         """Build a named preset for a table size, then apply overrides.
 
         >>> Rules.preset("bottom-eight").kitty_size

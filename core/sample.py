@@ -252,7 +252,7 @@ class Sampler:
         need = {s: [0] * NF for s in others}
         mk = [0] * NF
         shown = {}
-        for s, kind, text in view.exposures:
+        for s, _kind, text in view.exposures:
             c = _counts(parse_cards(text))
             m = shown.setdefault(s, [0] * NF)
             for f in range(NF):
@@ -277,7 +277,7 @@ class Sampler:
                         need[s][f] = max(need[s][f], left)
                 else:
                     need[s][f] = max(need[s][f], left)
-        for t, (ld, ps) in enumerate(tricks):
+        for t, (ld, _ps) in enumerate(tricks):
             a = attempts.get(t)
             if a is None or ld == me:
                 continue
@@ -698,7 +698,7 @@ class _Deal:
         self.G = G
         self.maps = maps
         self.takes = takes
-        self.width = [len(l) for l in layers]
+        self.width = [len(layer) for layer in layers]
         # the cards of each merged class at layer 0, and the free ones
         lists = [[] for _ in layers[0]]
         free0 = list(free_cards)
@@ -849,7 +849,7 @@ class _TooBig(Exception):
     """The exact table would take too long to count."""
 
 
-def _build_deal(classes: dict, dests: list, cap_left: dict) -> "_Deal":
+def _build_deal(classes: dict, dests: list, cap_left: dict) -> _Deal:
     """Group the destinations by the classes they allow and build the deal."""
     keys = list(classes)
     pattern: dict = {}
@@ -899,7 +899,7 @@ def _match_failed_throws(view, tricks, copies, n, me) -> dict:
         return {}
     T = len(tricks)
     before = [[0] * NF]                               # played before trick t
-    for ld, ps in tricks:
+    for _ld, ps in tricks:
         c = list(before[-1])
         for p in ps:
             for f in p:

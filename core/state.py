@@ -276,7 +276,7 @@ class State:
             return self.play.hand(seat)
         return Cards.from_counts(self._hands[seat])
 
-    def legal_actions(self) -> "LegalActions":
+    def legal_actions(self) -> LegalActions:
         """The legal actions, lazily: ``a in s.legal_actions()`` checks one
         without listing them; iterating lists them."""
         return LegalActions(self)
@@ -496,7 +496,7 @@ class State:
                     return a
         return rng.choice(list(self.legal_actions()))
 
-    def clone(self) -> "State":
+    def clone(self) -> State:
         """An independent copy."""
         s = State.__new__(State)
         s.__dict__.update(self.__dict__)
@@ -522,7 +522,7 @@ class State:
             s.play = self.play.clone()
         return s
 
-    def view(self, seat: int) -> "PlayerView":
+    def view(self, seat: int) -> PlayerView:
         """What ``seat`` may know, and nothing more."""
         return PlayerView.of(self, seat)
 
@@ -676,7 +676,7 @@ class PlayerView:
     options: tuple = ()
 
     @classmethod
-    def of(cls, s: State, seat: int) -> "PlayerView":
+    def of(cls, s: State, seat: int) -> PlayerView:
         n = s.rules.players
         if not (isinstance(seat, int) and 0 <= seat < n):
             raise InvalidActionError(f"seat {seat!r} is not a seat from 0 to {n - 1}")

@@ -511,7 +511,7 @@ class Bot:
 
     def lowest_follow(self, H, units, n, key) -> list[str]:
         owed = Counter()
-        for kind, width, length, _, _ in units:
+        for _kind, width, length, _, _ in units:
             if width >= 2:
                 owed[width] += length
         widths = sorted(owed, reverse=True)

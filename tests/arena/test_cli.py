@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from core.cards import parse_card, parse_cards, points
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -153,82 +150,6 @@ def test_single_unit_always_stands():
 
 
 # --------------------------------------------------------------------------
-# demo
-
-TRICK_RE = re.compile(r"^trick +(\d+)  (.*?)  -> seat (\d+) \+(\d+)(?:  \(failed throw (.*)\))?$")
-
-
-def parse_demo(lines: list[str]):
-    head = re.match(r"^deal seed (\d+): (\d+) players, (\d+) packs, trump rank (\d+) suit (.+?); "
-                    r"seat (\d+) made trump and buried (.*)$", lines[0])
-    assert head, lines[0]
-    tricks = []
-    for line in lines[1:]:
-        m = TRICK_RE.match(line)
-        if not m:
-            break
-        plays = []
-        for entry in re.split(r" {2,}", m.group(2)):
-            seat, cards = entry.split(":", 1)
-            plays.append((int(seat), parse_cards(cards)))
-        tricks.append((int(m.group(1)), plays, int(m.group(3)), int(m.group(4))))
-    return head, tricks
-
-
-def full_deck(packs: int, red: int, black: int) -> Counter:
-    deck = Counter({f: packs for f in range(52)})
-    deck[parse_card("BJ")] = black
-    deck[parse_card("RJ")] = red
-    return +deck
-
-
-@pytest.mark.parametrize(
-    "args,players,packs,red,black,kitty",
-    [
-        ((), 6, 2, 2, 2, 6),
-        (("--players", "12", "--seed", "3"), 12, 4, 2, 0, 6),
-        (("--preset", "bottom-eight", "--seed", "7"), 5, 2, 2, 2, 8),
-    ],
-    ids=["default", "12p", "bottom-eight"],
-)
-def test_demo(args, players, packs, red, black, kitty):
-    lines = ok("demo", *args)
-    head, tricks = parse_demo(lines)
-    assert int(head.group(2)) == players and int(head.group(3)) == packs
-    assert int(head.group(4)) == 2                     # the first deal's level
-    buried = parse_cards(head.group(7))
-    assert len(buried) == kitty
-    assert tricks, lines
-    assert [t[0] for t in tricks] == list(range(1, len(tricks) + 1))
-    played = Counter(buried)
-    trick_points = 0
-    for i, (_, plays, winner, pts) in enumerate(tricks):
-        seats = [s for s, _ in plays]
-        assert sorted(seats) == list(range(players))   # every seat plays once
-        assert len({len(c) for _, c in plays}) == 1    # all plays the size of the lead
-        assert pts == sum(points(c) for _, c in plays)
-        assert 0 <= winner < players
-        if i + 1 < len(tricks):
-            assert tricks[i + 1][1][0][0] == winner    # the winner leads next
-        for _, c in plays:
-            played.update(c)
-        trick_points += pts
-    # every card of the deal is played or buried, and the card points add up
-    assert played == full_deck(packs, red, black)
-    assert trick_points + points(buried) == 100 * packs
-    rest = lines[1 + len(tricks):]
-    assert rest[0].startswith("points by seat: ")
-    assert len(rest[0].split()[3:]) == players
-
-
-def test_demo_is_seeded():
-    a = ok("demo", "--seed", "5")
-    assert a == ok("demo", "--seed", "5")
-    assert a != ok("demo", "--seed", "6")
-    assert a[0].startswith("deal seed 5: ")
-
-
-# --------------------------------------------------------------------------
 # bench
 
 
@@ -292,7 +213,7 @@ BAD = [
     ("trump-suit-only", ["trick", "AS", "KS", "--trump", "H"], "--trump: 'H'"),
     ("trump-empty", ["lead", "AS", "--trump", ""], "--trump: ''"),
     ("unknown-preset", ["lead", "AS", "--trump", "5H", "--preset", "nope"], "preset: unknown preset 'nope'"),
-    ("unknown-preset-demo", ["demo", "--preset", "nope"], "preset: unknown preset 'nope'"),
+    ("unknown-preset-play", ["play", "--preset", "nope"], "preset: unknown preset 'nope'"),
     ("unknown-set-key", ["lead", "AS", "--trump", "5H", "--set", "bogus=1"], "bogus: no such rule setting"),
     ("set-no-equals", ["lead", "AS", "--trump", "5H", "--set", "follow_ladder"], "--set: 'follow_ladder' is not key=value"),
     ("bad-set-bool", ["lead", "AS", "--trump", "5H", "--set", "follow_ladder=maybe"], "follow_ladder: expected true or false"),
@@ -302,8 +223,8 @@ BAD = [
     ("bad-set-hand-size", ["lead", "AS", "--trump", "5H", "--set", "hand_size=3"], "hand_size:"),
     ("players-13", ["lead", "AS", "--trump", "5H", "--players", "13"], "players: 13 is not a table size"),
     ("players-4", ["trick", "AS", "KS", "--trump", "5H", "--players", "4"], "players: 4 is not a table size"),
-    ("players-stack-7", ["demo", "--preset", "stack", "--players", "7"], "players: preset 'stack' is for 6 players"),
-    ("players-demo-13", ["demo", "--players", "13"], "players: 13"),
+    ("players-stack-7", ["play", "--preset", "stack", "--players", "7"], "players: preset 'stack' is for 6 players"),
+    ("players-play-13", ["play", "--players", "13"], "players: 13"),
     ("wrong-trick-size", ["trick", "AS AS", "KS", "--trump", "5H"], "play 1 has 1 cards; the lead has 2"),
     ("wrong-trick-size-3", ["trick", "AS", "KS", "QS JS", "--trump", "5H"], "play 2 has 2 cards; the lead has 1"),
     ("hand-shorter-than-lead", ["follow", "--hand", "KS", "--lead", "AS AS", "--trump", "5H"], "--hand: 1 cards cannot follow a lead of 2"),
@@ -323,7 +244,7 @@ def test_bad_input(args, fragment):
     assert fragment in lines[0], (fragment, lines[0])
 
 
-@pytest.mark.parametrize("words", [[], ["demo"], ["play"], ["replay"], ["duel"], ["bench"], ["lead"],
+@pytest.mark.parametrize("words", [[], ["play"], ["replay"], ["duel"], ["bench"], ["lead"],
                                    ["follow"], ["trick"], ["throw"]])
 def test_help_of_every_command(words):
     proc = subprocess.run([sys.executable, "-m", "arena", *words, "--help"], cwd=ROOT,

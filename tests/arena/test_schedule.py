@@ -81,7 +81,7 @@ def test_keys_order_and_fields(mode, players, n):
     assert all(j.seed == SEEDS[j.group] for j in jobs)
     assert all(len(j.seats) == players and all(0 <= e < n for e in j.seats) for j in jobs)
     # every job of a line-up holds the same entrants; rotations are distinct
-    for (g, lineup), js in itertools.groupby(jobs, key=lambda j: (j.group, j.lineup)):
+    for _key, js in itertools.groupby(jobs, key=lambda j: (j.group, j.lineup)):
         js = list(js)
         assert len({tuple(sorted(Counter(j.seats).items())) for j in js}) == 1
         assert len({j.seats for j in js}) == len(js)

@@ -341,5 +341,5 @@ def test_module_command_prints_one_line(tmp_path):
 
 def test_suite_is_frozen():
     s = Suite("a", (1, 2), suite_checksum([1, 2]))
-    with pytest.raises(Exception):
+    with pytest.raises(AttributeError):
         s.name = "b"  # type: ignore[misc]

@@ -13,7 +13,7 @@ import random
 import pytest
 
 from core import kernel
-from core.cards import CLUBS, DIAMONDS, HEARTS, SPADES, Cards, Trump, card_name, parse_card, parse_cards
+from core.cards import HEARTS, SPADES, Cards, Trump, card_name, parse_card, parse_cards
 from core.errors import IllegalActionError, InvalidActionError, PengyouError, RulesError
 from core.rules import Rules
 

@@ -40,7 +40,7 @@ def test_kernel_matches_reference(packs, ladder, protect):
     seed = packs * 100 + ladder * 10 + protect
     rng = random.Random(seed)
     checked = 0
-    for i in range(POSITIONS_PER_GROUP):
+    for _ in range(POSITIONS_PER_GROUP):
         rules = Rules.preset(
             "pagat", players=PLAYERS[packs], follow_ladder=ladder, protect_longer_sets=protect,
             tractor_past_ace=rng.random() < 0.3,

@@ -178,7 +178,7 @@ def test_no_score_deals_keep_levels():
     seen = 0
     for preset, seed in (("stack", 1), ("bottom-eight", 2), ("heli", 3), ("stack", 4)):
         m = run_match(Rules.preset(preset), seed, max_deals=6)
-        for s, before in zip(m.deals, m.level_history):
+        for s, _before in zip(m.deals, m.level_history):
             if s.result.winner is None:
                 seen += 1
                 assert s.result.game_points == 0 and s.winners() == frozenset()

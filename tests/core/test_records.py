@@ -19,7 +19,7 @@ import pytest
 
 from core.actions import Action
 from core.cards import Cards, card_name, format_cards, parse_card
-from core.errors import InvalidActionError, PengyouError
+from core.errors import InvalidActionError
 from core.game import Match, play_random_match
 from core.match import PlayerLevel
 from core.records import (

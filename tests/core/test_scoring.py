@@ -16,7 +16,7 @@ from core.errors import PengyouError
 from core.rules import Rules
 from core.scoring import DealScore, kitty_multiplier, opponents_points, score_deal
 
-M, O = "maker", "opponents"
+M, OPP = "maker", "opponents"
 
 # --------------------------------------------------------------------------
 # pagat: the tables of 000, one per table size, as printed there.
@@ -54,7 +54,7 @@ def _pagat_cases():
                     elif col == 1:
                         want = (M, low_win)
                     else:
-                        want = (O, col - 1)
+                        want = (OPP, col - 1)
                     yield pytest.param(players, size, pts, *want, id=f"{players}p-side{size}-P{pts}")
 
 
@@ -69,9 +69,9 @@ def test_pagat_tables_of_000(players, size, points, winner, game_points):
     [
         pytest.param(6, 3, 0, M, 2, id="6p-zero"),
         pytest.param(6, 1, 75, M, 3, id="6p-alone-75"),
-        pytest.param(6, 1, 80, O, 1, id="6p-alone-80"),
+        pytest.param(6, 1, 80, OPP, 1, id="6p-alone-80"),
         pytest.param(8, 2, 115, M, 3, id="8p-side2-115"),
-        pytest.param(12, 6, 400, O, 3, id="12p-400"),
+        pytest.param(12, 6, 400, OPP, 3, id="12p-400"),
     ],
 )
 def test_thirteen_scores_like_pagat(players, size, points, winner, game_points):
@@ -87,15 +87,15 @@ def test_thirteen_scores_like_pagat(players, size, points, winner, game_points):
 BANDS = {
     2: (
         (0, 0, M, 3), (5, 35, M, 2), (40, 75, M, 1), (80, 115, None, 0),
-        (120, 155, O, 1), (160, 195, O, 2), (200, None, O, 3),
+        (120, 155, OPP, 1), (160, 195, OPP, 2), (200, None, OPP, 3),
     ),
     3: (
         (0, 0, M, 3), (5, 55, M, 2), (60, 115, M, 1), (120, 175, None, 0),
-        (180, 235, O, 1), (240, 295, O, 2), (300, None, O, 3),
+        (180, 235, OPP, 1), (240, 295, OPP, 2), (300, None, OPP, 3),
     ),
     4: (
         (0, 0, M, 3), (5, 75, M, 2), (80, 155, M, 1), (160, 235, None, 0),
-        (240, 315, O, 1), (320, 395, O, 2), (400, None, O, 3),
+        (240, 315, OPP, 1), (320, 395, OPP, 2), (400, None, OPP, 3),
     ),
 }
 
@@ -119,7 +119,7 @@ def _bands_cases():
         for low, high, winner, gp in BANDS[packs]:
             for pts in _band_points(low, high):
                 for size in (full, 1):
-                    nxt = winner if winner is not None else O
+                    nxt = winner if winner is not None else OPP
                     yield pytest.param(name, size, pts, winner, gp, nxt, id=f"{name}-side{size}-P{pts}")
 
 
@@ -139,9 +139,9 @@ def test_bands(rules_name, size, points, winner, game_points, next_side):
         pytest.param(1, 35, M, 6, M, id="alone-35"),
         pytest.param(1, 75, M, 3, M, id="alone-75"),
         pytest.param(2, 40, M, 2, M, id="side2-40"),
-        pytest.param(1, 80, None, 0, O, id="alone-80-no-score"),
-        pytest.param(1, 120, O, 1, O, id="alone-120-opponents-not-multiplied"),
-        pytest.param(1, 200, O, 3, O, id="alone-200"),
+        pytest.param(1, 80, None, 0, OPP, id="alone-80-no-score"),
+        pytest.param(1, 120, OPP, 1, OPP, id="alone-120-opponents-not-multiplied"),
+        pytest.param(1, 200, OPP, 3, OPP, id="alone-200"),
     ],
 )
 def test_bands_with_short_side_multiplier(size, points, winner, game_points, next_side):
@@ -162,12 +162,12 @@ HELI_5P = [
     (75, (M, 1), (M, 2)),
     (80, (None, 0), (None, 0)),
     (115, (None, 0), (None, 0)),
-    (120, (O, 1), (O, 1)),
-    (155, (O, 1), (O, 1)),
-    (160, (O, 2), (O, 2)),
-    (195, (O, 2), (O, 2)),
-    (200, (O, 3), (O, 3)),
-    (260, (O, 3), (O, 3)),
+    (120, (OPP, 1), (OPP, 1)),
+    (155, (OPP, 1), (OPP, 1)),
+    (160, (OPP, 2), (OPP, 2)),
+    (195, (OPP, 2), (OPP, 2)),
+    (200, (OPP, 3), (OPP, 3)),
+    (260, (OPP, 3), (OPP, 3)),
 ]
 
 
@@ -180,7 +180,7 @@ def _heli5_cases():
 @pytest.mark.parametrize("size,points,winner,game_points", list(_heli5_cases()))
 def test_heli_5_players_table_of_000(size, points, winner, game_points):
     r = Rules.preset("heli", players=5)
-    nxt = winner if winner is not None else O
+    nxt = winner if winner is not None else OPP
     assert score_deal(r, points, size) == DealScore(winner, game_points, nxt)
 
 
@@ -193,8 +193,8 @@ def test_heli_5_players_table_of_000(size, points, winner, game_points):
         pytest.param(6, 2, 35, M, 4, id="6p-side2-35"),
         pytest.param(6, 1, 75, M, 3, id="6p-alone-75"),
         pytest.param(6, 1, 80, None, 0, id="6p-alone-80"),
-        pytest.param(6, 3, 199, O, 2, id="6p-199"),
-        pytest.param(6, 3, 200, O, 3, id="6p-200"),
+        pytest.param(6, 3, 199, OPP, 2, id="6p-199"),
+        pytest.param(6, 3, 200, OPP, 3, id="6p-200"),
         # 8 players, 3 packs: 300 points, 20 % = 60; full side 4
         pytest.param(8, 4, 0, M, 3, id="8p-zero"),
         pytest.param(8, 4, 5, M, 2, id="8p-5"),
@@ -204,12 +204,12 @@ def test_heli_5_players_table_of_000(size, points, winner, game_points):
         pytest.param(8, 1, 115, M, 4, id="8p-alone-115"),
         pytest.param(8, 4, 120, None, 0, id="8p-120"),
         pytest.param(8, 4, 175, None, 0, id="8p-175"),
-        pytest.param(8, 4, 180, O, 1, id="8p-180"),
-        pytest.param(8, 4, 235, O, 1, id="8p-235"),
-        pytest.param(8, 4, 240, O, 2, id="8p-240"),
-        pytest.param(8, 4, 295, O, 2, id="8p-295"),
-        pytest.param(8, 4, 300, O, 3, id="8p-300"),
-        pytest.param(8, 1, 360, O, 3, id="8p-alone-360"),
+        pytest.param(8, 4, 180, OPP, 1, id="8p-180"),
+        pytest.param(8, 4, 235, OPP, 1, id="8p-235"),
+        pytest.param(8, 4, 240, OPP, 2, id="8p-240"),
+        pytest.param(8, 4, 295, OPP, 2, id="8p-295"),
+        pytest.param(8, 4, 300, OPP, 3, id="8p-300"),
+        pytest.param(8, 1, 360, OPP, 3, id="8p-alone-360"),
         # 12 players, 4 packs: 400 points, 20 % = 80; full side 6
         pytest.param(12, 6, 0, M, 3, id="12p-zero"),
         pytest.param(12, 1, 0, M, 18, id="12p-alone-zero"),
@@ -219,16 +219,16 @@ def test_heli_5_players_table_of_000(size, points, winner, game_points):
         pytest.param(12, 1, 155, M, 6, id="12p-alone-155"),
         pytest.param(12, 6, 160, None, 0, id="12p-160"),
         pytest.param(12, 6, 235, None, 0, id="12p-235"),
-        pytest.param(12, 6, 240, O, 1, id="12p-240"),
-        pytest.param(12, 6, 315, O, 1, id="12p-315"),
-        pytest.param(12, 6, 320, O, 2, id="12p-320"),
-        pytest.param(12, 6, 395, O, 2, id="12p-395"),
-        pytest.param(12, 6, 400, O, 3, id="12p-400"),
+        pytest.param(12, 6, 240, OPP, 1, id="12p-240"),
+        pytest.param(12, 6, 315, OPP, 1, id="12p-315"),
+        pytest.param(12, 6, 320, OPP, 2, id="12p-320"),
+        pytest.param(12, 6, 395, OPP, 2, id="12p-395"),
+        pytest.param(12, 6, 400, OPP, 3, id="12p-400"),
     ],
 )
 def test_heli_other_tables(players, size, points, winner, game_points):
     r = Rules.preset("heli", players=players)
-    nxt = winner if winner is not None else O
+    nxt = winner if winner is not None else OPP
     assert score_deal(r, points, size) == DealScore(winner, game_points, nxt)
 
 
@@ -349,9 +349,9 @@ def test_points_won_before_joining_count_for_the_final_side():
         # 6 players, 2 packs: 60 in tricks is a maker win of 1 ...
         pytest.param([0, 20, 0, 20, 0, 20], {0, 2, 4}, 15, False, [0] * 6, (M, 1), id="no-kitty"),
         # ... the kitty's 15 doubled makes 90: opponents win 1
-        pytest.param([0, 20, 0, 20, 0, 20], {0, 2, 4}, 15, True, [0] * 6, (O, 1), id="kitty-doubled"),
+        pytest.param([0, 20, 0, 20, 0, 20], {0, 2, 4}, 15, True, [0] * 6, (OPP, 1), id="kitty-doubled"),
         # 60 + 30 + a maker-side penalty of 70 (7 withdrawn cards) = 160: opponents 2
-        pytest.param([0, 20, 0, 20, 0, 20], {0, 2, 4}, 15, True, [70, 0, 0, 0, 0, 0], (O, 2),
+        pytest.param([0, 20, 0, 20, 0, 20], {0, 2, 4}, 15, True, [70, 0, 0, 0, 0, 0], (OPP, 2),
                      id="kitty-and-maker-penalty"),
         # 60 + 30 - an opponent's penalty of 20 = 70: maker 1
         pytest.param([0, 20, 0, 20, 0, 20], {0, 2, 4}, 15, True, [0, 20, 0, 0, 0, 0], (M, 1),

@@ -28,7 +28,7 @@ from core.match import PlayerLevel
 from core.positions import deck as full_deck
 from core.rules import Rules
 from core.scoring import kitty_multiplier, score_deal
-from core.state import BURY_PHASE, CALL_PHASE, DONE, DRAW, PLAY_PHASE, State
+from core.state import BURY_PHASE, CALL_PHASE, DRAW, PLAY_PHASE, State
 
 C, D, H, S = 0, 1, 2, 3
 

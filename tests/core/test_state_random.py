@@ -139,7 +139,6 @@ def _check_cards_and_points(s: State, tr: _Tracker, hands: list) -> None:
 
 def _check_views(s: State, tr: _Tracker, hands: list, rng: random.Random, full: bool) -> None:
     n = s.rules.players
-    cur = s.current_player()
     views = [tr.view]
     if full:
         views.append(s.view(rng.randrange(n)))
@@ -258,9 +257,12 @@ def _run(rules: Rules, seeds, stats: Counter) -> None:
         res = s.result
         assert res is not None and s.current_player() == -1
         # the record replays to the same states (same views at every step) and result
-        replayed = []
-        again = replay_deal(json.loads(json.dumps(deal_record(s))),
-                            observer=lambda t: replayed.append(str(t.view(max(t.current_player(), 0)))))
+        replayed: list[str] = []
+
+        def observe(t: State, replayed: list[str] = replayed) -> None:
+            replayed.append(str(t.view(max(t.current_player(), 0))))
+
+        again = replay_deal(json.loads(json.dumps(deal_record(s))), observer=observe)
         assert replayed == keys and again.result == res
         assert list(s.legal_actions()) == []
         with pytest.raises(IllegalActionError):

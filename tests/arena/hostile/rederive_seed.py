@@ -44,8 +44,6 @@ class RederiveSeedBot:
     def step(self, view):
         if not self.checked:
             self.checked = True
-            from core.state import State
-
             probe = random.Random()
             probe.setstate(self.rng.getstate())
             cands = [probe.getrandbits(63), probe.getrandbits(64)]
@@ -78,7 +76,6 @@ class PublicSuiteBot(RederiveSeedBot):
 
 def _deals_at(rules, seed, seat, n):
     """The first ``n`` cards seat ``seat`` draws in the deal of ``seed`` (all pass)."""
-    from core.actions import Action
     from core.state import State
 
     st = State(rules, seed=seed)
