@@ -152,7 +152,7 @@ class Match:
             for seat in winners:
                 self.game_points_total[seat] += res.game_points
         self.maker_next = (next_maker(self.rules, res.maker, res.maker_side, res.next_side == MAKER)
-                           if self.rules.exposure in ("heli", "stack") else None)
+                           if self.rules.predetermined_maker else None)
         self.starter = next_starter(self.rules, self.starter)
         self.deals.append(state)
         self.level_history.append(self._pending_levels)

@@ -239,7 +239,7 @@ def next_maker(
     >>> next_maker(Rules.preset("pagat", players=6), 4, {4, 1}, True) is None
     True
     """
-    if rules.exposure in ("pagat", "bottom_eight"):
+    if not rules.predetermined_maker:
         return None
     _check_seats(rules, (maker,), "maker")
     side = _check_seats(rules, maker_side, "maker_side")

@@ -61,7 +61,6 @@ from .cards import Trump, card_name, format_cards, parse_card, points
 from .errors import InvalidActionError, PengyouError
 from .game import Match
 from .match import PlayerLevel, apply_deal, format_level, level_name, level_rank
-from .positions import deck as full_deck
 from .rules import Rules
 from .scoring import MAKER
 from .state import BURY_PHASE, DRAW, PLAY_PHASE, State, seed_decks
@@ -335,7 +334,7 @@ class _Header:
         decks = rec["decks"]
         if not isinstance(decks, list) or not decks:
             raise _err(line, "decks: expected a list of decks (lists of cards)")
-        want = sorted(full_deck(rules))
+        want = sorted(rules.deck())
         self.decks: list[list[int]] = []
         for i, d in enumerate(decks):
             if not isinstance(d, list) or not all(isinstance(c, str) for c in d):
@@ -555,7 +554,7 @@ class _DealAccount:
                         f"with {r.red_jokers} red and {r.black_jokers} black jokers, "
                         f"{r.hand_size} cards each, kitty of {r.kitty_size}")
         self.out.append("levels: " + "  ".join(f"{s}:{_level_text(r, lv)}" for s, lv in enumerate(levels)))
-        if state.fixed_maker is not None and r.exposure in ("heli", "stack"):
+        if state.fixed_maker is not None and r.predetermined_maker:
             self.out.append(f"seat {state.fixed_maker} is the trump maker (predetermined)")
         self.out.append(f"seat {state.starter} draws first")
 
@@ -582,7 +581,7 @@ class _DealAccount:
         if not self.told_trump:
             self.told_trump = True
             how = "is the maker (predetermined)" if s.fixed_maker is not None and \
-                s.rules.exposure in ("heli", "stack") else "made trump"
+                s.rules.predetermined_maker else "made trump"
             out.append(f"trump: {_trump_text(s.trump)}; seat {s.maker} {how}")
         if s.phase == BURY_PHASE:
             return

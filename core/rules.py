@@ -18,6 +18,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from .cards import BJ, RJ
 from .errors import RulesError
 
 __all__ = ["Rules", "PLAYER_TABLE", "PRESETS"]
@@ -155,6 +156,26 @@ class Rules:
     def total_points(self) -> int:
         """Card points in the deal: 100 per pack."""
         return 100 * self.packs
+
+    @property
+    def predetermined_maker(self) -> bool:
+        """Whether the maker of a deal after the first is set by the deal before
+        (``heli`` and ``stack`` exposure) instead of being won by exposing.
+
+        >>> Rules.preset("heli").predetermined_maker, Rules.preset("pagat").predetermined_maker
+        (True, False)
+        """
+        return self.exposure in ("heli", "stack")
+
+    def deck(self) -> list[int]:
+        """Every card of a deal, as a sorted list of faces (each face once a pack, then the jokers).
+
+        >>> d = Rules.preset("pagat", players=6).deck()
+        >>> len(d), d[:3], d[-4:]
+        (108, [0, 0, 1], [52, 52, 53, 53])
+        """
+        cards = [f for f in range(52) for _ in range(self.packs)]
+        return cards + [BJ] * self.black_jokers + [RJ] * self.red_jokers
 
     def replace(self, **changes: Any) -> Rules:
         """A copy with some settings changed (validated)."""

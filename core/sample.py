@@ -103,7 +103,6 @@ from . import kernel
 from ._kernel import shuffled_lists
 from .cards import Cards, parse_cards
 from .errors import PengyouError
-from .positions import deck as full_deck
 
 __all__ = ["World", "Sampler", "sample_world", "SamplingError"]
 
@@ -187,7 +186,7 @@ class Sampler:
         me = view.seat
         self.n = n
         self.me = me
-        copies = _counts(full_deck(rules))
+        copies = _counts(rules.deck())
         trump = view.trump
         ctx = kernel.context(trump, rules.tractor_past_ace) if trump is not None else None
         esuit = [ctx.effective_suit(f) for f in range(NF)] if ctx is not None else [0] * NF

@@ -29,7 +29,6 @@ from .actions import BURY, CALL, EXPOSE, PASS, PLAY, Action
 from .cards import Cards, Trump, card_name, format_cards, parse_card, parse_cards, points, rank_of, suit_of
 from .errors import IllegalActionError, InvalidActionError
 from .match import PlayerLevel, level_rank, redeal_levels, start_levels
-from .positions import deck as full_deck
 from .rules import Rules
 from .scoring import MAKER, DealScore, kitty_multiplier, opponents_points, score_deal
 
@@ -64,7 +63,7 @@ class _Exposure:
 
 
 def _shuffled(rules: Rules, rng: random.Random) -> list[int]:
-    d = full_deck(rules)
+    d = rules.deck()
     rng.shuffle(d)
     return d
 
@@ -134,7 +133,7 @@ class State:
             if len(self._given_decks) <= len(self.decks):
                 raise InvalidActionError("record: fewer decks than the deal needs")
             d = list(self._given_decks[len(self.decks)])
-            if sorted(d) != sorted(full_deck(self.rules)):
+            if sorted(d) != sorted(self.rules.deck()):
                 raise InvalidActionError("record: a deck does not hold exactly the cards of the deal")
         else:
             d = _shuffled(self.rules, self._rng)
@@ -154,7 +153,7 @@ class State:
         """The rank a seat may expose, or None."""
         r = self.rules
         lv = self.levels
-        if self.fixed_maker is not None and r.exposure in ("heli", "stack"):
+        if self.fixed_maker is not None and r.predetermined_maker:
             return level_rank(lv[self.fixed_maker].level, r)
         if r.levels == "active_passive" and not lv[seat].active:
             return None
@@ -206,7 +205,7 @@ class State:
         n = r.players
         kitty = self._deck[n * r.hand_size:]
         exp = self._exp
-        if self.fixed_maker is not None and r.exposure in ("heli", "stack"):
+        if self.fixed_maker is not None and r.predetermined_maker:
             maker = self.fixed_maker
             rank = level_rank(self.levels[maker].level, r)
             if rank is None:

@@ -16,7 +16,7 @@ import pytest
 
 from core import kernel, reference
 from core.cards import Cards, format_cards
-from core.positions import random_position
+from arena.bench.positions import random_position
 from core.rules import Rules
 
 POSITIONS_PER_GROUP = 900

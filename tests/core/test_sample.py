@@ -32,7 +32,6 @@ from core import kernel
 from core._play import PlayCore
 from core.cards import Cards, parse_cards
 from core.errors import PengyouError
-from core.positions import deck
 from core.rules import Rules
 from core.sample import Sampler, SamplingError, World, sample_world
 from core.state import BURY_PHASE, CALL_PHASE, DONE, DRAW, PLAY_PHASE, State
@@ -76,7 +75,7 @@ def public_plays(view):
 
 
 def unseen_cards(view) -> Counter:
-    c = Counter(deck(view.rules))
+    c = Counter(view.rules.deck())
     c.subtract(view.hand)
     if view.kitty is not None:
         c.subtract(view.kitty)
@@ -156,7 +155,7 @@ def check_world(view, world, state, start):
     assert [len(h) for h in world.hands] == list(view.hand_sizes)
     for h in world.hands:
         assert isinstance(h, Cards) and list(h) == sorted(h)
-    total = len(deck(rules))
+    total = len(rules.deck())
     played = sum(len(p) for _, p in public_plays(view))
     rest = total - sum(view.hand_sizes) - played
     if view.phase == "draw":

@@ -25,7 +25,7 @@ from core.actions import Action
 from core.cards import Cards, Trump, card_name, parse_card, parse_cards, points
 from core.errors import IllegalActionError
 from core.match import PlayerLevel
-from core.positions import deck as full_deck
+
 from core.rules import Rules
 from core.scoring import kitty_multiplier, score_deal
 from core.state import BURY_PHASE, CALL_PHASE, DRAW, PLAY_PHASE, State
@@ -55,7 +55,7 @@ def build_deck(rules, hands=None, kitty="", starter=0, seed=0, late_ranks=(), du
     n, hs = rules.players, rules.hand_size
     want = {s: faces(h) for s, h in (hands or {}).items()}
     kit = faces(kitty)
-    pool = Counter(full_deck(rules))
+    pool = Counter(rules.deck())
     for cards in list(want.values()) + [kit]:
         for f in cards:
             if f is not None:
@@ -88,7 +88,7 @@ def build_deck(rules, hands=None, kitty="", starter=0, seed=0, late_ranks=(), du
                 full[s].append(rest.pop(0))
     assert not rest and all(len(h) == hs for h in full.values())
     d = [full[(starter + i) % n][i // n] for i in range(n * hs)] + kit
-    assert sorted(d) == sorted(full_deck(rules))
+    assert sorted(d) == sorted(rules.deck())
     return d
 
 

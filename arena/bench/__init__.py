@@ -14,10 +14,10 @@ from typing import Any
 from core import kernel, reference
 from core._play import PlayCore, playouts
 from core.cards import Cards, Trump, make_face
-from core.positions import deck
-from core.refplay import reference_playout
-from core.positions import Position, random_position
 from core.rules import Rules
+
+from .positions import Position, random_position
+from .refplay import reference_playout
 
 __all__ = ["run_bench"]
 
@@ -87,7 +87,7 @@ def _deals(count: int, seed: int) -> list[tuple[Rules, Trump, list[Cards], list[
     rng = random.Random(seed)
     out = []
     for _ in range(count):
-        d = deck(rules)
+        d = rules.deck()
         rng.shuffle(d)
         hands = [Cards(d[i * rules.hand_size:(i + 1) * rules.hand_size]) for i in range(rules.players)]
         suit = rng.randrange(4)

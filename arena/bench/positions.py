@@ -15,10 +15,10 @@ from __future__ import annotations
 import random
 from typing import NamedTuple
 
-from .cards import BJ, RJ, Cards, Trump
-from .rules import Rules
+from core.cards import Cards, Trump
+from core.rules import Rules
 
-__all__ = ["Position", "random_position", "random_trump", "deck"]
+__all__ = ["Position", "random_position", "random_trump"]
 
 
 class Position(NamedTuple):
@@ -28,13 +28,6 @@ class Position(NamedTuple):
     trump: Trump
     lead: Cards
     hands: list[Cards]
-
-
-def deck(rules: Rules) -> list[int]:
-    """Every card of a deal under ``rules``, as a list of faces."""
-    cards = [f for f in range(52) for _ in range(rules.packs)]
-    cards += [BJ] * rules.black_jokers + [RJ] * rules.red_jokers
-    return cards
 
 
 def random_trump(rng: random.Random) -> Trump:
@@ -60,7 +53,7 @@ def random_position(rng: random.Random, rules: Rules, max_lead: int = 6,
     """Draw a position: a lead of 1..max_lead cards of one effective suit, a
     follower holding up to ``max_suit`` cards of that suit, and ``others`` more hands."""
     trump = random_trump(rng)
-    pool = deck(rules)
+    pool = rules.deck()
     rng.shuffle(pool)
     by_suit: dict[int, list[int]] = {}
     for f in pool:

@@ -1,14 +1,13 @@
 """Random play phases on the naive reference: the baseline for playout speed.
 
-The same work as :func:`core._play.playouts` (random leads, throws checked
+The same work as ``core._play.playouts`` (random leads, throws checked
 against the other hands, random legal follows, winners, points, friend
 reveals), done in plain Python over :mod:`core.reference`.
 
 >>> import random
 >>> from core.rules import Rules
->>> from core.positions import deck
 >>> r = Rules.preset("pagat", players=5)
->>> d = deck(r); random.Random(2).shuffle(d)
+>>> d = r.deck(); random.Random(2).shuffle(d)
 >>> hands = [Cards(d[i * 20:(i + 1) * 20]) for i in range(5)]
 >>> pts = reference_playout(r, Trump(2, 0), 0, hands, [(51, 1)], random.Random(1))
 >>> sum(pts) == sum(reference.points(h) for h in hands)
@@ -20,8 +19,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from . import reference
-from .cards import Cards, Trump
+from core import reference
+from core.cards import Cards, Trump
 
 __all__ = ["reference_playout"]
 
