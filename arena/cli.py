@@ -17,6 +17,7 @@ from typing import Any, Optional
 from core import kernel
 from core.cards import RANK_NAMES, SUIT_LETTERS, Trump, format_cards, parse_cards
 from core.errors import PengyouError
+from core.options import NotAssignmentError, parse_assignments
 from core.rules import PRESETS, Rules
 
 __all__ = ["main", "parse_trump", "build_rules", "parse_settings"]
@@ -46,37 +47,22 @@ def parse_trump(text: str) -> Trump:
     return Trump(ranks[t], suit)
 
 
-def _value(text: str) -> Any:
-    low = text.lower()
-    if low in ("true", "yes", "on"):
-        return True
-    if low in ("false", "no", "off"):
-        return False
-    try:
-        return int(text)
-    except ValueError:
-        return text
-
-
 def build_rules(preset: str, players: int | None, settings: Sequence[str]) -> Rules:
     """A :class:`Rules` from a preset name, a player count and ``key=value`` overrides."""
     return Rules.preset(preset, players=players, **parse_settings(settings))
 
 
 def parse_settings(settings: Sequence[str]) -> dict[str, Any]:
-    """``--set key=value`` items as a dict of rule overrides (values read as
-    booleans, whole numbers or text).
+    """``--set key=value`` items as a dict of rule overrides (values read by
+    :func:`core.options.parse_value`).
 
     >>> parse_settings(["kitty_multiplier=double", "follow_ladder=yes"])
     {'kitty_multiplier': 'double', 'follow_ladder': True}
     """
-    overrides = {}
-    for item in settings:
-        if "=" not in item:
-            raise UsageError(f"--set: {item!r} is not key=value")
-        key, val = item.split("=", 1)
-        overrides[key.strip()] = _value(val.strip())
-    return overrides
+    try:
+        return parse_assignments(settings)
+    except NotAssignmentError as exc:
+        raise UsageError(f"--set: {exc.item!r} is not key=value") from None
 
 
 def _add_rules_args(p: argparse.ArgumentParser, trump: bool = True) -> None:

@@ -323,13 +323,12 @@ def _spec_text(bot: str, params: Mapping[str, Any] | None = None) -> str:
         raise ArenaError(_one_line(str(exc))) from None
     params = dict(params or {})
     text = bot.strip()
+    want = BotSpec.of(parsed.name, **(dict(parsed.params) | params))
     if ".py:" in parsed.name:
         if params:
             sep = "" if text.endswith("?") else ("," if "?" in text else "?")
             text += sep + ",".join(f"{k}={v}" for k, v in sorted(params.items()))
-        want = BotSpec.of(parsed.name, **(dict(parsed.params) | params))
     else:
-        want = BotSpec.of(parsed.name, **(dict(parsed.params) | params))
         text = str(want)
     for k, v in params.items():
         if not isinstance(v, (str, int, float, bool)):
@@ -341,7 +340,7 @@ def _spec_text(bot: str, params: Mapping[str, Any] | None = None) -> str:
         same = False
     if not same:
         raise ArenaError(f"bot {parsed.name!r}: parameters {dict(want.params)} cannot be written "
-                         "as a bot spec (a text value may not contain ',' or look like a number)")
+                         "as a bot spec (a text value may not contain ',' or look like a number or a yes/no)")
     return text
 
 

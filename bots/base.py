@@ -27,6 +27,7 @@ from typing import Any, NamedTuple, Optional, Protocol, runtime_checkable
 
 from core.actions import Action
 from core.errors import IllegalActionError, PengyouError
+from core.options import NotAssignmentError, parse_assignments
 from core.rules import Rules
 from core.state import PlayerView, State
 
@@ -108,18 +109,6 @@ def _load_builtins() -> None:
     from . import ismcts  # noqa: F401
 
 
-def _value(text: str) -> Any:
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
-
-
 def parse_spec(text: str | BotSpec) -> BotSpec:
     """Read ``name`` or ``name:key=value,key=value`` (a module path
     ``path/to/bot.py:ClassName`` may stand for the name, params after ``?``).
@@ -137,12 +126,10 @@ def parse_spec(text: str | BotSpec) -> BotSpec:
         params = rest
     else:
         name, _, params = text.partition(":")
-    out = {}
-    for item in filter(None, (p.strip() for p in params.split(","))):
-        if "=" not in item:
-            raise BotError(f"bot spec {text!r}: parameter {item!r} is not key=value")
-        k, v = item.split("=", 1)
-        out[k.strip()] = _value(v.strip())
+    try:
+        out = parse_assignments(filter(None, (p.strip() for p in params.split(","))))
+    except NotAssignmentError as exc:
+        raise BotError(f"bot spec {text!r}: parameter {exc.item!r} is not key=value") from None
     return BotSpec.of(name, **out)
 
 
