@@ -51,6 +51,12 @@ cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
 cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls) noexcept nogil
 cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead) noexcept nogil
 cdef uint64_t xrand(uint64_t* s) noexcept nogil
+
+cdef inline int xbelow(uint64_t* s, int n) noexcept nogil:
+    """A whole number in [0, n) from the generator ``s`` (the one bounded draw)."""
+    return <int>((xrand(s) >> 33) % <uint64_t>n)
+
+cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, uint64_t* rng, cnt_t* out) noexcept nogil
 cdef int beats_unit(const Ctx* c, const cnt_t* cnt, int e, const CUnit* u) noexcept nogil
 cdef int suit_total(const Ctx* c, const cnt_t* cnt, int e) noexcept nogil
 cdef uint64_t seed_from(object rng) except? 0

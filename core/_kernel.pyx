@@ -28,9 +28,6 @@ cdef uint64_t xrand(uint64_t* s) noexcept nogil:
     s[0] = x
     return x * <uint64_t>2685821657736338717ULL
 
-cdef inline int xbelow(uint64_t* s, int n) noexcept nogil:
-    return <int>((xrand(s) >> 33) % <uint64_t>n)
-
 cdef uint64_t seed_from(object rng) except? 0:
     """A nonzero 64-bit seed drawn from ``rng`` (random.Random, numpy Generator or int)."""
     cdef uint64_t v
@@ -1019,6 +1016,95 @@ def is_legal_follow(hand, lead, play, trump, rules) -> bool:
     to_counts(as_cards(hand), h, rules, "hand")
     to_counts(as_cards(play), p, None, "play")
     return bool(c_follow_ok(&ctx.c, h, p, lp, rinfo(rules).fl))
+
+
+cdef int _pick_card(const cnt_t* cnt, int total, uint64_t* rng) noexcept nogil:
+    """A face drawn with probability proportional to its count."""
+    cdef int r = xbelow(rng, total), f
+    for f in range(NF):
+        r -= cnt[f]
+        if r < 0:
+            return f
+    return -1
+
+
+cdef void _add_unit_at(const Ctx* c, const cnt_t* hand, int f, uint64_t* rng, cnt_t* out) noexcept nogil:
+    """Add to out a random unit holding face f: a single, its whole set, or a
+    tractor through that set (only cards not already in out)."""
+    cdef int e = c.esuit[f], k = hand[f] - out[f], t, g, lo, hi, i, j
+    if k <= 0:
+        return
+    if xbelow(rng, 4) == 0:
+        k = 1
+    if k >= 2 and c.elig[f] and xbelow(rng, 2) == 0:
+        # extend over adjacent levels holding a free set of k
+        t = c.lvl[f]
+        lo = t
+        hi = t
+        while True:
+            g = _free_face(c, hand, out, e, lo - 1, k)
+            if g < 0:
+                break
+            lo -= 1
+        while True:
+            g = _free_face(c, hand, out, e, hi + 1, k)
+            if g < 0:
+                break
+            hi += 1
+        for j in range(lo, hi + 1):
+            g = f if j == t else _free_face(c, hand, out, e, j, k)
+            out[g] += k
+        return
+    out[f] += k
+
+
+cdef inline int _free_face(const Ctx* c, const cnt_t* hand, const cnt_t* out, int e, int t, int k) noexcept nogil:
+    cdef int i, f, b = -1
+    if t < 0 or t >= 16:
+        return -1
+    for i in range(c.nlf[e][t]):
+        f = c.lf[e][t][i]
+        if c.elig[f] and hand[f] - out[f] >= k and f > b:
+            b = f
+    return b
+
+
+cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, uint64_t* rng, cnt_t* out) noexcept nogil:
+    """The random lead of ``hand`` (``held`` cards): a unit around a card drawn
+    with its copies' weight, and one time in eight a second unit of the same
+    suit (a throw). The one random lead of the engine and of every random player."""
+    cdef int f, g, i, e, left
+    cdef cnt_t rest[NF]
+    memset(out, 0, NF)
+    f = _pick_card(hand, held, rng)
+    _add_unit_at(c, hand, f, rng, out)
+    if xbelow(rng, 8) == 0:
+        e = c.esuit[f]
+        memset(rest, 0, NF)
+        left = 0
+        for i in range(c.nsf[e]):
+            g = c.sf[e][i]
+            rest[g] = hand[g] - out[g]
+            left += rest[g]
+        if left > 0:
+            g = _pick_card(rest, left, rng)
+            _add_unit_at(c, hand, g, rng, out)
+
+
+def random_lead(hand, trump, rules, rng) -> Cards:
+    """A random lead of ``hand`` (see ``c_random_lead``), built directly: the
+    cards drawn from ``rng`` are the ones the play engine draws for the same hand."""
+    cdef cnt_t h[NF]
+    cdef cnt_t out[NF]
+    cdef TrumpContext ctx
+    cdef uint64_t s = seed_from(rng)
+    hand = parse_cards(hand)
+    if not hand:
+        raise IllegalActionError("an empty hand cannot lead")
+    to_counts(hand, h, rules, "hand")
+    ctx = ctx_of(trump, rules.tractor_past_ace)
+    c_random_lead(&ctx.c, h, len(hand), &s, out)
+    return from_counts(out)
 
 
 def random_follow(hand, lead, trump, rules, rng) -> Cards:

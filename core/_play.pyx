@@ -12,8 +12,8 @@ from libc.math cimport sqrt, log, pow, ceil
 
 from core._kernel cimport (
     NF, NSUIT, MAXU, Ctx, CLead, CUnit, Flags, cnt_t, TrumpContext,
-    c_decompose, c_follow_ok, c_random_follow, c_strength, beats_unit, suit_total,
-    xrand, seed_from, to_counts, from_counts, ctx_of, flags_of,
+    c_decompose, c_follow_ok, c_random_follow, c_random_lead, c_strength, beats_unit, suit_total,
+    xrand, xbelow, seed_from, to_counts, from_counts, ctx_of, flags_of,
 )
 
 from .cards import Cards, card_name, points as card_points
@@ -65,10 +65,6 @@ cdef struct PlayS:
     # the last lead attempt that failed (for the Python side)
     int failed
     cnt_t attempt[NF]
-
-
-cdef inline int xb(uint64_t* s, int n) noexcept nogil:
-    return <int>((xrand(s) >> 33) % <uint64_t>n)
 
 
 cdef int lead_of(PlayS* s, const cnt_t* cards, CLead* out) noexcept nogil:
@@ -224,76 +220,8 @@ cdef inline int _smaller(const CUnit* a, const CUnit* b) noexcept nogil:
     return fa < fb
 
 
-cdef int pick_card(const cnt_t* cnt, int total, uint64_t* rng) noexcept nogil:
-    """A face drawn with probability proportional to its count."""
-    cdef int r = xb(rng, total), f
-    for f in range(NF):
-        r -= cnt[f]
-        if r < 0:
-            return f
-    return -1
-
-
-cdef void add_unit_at(PlayS* s, const cnt_t* hand, int f, uint64_t* rng, cnt_t* out) noexcept nogil:
-    """Add to out a random unit holding face f: a single, its whole set, or a
-    tractor through that set (only cards not already in out)."""
-    cdef int e = s.ctx.esuit[f], k = hand[f] - out[f], t, g, lo, hi, i, j
-    if k <= 0:
-        return
-    if xb(rng, 4) == 0:
-        k = 1
-    if k >= 2 and s.ctx.elig[f] and xb(rng, 2) == 0:
-        # extend over adjacent levels holding a free set of k
-        t = s.ctx.lvl[f]
-        lo = t
-        hi = t
-        while True:
-            g = _free_face(s, hand, out, e, lo - 1, k)
-            if g < 0:
-                break
-            lo -= 1
-        while True:
-            g = _free_face(s, hand, out, e, hi + 1, k)
-            if g < 0:
-                break
-            hi += 1
-        for j in range(lo, hi + 1):
-            g = f if j == t else _free_face(s, hand, out, e, j, k)
-            out[g] += k
-        return
-    out[f] += k
-
-
-cdef inline int _free_face(PlayS* s, const cnt_t* hand, const cnt_t* out, int e, int t, int k) noexcept nogil:
-    cdef int i, f, b = -1
-    if t < 0 or t >= 16:
-        return -1
-    for i in range(s.ctx.nlf[e][t]):
-        f = s.ctx.lf[e][t][i]
-        if s.ctx.elig[f] and hand[f] - out[f] >= k and f > b:
-            b = f
-    return b
-
-
-cdef void random_lead(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
-    """A random lead: a unit around a random card, now and then two units."""
-    cdef const cnt_t* hand = s.hand[s.leader]
-    cdef int f, g, i, e, left
-    cdef cnt_t rest[NF]
-    memset(out, 0, NF)
-    f = pick_card(hand, s.held[s.leader], rng)
-    add_unit_at(s, hand, f, rng, out)
-    if xb(rng, 8) == 0:
-        e = s.ctx.esuit[f]
-        memset(rest, 0, NF)
-        left = 0
-        for i in range(s.ctx.nsf[e]):
-            g = s.ctx.sf[e][i]
-            rest[g] = hand[g] - out[g]
-            left += rest[g]
-        if left > 0:
-            g = pick_card(rest, left, rng)
-            add_unit_at(s, hand, g, rng, out)
+cdef inline void random_lead(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
+    c_random_lead(&s.ctx, s.hand[s.leader], s.held[s.leader], rng, out)
 
 
 cdef void random_play(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
@@ -358,7 +286,7 @@ cdef void greedy_single(PlayS* s, const cnt_t* hand, uint64_t* rng, cnt_t* out, 
             ties = 1
         elif score == best:
             ties += 1
-            if xb(rng, ties) == 0:
+            if xbelow(rng, ties) == 0:
                 pick = f
     memset(out, 0, NF)
     out[pick] = 1
@@ -462,7 +390,7 @@ cdef void greedy_lead(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
                 ties = 1
             elif score == best:
                 ties += 1
-                if xb(rng, ties) == 0:
+                if xbelow(rng, ties) == 0:
                     pick = f
                     size = k
     out[pick] = size

@@ -45,7 +45,7 @@ True
 >>> replay_deal(records)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-core.errors.InvalidActionError: line 108: result field 'opponents_points' is 175 in the record, but the replay gives 170
+core.errors.InvalidActionError: line 98: result field 'opponents_points' is 105 in the record, but the replay gives 100
 """
 
 from __future__ import annotations

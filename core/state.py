@@ -11,15 +11,17 @@ possible are skipped by the engine.
 >>> rng = random.Random(0)
 >>> while not s.is_terminal():
 ...     s.apply(s.random_legal_action(rng))
->>> sum(s.returns()) != 0 or s.result.game_points == 0
+>>> sum(s.play.points) + points(s.kitty) == s.rules.total_points   # every card point is won or buried
 True
+>>> s.result.winner, s.result.game_points
+('opponents', 1)
 """
 
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -33,7 +35,7 @@ from .rules import Rules
 from .scoring import MAKER, DealScore, kitty_multiplier, opponents_points, score_deal
 
 __all__ = ["State", "DealResult", "PlayerView", "DRAW", "BURY_PHASE", "CALL_PHASE",
-           "PLAY_PHASE", "DONE", "play_from_view"]
+           "PLAY_PHASE", "DONE", "play_from_view", "random_legal"]
 
 DRAW, BURY_PHASE, CALL_PHASE, PLAY_PHASE, DONE = range(5)
 PHASE_NAMES = ("draw", "bury", "call", "play", "done")
@@ -476,24 +478,15 @@ class State:
         return [res.game_points if s in win else -res.game_points for s in range(n)]
 
     def random_legal_action(self, rng: random.Random) -> Action:
-        """A random legal action (nothing is enumerated in the play phase)."""
-        if self.phase == PLAY_PHASE:
-            return Action.play(self.play.random_play(rng))
+        """A random legal action of the player to move: the same distribution,
+        drawing the same numbers from ``rng``, as :meth:`PlayerView.random_action`
+        of that player's view (see :func:`random_legal`)."""
         if self.phase == DONE:
             raise IllegalActionError("the deal is over")
-        if self.phase == BURY_PHASE:
-            h = self._hands[self.maker]
-            faces = [f for f in range(54) for _ in range(h[f])]
-            return Action.bury(rng.choice(faces))
-        if self.phase == CALL_PHASE:
-            ctx = kernel.context(self.trump, self.rules.tractor_past_ace)
-            while True:
-                f = rng.randrange(52)
-                o = rng.randint(0 if self.rules.friend_other else 1, self.rules.packs)
-                a = Action.call(f, o)
-                if not ctx.is_trump(f) and (f, o) not in self.calls:
-                    return a
-        return rng.choice(list(self.legal_actions()))
+        seat = self.current_player()
+        plays = self.current_trick()[1]
+        return random_legal(PHASE_NAMES[self.phase], self.hand(seat), plays[0] if plays else None,
+                            self.trump, self.rules, lambda: tuple(LegalActions(self)), rng)
 
     def clone(self) -> State:
         """An independent copy."""
@@ -641,6 +634,34 @@ class LegalActions:
         return self.count()
 
 
+def random_legal(phase: str, hand: Cards, lead: Optional[Cards], trump: Optional[Trump], rules: Rules,
+                 options: Callable[[], Sequence[Action]], rng: random.Random) -> Action:
+    """The one distribution of "a random legal action", for the ``random`` bot,
+    :meth:`State.random_legal_action` and a seat played for a broken bot.
+
+    Exposing and calling: uniform over ``options()`` (the listed legal actions).
+    Burying: a card of ``hand``, each copy equally likely. Following ``lead``:
+    :func:`core.kernel.random_follow`; leading: :func:`core.kernel.random_lead`
+    (a unit around a random card, now and then a throw of two units), the
+    plays the engine's random playouts make.
+
+    >>> from core.rules import Rules
+    >>> s = State(Rules.preset("pagat", players=5), seed=3)
+    >>> while s.phase != PLAY_PHASE:
+    ...     s.apply(s.random_legal_action(random.Random(len(s.history))))
+    >>> seat = s.current_player()
+    >>> s.random_legal_action(random.Random(9)) == s.view(seat).random_action(random.Random(9))
+    True
+    """
+    if phase in ("draw", "call"):
+        return rng.choice(options())
+    if phase == "bury":
+        return Action.bury(rng.choice(list(hand)))
+    if lead is not None:
+        return Action.play(kernel.random_follow(hand, lead, trump, rules, rng))
+    return Action.play(kernel.random_lead(hand, trump, rules, rng))
+
+
 @dataclass(frozen=True)
 class PlayerView:
     """Everything one seat may know, and nothing more.
@@ -747,20 +768,9 @@ class PlayerView:
         """A random legal action of this seat (no listing in the play phase)."""
         if not self.to_move:
             raise IllegalActionError(f"seat {self.seat} is not to move")
-        if self.phase in ("draw", "call"):
-            if not self.options:
-                raise IllegalActionError(f"seat {self.seat} has no options listed in this view")
-            return rng.choice(self.options)
-        if self.phase == "bury":
-            return Action.bury(rng.choice(list(self.hand)))
-        lead = self.lead
-        if lead is not None:
-            return Action.play(kernel.random_follow(self.hand, lead, self.trump, self.rules, rng))
-        ctx = kernel.context(self.trump, self.rules.tractor_past_ace)
-        f = rng.choice(list(self.hand))
-        e = ctx.effective_suit(f)
-        holding = Cards(g for g in self.hand if ctx.effective_suit(g) == e)
-        return Action.play(rng.choice([u.cards for u in kernel.decompose(holding, self.trump, self.rules)]))
+        if self.phase in ("draw", "call") and not self.options:
+            raise IllegalActionError(f"seat {self.seat} has no options listed in this view")
+        return random_legal(self.phase, self.hand, self.lead, self.trump, self.rules, lambda: self.options, rng)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict of the view."""

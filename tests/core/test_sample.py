@@ -255,7 +255,7 @@ def test_facts_checked_per_sample_hold(overrides, kind):
     deal_rng = random.Random(77)
     rng = random.Random(78)
     views = 0
-    for seed in range(100):
+    for seed in range(300):
         state, start = play_until(rules, seed, deal_rng, PLAY_PHASE, deal_rng.randrange(40, 100))
         for seat in range(6):
             view = state.view(seat)
