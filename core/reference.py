@@ -211,14 +211,12 @@ def _all_units(ms: _MSet, trump: Trump, past_ace: bool) -> list[_IUnit]:
     return out
 
 
-def _key(u: _IUnit) -> tuple[int, bool, int, int, int]:
-    """The unit ordering key ``(k*L, L >= 2, k, top level, highest face number)``.
-
-    "Highest face number" is read as the largest face number among the
-    unit's cards (for a single or a set: its one face).
-    """
+def _key(u: _IUnit) -> tuple[int, bool, int, int, tuple[int, ...]]:
+    """The unit ordering key ``(k*L, L >= 2, k, top level, faces descending)``
+    (docs/kernel.md: the faces only separate units that differ by which
+    off-suit trump-rank face stands on a level)."""
     k, L, top, faces = u
-    return (k * L, L >= 2, k, top, max(faces))
+    return (k * L, L >= 2, k, top, tuple(sorted(faces, reverse=True)))
 
 
 def _to_unit(u: _IUnit) -> Unit:
