@@ -8,6 +8,7 @@ cdef enum:
     NSUIT = 5          # four printed suits + trumps (4)
     NLVL = 16          # order levels 0..15
     MAXU = 64          # units in one lead
+    MAXH = 32          # other hands a throw is checked against
     MAXLEN = 18        # longest tractor
 
 ctypedef uint8_t cnt_t
@@ -55,6 +56,14 @@ cdef uint64_t xrand(uint64_t* s) noexcept nogil
 cdef inline int xbelow(uint64_t* s, int n) noexcept nogil:
     """A whole number in [0, n) from the generator ``s`` (the one bounded draw)."""
     return <int>((xrand(s) >> 33) % <uint64_t>n)
+
+cdef int c_unit_before(const CUnit* a, const CUnit* b) noexcept nogil
+cdef int c_kept_unit(const Ctx* c, const cnt_t** hands, int nh, const CLead* lead, int first_found,
+                     int* by) noexcept nogil
+
+cdef inline int c_throw_penalty(int attempted, int kept, int per_card) noexcept nogil:
+    """The card points a failed throw costs: ``per_card`` for each card taken back."""
+    return (attempted - kept) * per_card
 
 cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, uint64_t* rng, cnt_t* out) noexcept nogil
 cdef int beats_unit(const Ctx* c, const cnt_t* cnt, int e, const CUnit* u) noexcept nogil

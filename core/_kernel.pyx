@@ -788,6 +788,24 @@ cdef class Lead:
         """True when the lead has two or more units."""
         return self.cl.nu >= 2
 
+    def kept_before(self, kept) -> list:
+        """Indexes of the units a failed throw of this lead would keep in
+        preference to ``kept`` under ``smallest_lowest`` (``c_unit_before``).
+        ``kept`` is one of the units' cards; other cards count as a unit of
+        that many cards on level 0 with their lowest face.
+        """
+        cdef CUnit k
+        cdef int i
+        kept = parse_cards(kept)
+        for i in range(self.cl.nu):
+            if self.units[i].cards == kept:
+                k = self.cl.u[i]
+                break
+        else:
+            k.k, k.L, k.top = len(kept), 1, 0
+            k.faces[0] = min(kept)
+        return [i for i in range(self.cl.nu) if c_unit_before(&self.cl.u[i], &k)]
+
     @property
     def suit(self):
         """Effective suit of the lead (4 = trumps)."""
@@ -798,6 +816,47 @@ cdef class Lead:
 
     def __repr__(self):
         return f"Lead({str(self.cards)!r}, units={[str(u.cards) for u in self.units]})"
+
+
+cdef int c_unit_before(const CUnit* a, const CUnit* b) noexcept nogil:
+    """The failed-throw tie-break (``smallest_lowest``), written once: whether a
+    failed throw keeps unit ``a`` in preference to ``b``: fewer cards, then a
+    lower top level, then a lower lowest face."""
+    cdef int na = a.k * a.L, nb = b.k * b.L, fa = 99, fb = 99, i
+    if na != nb:
+        return na < nb
+    if a.top != b.top:
+        return a.top < b.top
+    for i in range(a.L):
+        if a.faces[i] < fa:
+            fa = a.faces[i]
+    for i in range(b.L):
+        if b.faces[i] < fb:
+            fb = b.faces[i]
+    return fa < fb
+
+
+cdef int c_kept_unit(const Ctx* c, const cnt_t** hands, int nh, const CLead* lead, int first_found,
+                     int* by) noexcept nogil:
+    """The failed-throw rule, written once: -1 when ``lead`` stands against the
+    hands (in seat order after the leader); otherwise the index of the unit it
+    shrinks to, and in ``by`` the index of the hand that showed the beating cards.
+    ``first_found``: the first hand that beats a unit, and its first such unit
+    in reading order; otherwise the unit first by :func:`c_unit_before` among
+    the beaten ones, shown by the first hand that beats it."""
+    cdef int i, j, best = -1, e = lead.esuit
+    by[0] = -1
+    if lead.nu < 2:
+        return -1
+    for j in range(nh):
+        for i in range(lead.nu):
+            if beats_unit(c, hands[j], e, &lead.u[i]):
+                if best < 0 or (not first_found and c_unit_before(&lead.u[i], &lead.u[best])):
+                    best = i
+                    by[0] = j
+                if first_found:
+                    return best
+    return best
 
 
 cdef struct RInfo:
@@ -1194,34 +1253,35 @@ def check_throw(lead, others, trump, rules) -> ThrowResult:
 
     A single unit always stands. A throw fails if any other hand, using its
     cards of the led suit only, beats one of its units; the lead then shrinks
-    to one beatable unit, as ``rules.failed_throw_unit`` says.
+    to one beatable unit, as ``rules.failed_throw_unit`` says (``c_kept_unit``).
     """
     cdef Lead ld = as_lead(lead, trump, rules)
-    cdef cnt_t h[NF]
-    cdef int i, j, e = ld.cl.esuit
-    cdef Ctx* c = &ld.ctx.c
-    units = ld.units
+    cdef cnt_t h[MAXH][NF]
+    cdef const cnt_t* hp[MAXH]
+    cdef int i, j, by
     if ld.cl.nu < 2:
         return ThrowResult(True, None, 0, 0, None)
-    beaten = {}          # unit index -> first hand index that beats it
-    first = None
+    if len(others) > MAXH:
+        raise InvalidActionError(f"others: {len(others)} hands; a throw is checked against at most {MAXH}")
     for i, hand in enumerate(others):
-        to_counts(parse_cards(hand), h, rules, f"hand {i}")
-        for j in range(ld.cl.nu):
-            if beats_unit(c, h, e, &ld.cl.u[j]):
-                beaten.setdefault(j, i)
-                if first is None:
-                    first = (j, i)
-    if not beaten:
+        to_counts(parse_cards(hand), h[i], rules, f"hand {i}")
+        hp[i] = h[i]
+    j = c_kept_unit(&ld.ctx.c, hp, len(others), &ld.cl, rules.failed_throw_unit == "first_found", &by)
+    if j < 0:
         return ThrowResult(True, None, 0, 0, None)
-    if rules.failed_throw_unit == "first_found":
-        j, i = first
-    else:
-        j = min(beaten, key=lambda j: (len(units[j].cards), units[j].top, min(units[j].cards)))
-        i = beaten[j]
-    kept = units[j].cards
+    kept = ld.units[j].cards
     withdrawn = ld.cl.n - len(kept)
-    return ThrowResult(False, kept, withdrawn, withdrawn * rules.throw_penalty, i)
+    return ThrowResult(False, kept, withdrawn, c_throw_penalty(ld.cl.n, len(kept), rules.throw_penalty), by)
+
+
+def throw_penalty(attempt, kept, rules) -> int:
+    """The card points a failed throw of ``attempt`` that shrank to ``kept`` costs.
+
+    >>> from core.rules import Rules
+    >>> throw_penalty("AS KS QS", "QS", Rules.preset("pagat"))
+    20
+    """
+    return c_throw_penalty(len(parse_cards(attempt)), len(parse_cards(kept)), rules.throw_penalty)
 
 
 def shuffled_lists(list pools, double u):

@@ -12,7 +12,8 @@ from libc.math cimport sqrt, log, pow, ceil
 
 from core._kernel cimport (
     NF, NSUIT, MAXU, Ctx, CLead, CUnit, Flags, cnt_t, TrumpContext,
-    c_decompose, c_follow_ok, c_random_follow, c_random_lead, c_strength, beats_unit, suit_total,
+    c_decompose, c_follow_ok, c_random_follow, c_random_lead, c_kept_unit, c_throw_penalty, c_strength,
+    suit_total,
     xrand, xbelow, seed_from, to_counts, from_counts, ctx_of, flags_of,
 )
 
@@ -149,26 +150,18 @@ cdef void track(PlayS* s) noexcept nogil:
 cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
     """Apply a legal play (checked by the caller)."""
     cdef int seat = (s.leader + s.turn) % s.n
-    cdef int f, i, j, w, pts, best, e
+    cdef int f, i, j, w, pts, best, by
     cdef cnt_t cards[NF]
+    cdef const cnt_t* others[MAXP]
     cdef CUnit* u
     memcpy(cards, cards_in, NF)
     if s.turn == 0:
         s.failed = 0
         lead_of(s, cards, &s.lead)
         if s.lead.nu >= 2:
-            e = s.lead.esuit
-            best = -1
-            # smallest_lowest: fewest cards, then lowest top, then lowest face,
-            # over every hand; first_found: the first hand in seat order, then
-            # the first unit in reading order
             for j in range(1, s.n):
-                for i in range(s.lead.nu):
-                    if beats_unit(&s.ctx, s.hand[(seat + j) % s.n], e, &s.lead.u[i]):
-                        if best < 0 or (not s.first_found and _smaller(&s.lead.u[i], &s.lead.u[best])):
-                            best = i
-                if best >= 0 and s.first_found:
-                    break
+                others[j - 1] = s.hand[(seat + j) % s.n]
+            best = c_kept_unit(&s.ctx, others, s.n - 1, &s.lead, s.first_found, &by)
             if best >= 0:
                 s.failed = 1
                 memcpy(s.attempt, cards, NF)
@@ -176,7 +169,7 @@ cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
                 u = &s.lead.u[best]
                 for i in range(u.L):
                     cards[u.faces[i]] += u.k
-                s.penalty[seat] += (s.lead.n - u.k * u.L) * s.throw_penalty
+                s.penalty[seat] += c_throw_penalty(s.lead.n, u.k * u.L, s.throw_penalty)
                 lead_of(s, cards, &s.lead)
     for f in range(NF):
         if cards[f]:
@@ -201,23 +194,6 @@ cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
     s.turn = 0
     if s.held[w] == 0:
         s.done = 1
-
-
-cdef inline int _smaller(const CUnit* a, const CUnit* b) noexcept nogil:
-    cdef int na = a.k * a.L, nb = b.k * b.L, fa, fb, i
-    if na != nb:
-        return na < nb
-    if a.top != b.top:
-        return a.top < b.top
-    fa = 99
-    fb = 99
-    for i in range(a.L):
-        if a.faces[i] < fa:
-            fa = a.faces[i]
-    for i in range(b.L):
-        if b.faces[i] < fb:
-            fb = b.faces[i]
-    return fa < fb
 
 
 cdef inline void random_lead(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:

@@ -29,6 +29,7 @@ from ._kernel import (  # noqa: F401
     make_lead,
     random_follow,
     random_lead,
+    throw_penalty,
     trick_winner,
 )
 from .cards import points  # noqa: F401
@@ -36,5 +37,5 @@ from .cards import points  # noqa: F401
 __all__ = [
     "Lead", "TrumpContext", "check_follow", "check_throw", "context", "decompose",
     "effective_suit", "follow_error", "is_legal_follow", "legal_follows", "level",
-    "make_lead", "multisets", "points", "random_follow", "random_lead", "trick_winner",
+    "make_lead", "multisets", "points", "random_follow", "random_lead", "throw_penalty", "trick_winner",
 ]

@@ -439,9 +439,8 @@ class Sampler:
             self._checks.append(("throw", (t, ld, lead_obj, lead, None)))
             return
         else:
-            kept = [u for u in units if u.cards == lead]
-            key = (len(lead), kept[0].top if kept else 0, min(lead))
-            unbeatable = [u for u in units if (len(u.cards), u.top, min(u.cards)) < key]
+            before = kernel.make_lead(thrown, self.view.trump, rules).kept_before(lead)
+            unbeatable = [units[i] for i in before]
             exists = lead
         need_check = False
         for u in unbeatable:

@@ -576,7 +576,7 @@ def play_from_view(view: PlayerView, hands: list[Cards]) -> PlayCore:
         seen.append(sum(p.count(face) for p in played))
     penalties = [0] * r.players
     for seat, attempt, forced in view.failed_throws:
-        penalties[seat] += r.throw_penalty * (len(parse_cards(attempt)) - len(parse_cards(forced)))
+        penalties[seat] += kernel.throw_penalty(attempt, forced, r)
     leader, plays = view.current_trick
     if leader < 0:
         leader = view.current_player
