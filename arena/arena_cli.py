@@ -179,20 +179,20 @@ def run_arena_command(args: argparse.Namespace) -> int:
         elif cmd == "show":
             run_id = _latest(store, args.run, args.db)
             info = store.run(run_id)
-            spec = store.spec_json(run_id)
+            saved = store.spec_json(run_id)
             faults = store.faults(run_id)
             logs = bot_log_dir(args.db, run_id)
             if args.json:
-                print(json.dumps({"run": dataclasses.asdict(info), "spec": spec, "bot_logs": logs,
+                print(json.dumps({"run": dataclasses.asdict(info), "spec": saved, "bot_logs": logs,
                                   "faults": [dict(job=k, **f.to_json()) for k, f in faults]}))
                 return 0
             print(f"run {info.id}: {info.name}, {info.status}, {info.done} of {info.jobs} jobs, "
                   f"created {info.created}, updated {info.updated}")
-            print(f"rules: {spec.get('preset')} with {spec.get('players')} players"
-                  + (f", settings {dict(spec['settings'])}" if spec.get("settings") else "")
-                  + f"; suite {spec.get('suite')}, {spec.get('deals') or 'all'} deals, mode {spec.get('mode')}, "
-                  f"line-ups {spec.get('lineups')}, time limit {spec.get('time_limit') or 'none'}")
-            print(f"bots: trusted {spec.get('trusted', 'none')}, on fault {spec.get('on_fault', 'fallback')}; "
+            print(f"rules: {saved.get('preset')} with {saved.get('players')} players"
+                  + (f", settings {dict(saved['settings'])}" if saved.get("settings") else "")
+                  + f"; suite {saved.get('suite')}, {saved.get('deals') or 'all'} deals, mode {saved.get('mode')}, "
+                  f"line-ups {saved.get('lineups')}, time limit {saved.get('time_limit') or 'none'}")
+            print(f"bots: trusted {saved.get('trusted', 'none')}, on fault {saved.get('on_fault', 'fallback')}; "
                   f"what sandboxed bots wrote to stderr: {logs}{'' if os.path.isdir(logs) else ' (none yet)'}")
             print("entrants:")
             for i, e in enumerate(store.entrants(run_id)):

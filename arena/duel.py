@@ -76,8 +76,8 @@ def play_game(job: tuple) -> tuple[list[float], list[float]]:
         spec = entrants[f.entrant].spec
         raise BotError(f"bot {spec!r} in seat {f.seat} ({game}): {f.kind}: {f.message}")
     out = res.deals[0]
-    margins = [[], []]
-    games = [[], []]
+    margins: list[list[float]] = [[], []]
+    games: list[list[float]] = [[], []]
     for seat in range(n):
         margins[who[seat]].append(out.margins[seat])
         games[who[seat]].append(float(out.game_points[seat]))
@@ -111,7 +111,9 @@ def _differences(saved: dict[str, Any], wanted: dict[str, Any]) -> str:
     for key in ("a", "b", "seed"):
         if saved.get(key) != wanted[key]:
             out.append(f"{key} {saved.get(key)!r}, not {wanted[key]!r}")
-    rules = saved.get("rules") if isinstance(saved.get("rules"), dict) else {}
+    rules = saved.get("rules")
+    if not isinstance(rules, dict):
+        rules = {}
     for key, value in wanted["rules"].items():
         if rules.get(key) != value:
             out.append(f"{key} {rules.get(key)!r}, not {value!r}")
@@ -262,8 +264,12 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
         mb = sum(g[0][1] for g in games) / len(games)
         ga = sum(g[1][0] for g in games) / len(games)
         gb = sum(g[1][1] for g in games) / len(games)
-        margin_a.append(ma), margin_b.append(mb), game_a.append(ga), game_b.append(gb)
-        diff_m.append(ma - mb), diff_g.append(ga - gb)
+        margin_a.append(ma)
+        margin_b.append(mb)
+        game_a.append(ga)
+        game_b.append(gb)
+        diff_m.append(ma - mb)
+        diff_g.append(ga - gb)
     return {
         "preset": rules.name, "players": rules.players, "deals": deals, "resumed": resumed,
         "a": {"bot": spec_a, "card_margin": mean_interval(margin_a), "game_points": mean_interval(game_a)},

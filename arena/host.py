@@ -21,7 +21,7 @@ import os
 import random
 import sys
 import traceback
-from typing import Any, BinaryIO, Optional
+from typing import Any, BinaryIO, Optional, cast
 
 from bots.base import BotError, make_bot
 from core.actions import Action
@@ -73,11 +73,13 @@ class _Host:
             self.builder.apply({"view": msg["view"]})
             self.bot.restart(rules, int(msg["seat"]), random.Random(int(msg["seed"])))
         elif t in ("view", "event"):
-            self.builder.apply(msg)
+            # The referee sends a deal first; a peer that does not gets the AttributeError on None, as ever.
+            builder = cast(ViewBuilder, self.builder)
+            builder.apply(msg)
             if msg.get("action") is not None and self.inform is not None:
-                self.inform(self.builder.view(), int(msg["seat"]), Action.from_str(msg["action"]))
+                self.inform(builder.view(), int(msg["seat"]), Action.from_str(msg["action"]))
         elif t == "request":
-            action = self.bot.step(self.builder.view())
+            action = self.bot.step(cast(ViewBuilder, self.builder).view())
             if not isinstance(action, Action):
                 try:
                     shown = repr(action)

@@ -85,6 +85,7 @@ def read_paths(extra: Sequence[str] = ()) -> list[str]:
         if entry and ("site-packages" in entry or "dist-packages" in entry or entry.startswith(sys.base_prefix)):
             out.append(os.path.realpath(entry))
     for pkg in (core, bots, arena):
+        assert pkg.__file__ is not None            # regular packages: each has an __init__.py
         out.append(os.path.dirname(os.path.realpath(pkg.__file__)))
     out.extend(os.path.realpath(p) for p in extra)
     seen: list[str] = []

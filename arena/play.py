@@ -504,8 +504,8 @@ class _Table:
                 self.forfeit = fault
             return
         st.replaced = True
-        st.bot, kind, _ = self._make(seat, self.fallback)
-        if kind is not None:
+        st.bot, made, _ = self._make(seat, self.fallback)
+        if made is not None:
             st.broken = True
             return
         out = self._call(seat, "restart", st.bot.restart, self.rules, seat, self._fallback_rng(seat))
@@ -533,6 +533,7 @@ class _Table:
         for seat, st in enumerate(self.seats):
             seed = bot_seed(self.secret, *self.base, self.deal, seat)
             if st.remote is not None:
+                assert opening is not None         # a remote seat: there is a narrator
                 st.remote.new_deal()
                 st.remote.send(protocol.deal(self.rules, seat, seed, self.deal == 0, self.limits.overage,
                                              opening[seat]["view"]))
@@ -548,7 +549,7 @@ class _Table:
 
     def _legal(self, state: State) -> tuple[list[str], bool]:
         """Up to :data:`protocol.MAX_LEGAL` legal actions, and whether that is all."""
-        out = []
+        out: list[str] = []
         for a in state.legal_actions():
             if len(out) == protocol.MAX_LEGAL:
                 return out, False
@@ -565,11 +566,13 @@ class _Table:
                 if kind is not None:
                     self._failed(seat, kind, message)
                     continue
+                assert text is not None            # decide gives a text whenever there is no fault
                 action, why = parse_action(text)
                 err = why if action is None else state.action_error(action)
                 if err is not None:
                     self._failed(seat, "illegal", f"played {text[:80]}: {err}")
                     continue
+                assert action is not None          # no action means an error, handled above
                 return action
             bot = st.bot
             if getattr(bot, "cheats", False):
@@ -581,9 +584,9 @@ class _Table:
             if out.kind is not None:
                 self._failed(seat, out.kind, out.message)
                 continue
-            why = _illegal(state, out.value)
-            if why is not None:
-                self._failed(seat, "illegal", why)
+            wrong = _illegal(state, out.value)
+            if wrong is not None:
+                self._failed(seat, "illegal", wrong)
                 continue
             return Action(out.value.kind, Cards(out.value.cards), out.value.ordinal)
         if self.stalled and state.phase == DRAW:       # the deal must get a trump now

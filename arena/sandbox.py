@@ -310,7 +310,8 @@ def _spawn(req: dict[str, Any], fds: list[int], root: str, me: int, n: int) -> i
     """In the fork server: fork one bot; returns its pid."""
     from . import jail
 
-    walls = Walls(**{k: (tuple(v) if k == "read" else v) for k, v in req["walls"].items()})
+    fields: dict[str, Any] = {k: (tuple(v) if k == "read" else v) for k, v in req["walls"].items()}
+    walls = Walls(**fields)
     target = req["spawn"]
     home = os.path.join(root, f"bot{n}")
     pid = os.fork()
@@ -385,7 +386,7 @@ def _server(sock_fd: int, parent: int) -> None:
                 n += 1
                 pid = _spawn(req, fds, root, me, n)
                 live[pid] = os.path.join(root, f"bot{n}")
-                reply = {"pid": pid}
+                reply: dict[str, Any] = {"pid": pid}
             except Exception as exc:
                 reply = {"error": f"{type(exc).__name__}: {exc}"}
             finally:

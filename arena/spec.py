@@ -461,11 +461,11 @@ def spec_from_data(data: Mapping[str, Any], where: str = "") -> TournamentSpec:
         bot = _typed(at, "bot", table["bot"], (str,), "a bot spec string")
         params = _typed(at, "params", table.get("params", {}), (dict,), "a table such as { iterations = 200 }")
         try:
-            spec = _spec_text(bot, params)
+            bot_spec = _spec_text(bot, params)
         except ArenaError as exc:
             raise ArenaError(f"{at}{exc}") from None
-        name = _typed(at, "name", table.get("name", spec), (str,), "a string")
-        entrants.append(Entrant(name, spec))
+        name = _typed(at, "name", table.get("name", bot_spec), (str,), "a string")
+        entrants.append(Entrant(name, bot_spec))
     if "settings" in fields:
         fields["settings"] = tuple(fields["settings"].items())
     spec = TournamentSpec(entrants=tuple(entrants), **fields)

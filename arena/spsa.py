@@ -343,6 +343,7 @@ def _open(db: str, spec: TuneSpec, secret: Optional[str]) -> TuneRun:
                                   "updated) VALUES (?, ?, ?, ?, 'running', ?, ?)",
                                   (spec.identity(), json.dumps(spec.to_json()), secret or _secrets.token_hex(16),
                                    json.dumps(state.to_json()), now, now))
+                assert cur.lastrowid is not None       # set by the INSERT
                 return TuneRun(int(cur.lastrowid), state, [], False)
             tune_id = int(row[0])
             path = [json.loads(t) for (t,) in con.execute(

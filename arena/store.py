@@ -528,6 +528,7 @@ class Store:
             cur = con.execute(
                 "INSERT INTO runs (name, identity, spec_json, created, updated, status) "
                 "VALUES (?, ?, ?, ?, ?, 'running')", (name, identity, _dumps(spec_json), now, now))
+            assert cur.lastrowid is not None           # set by the INSERT
             run_id = int(cur.lastrowid)
             con.executemany("INSERT INTO entrants (run_id, idx, name, spec) VALUES (?, ?, ?, ?)",
                             [(run_id, i, e.name, e.spec) for i, e in enumerate(entrants)])
@@ -647,9 +648,9 @@ class Store:
             self._require(run_id)
             con.execute(_LEASES)
             done = {r[0] for r in con.execute("SELECT key FROM results WHERE run_id = ?", (run_id,))}
-            held = {r[0]: r[1:] for r in con.execute(
+            held: dict[str, tuple[str, str, int, float]] = {r[0]: r[1:] for r in con.execute(
                 "SELECT key, owner, host, pid, expires FROM leases WHERE run_id = ?", (run_id,))}
-            mine = []
+            mine: list[str] = []
             for key in keys:
                 if key in done:
                     continue
@@ -684,7 +685,7 @@ class Store:
             tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if "leases" not in tables:
                 return 0
-            rows = self._db.execute(
+            rows: list[tuple[str, str, int, float]] = self._db.execute(
                 "SELECT l.owner, l.host, l.pid, l.expires FROM leases l WHERE l.run_id = ? AND NOT EXISTS "
                 "(SELECT 1 FROM results r WHERE r.run_id = l.run_id AND r.key = l.key)", (run_id,)).fetchall()
         return sum(1 for row in rows if owner.kept_from(*row, now))

@@ -23,7 +23,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple, Optional, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Optional, Protocol, cast, runtime_checkable
 
 from core.actions import Action
 from core.errors import IllegalActionError, PengyouError
@@ -65,6 +65,13 @@ class Bot(Protocol):
 
     def step(self, view: PlayerView) -> Action:
         """Choose an action; ``view`` is the bot's own view, and it is to move."""
+
+
+class _Peeking(Protocol):
+    """A bot whose class says ``cheats = True``: it is shown the state before each decision."""
+
+    def peek(self, state: State) -> None:
+        """See the whole state (every hand)."""
 
 
 class BotSpec(NamedTuple):
@@ -366,7 +373,7 @@ def play_deal(rules: Rules, seed: int, bots: Sequence[Bot], rng: random.Random,
     while not s.is_terminal():
         seat = s.current_player()
         if getattr(bots[seat], "cheats", False):
-            bots[seat].peek(s)          # only the clearly named oracle bot asks for this
+            cast(_Peeking, bots[seat]).peek(s)          # only the clearly named oracle bot asks for this
         action = bots[seat].step(s.view(seat))
         if not isinstance(action, Action):
             raise BotMoveError(seat, f"seat {seat}: the bot returned {action!r}, not an Action")

@@ -33,7 +33,7 @@ action if a bug ever made it illegal (counted in :attr:`HeuristicBot.fallbacks`)
 from __future__ import annotations
 
 import random
-from typing import Optional
+from typing import Optional, cast
 
 from core import kernel
 from core.actions import BURY, CALL, EXPOSE, PLAY, Action
@@ -188,7 +188,7 @@ class HeuristicBot:
 
     def _reset(self) -> None:
         self._table: Optional[_Table] = None
-        self._table_key = None
+        self._table_key: Optional[tuple[Optional[Trump], bool, int, int, int]] = None
         self._played = [0] * 54
         self._ntricks = 0
         self._last_trick = None
@@ -209,6 +209,7 @@ class HeuristicBot:
         except Exception as exc:  # a bug: never let it stop the game
             action, err = None, f"{type(exc).__name__}: {exc}"
         if err is None:
+            assert action is not None      # _check passes only an Action
             return action
         self.fallbacks += 1
         self.last_error = f"{view.phase}: {action}: {err}"
@@ -251,7 +252,7 @@ class HeuristicBot:
         r = view.rules
         key = (view.trump, r.tractor_past_ace, r.packs, r.black_jokers, r.red_jokers)
         if self._table is None or self._table_key != key:
-            self._table = _Table(view.trump, view.rules)
+            self._table = _Table(cast(Trump, view.trump), view.rules)    # made in the draw, before any use here
             self._table_key = key
         return self._table
 
@@ -821,7 +822,7 @@ class _PlayTurn:
 
     def _build(self, units, n: int, key, variant: int) -> Optional[list]:
         tab = self.tab
-        rem = {}
+        rem: dict[int, int] = {}
         for f in self.by_suit[self.e]:
             rem[f] = rem.get(f, 0) + 1
         out: list[int] = []

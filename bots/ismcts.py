@@ -34,13 +34,13 @@ import random
 import time
 from itertools import islice
 from collections.abc import Iterator
-from typing import Optional
+from typing import Optional, cast
 
 from core._play import PlayCore, SearchTree
 from core.actions import Action
 from core.cards import Cards, points
 from core.rules import Rules
-from core.sample import Sampler
+from core.sample import Sampler, World
 from core.scoring import MAKER, _multiplier, _opponents_total, score_deal
 from core.state import PlayerView, play_from_view
 
@@ -169,11 +169,12 @@ class IsmctsBot:
             return Action.play(self.search_halving(view))
         root = self.search(view)
         best = max(root.children.values(), key=lambda n: (n.visits, n.total))
+        assert best.cards is not None      # only the root has no cards
         return Action.play(best.cards)
 
     # ------------------------------------------------------------------ search
     def _rewards(self, pc: PlayCore) -> list[float]:
-        r = self.rules
+        r = cast(Rules, self.rules)        # set by restart(), which comes before any step()
         side = pc.maker_side
         w, cards, unit = pc.last_trick
         to_opp = w not in side
@@ -270,7 +271,7 @@ class IsmctsBot:
             root.children[_key(cards)] = child
         return root
 
-    def _worlds(self, view: PlayerView) -> Iterator[tuple[object, int]]:
+    def _worlds(self, view: PlayerView) -> Iterator[tuple[World | _TrueWorld, int]]:
         """Sampled worlds with the kitty points each is scored with (the
         view's own kitty if it knows it), until the budget (iterations, or
         ``seconds`` when positive) is spent; counted in ``last_iterations``."""
@@ -290,7 +291,7 @@ class IsmctsBot:
         key = (opp, side_size)
         v = self._game_cache.get(key)
         if v is None:
-            sc = score_deal(self.rules, opp, side_size)
+            sc = score_deal(cast(Rules, self.rules), opp, side_size)     # set by restart()
             v = float(sc.game_points if sc.winner == MAKER else -sc.game_points if sc.winner else 0)
             self._game_cache[key] = v
         return v
