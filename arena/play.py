@@ -62,7 +62,7 @@ from core.game import Match
 from core.observe import Narrator, sees
 from core.records import deal_record, match_record, write_records
 from core.rules import Rules
-from core.scoring import MAKER, score_deal
+from core.scoring import MAKER, card_margin, score_deal
 from core.state import DRAW, MAX_REDEALS, State
 
 from . import protocol
@@ -98,7 +98,7 @@ def outcome_of(state: State, seats: Sequence[int]) -> DealOutcome:
     if len(seats) != n:
         raise ArenaError(f"outcome: {len(seats)} entrants for {n} seats")
     total = state.rules.total_points
-    maker_margin = float(total - 2 * res.opponents_points)
+    maker_margin = float(card_margin(state.rules, res.opponents_points))
     return DealOutcome(
         seats=tuple(int(e) for e in seats), maker=res.maker, maker_side=tuple(sorted(res.maker_side)),
         opponents_points=res.opponents_points, total_points=total, maker_won=res.winner == MAKER,

@@ -41,7 +41,7 @@ from core.actions import Action
 from core.cards import Cards, points
 from core.rules import Rules
 from core.sample import Sampler, World
-from core.scoring import MAKER, _multiplier, _opponents_total, score_deal
+from core.scoring import MAKER, card_margin, score_deal
 from core.state import PlayerView, play_from_view
 
 from .base import Param, make_bot, register
@@ -176,17 +176,12 @@ class IsmctsBot:
     def _rewards(self, pc: PlayCore) -> list[float]:
         r = cast(Rules, self.rules)        # set by restart(), which comes before any step()
         side = pc.maker_side
-        w, cards, unit = pc.last_trick
-        to_opp = w not in side
-        # the play engine's own figures are consistent: the unchecked scoring cores suffice
-        mult = _multiplier(r.kitty_multiplier, max(cards, 1), max(unit, 1), max(cards, 1))
-        opp = _opponents_total(pc.points, side, self._kitty_points, to_opp, mult, pc.penalties)
+        opp = pc.opponents_points(r, self._kitty_points)[0]
         n = r.players
         if self.reward == "game":
             g = self._game_value(opp, len(side))
             return [g if s in side else -g for s in range(n)]
-        total = r.total_points
-        margin = (total - 2 * opp) / total        # maker side's share minus the opponents'
+        margin = card_margin(r, opp) / r.total_points
         return [margin if s in side else -margin for s in range(n)]
 
     def _world_source(self, view: PlayerView):

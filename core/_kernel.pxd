@@ -57,6 +57,14 @@ cdef inline int xbelow(uint64_t* s, int n) noexcept nogil:
     """A whole number in [0, n) from the generator ``s`` (the one bounded draw)."""
     return <int>((xrand(s) >> 33) % <uint64_t>n)
 
+cdef int multiplier_code(object kind) except -1
+cdef int c_kitty_multiplier(int code, int winning_cards, int unit_cards, int per_player) noexcept nogil
+cdef int c_opponents_points(int n, const int* points, const int* penalty, const int* side,
+                            int kitty_points, int to_opponents, int mult) noexcept nogil
+cdef inline int c_card_margin(int total_points, int opponents_points) noexcept nogil:
+    """The maker side's card-point margin: its points minus the opponents' (the one definition)."""
+    return total_points - 2 * opponents_points
+
 cdef int c_unit_before(const CUnit* a, const CUnit* b) noexcept nogil
 cdef int c_kept_unit(const Ctx* c, const cnt_t** hands, int nh, const CLead* lead, int first_found,
                      int* by) noexcept nogil

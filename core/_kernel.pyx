@@ -1284,6 +1284,75 @@ def throw_penalty(attempt, kept, rules) -> int:
     return c_throw_penalty(len(parse_cards(attempt)), len(parse_cards(kept)), rules.throw_penalty)
 
 
+# ----------------------------------------------------------------------------
+# End-of-deal scoring: the kitty multiplier and the opponents' card points
+# ----------------------------------------------------------------------------
+
+#: The kitty multiplier settings, in the order of their codes.
+MULTIPLIERS = ("double", "by_cards", "unit_double", "unit_power", "cards_per_player")
+
+
+cdef int multiplier_code(object kind) except -1:
+    """The code of a ``rules.kitty_multiplier`` setting."""
+    try:
+        return MULTIPLIERS.index(kind)
+    except ValueError:
+        raise InvalidActionError(f"kitty_multiplier: unknown setting {kind!r}") from None
+
+
+cdef int c_kitty_multiplier(int code, int winning_cards, int unit_cards, int per_player) noexcept nogil:
+    """How many times the kitty counts (``core.scoring.kitty_multiplier``, on
+    checked arguments): the one definition, for the engine and the search."""
+    if code == 0:
+        return 2
+    if code == 1:
+        return 1 + (winning_cards if winning_cards < 3 else 3)
+    if code == 2:
+        return 2 * unit_cards
+    if code == 3:
+        return 1 << unit_cards
+    return 2 * per_player
+
+
+cdef int c_opponents_points(int n, const int* points, const int* penalty, const int* side,
+                            int kitty_points, int to_opponents, int mult) noexcept nogil:
+    """The opponents' card points (``core.scoring.opponents_points`` on checked
+    arguments): their tricks, plus the maker side's throw penalties, minus their
+    own, plus the kitty ``mult`` times when they took the last trick; never below 0."""
+    cdef int seat, total = 0
+    for seat in range(n):
+        if side[seat]:
+            total += penalty[seat]
+        else:
+            total += points[seat] - penalty[seat]
+    if to_opponents:
+        total += kitty_points * mult
+    return total if total > 0 else 0
+
+
+def kitty_multiplier_of(kind, int winning_cards, int unit_cards, int per_player) -> int:
+    """:c:func:`c_kitty_multiplier` for a ``rules.kitty_multiplier`` setting (unchecked counts)."""
+    return c_kitty_multiplier(multiplier_code(kind), winning_cards, unit_cards, per_player)
+
+
+def card_margin(int total_points, int opponents_points) -> int:
+    """:c:func:`c_card_margin`: the maker side's card points minus the opponents'."""
+    return c_card_margin(total_points, opponents_points)
+
+
+def opponents_total(points, side, int kitty_points, bint to_opponents, int mult, penalties) -> int:
+    """:c:func:`c_opponents_points` for Python sequences (``side`` holds the maker side's seats)."""
+    cdef int n = len(points), i
+    cdef int p[MAXH], q[MAXH], m[MAXH]
+    if n > MAXH or len(penalties) != n:
+        raise InvalidActionError(f"points: {n} seats and {len(penalties)} penalties do not fit a table")
+    for i in range(n):
+        p[i] = points[i]
+        q[i] = penalties[i]
+        m[i] = i in side
+    return c_opponents_points(n, p, q, m, kitty_points, to_opponents, mult)
+
+
 def shuffled_lists(list pools, double u):
     """Each list of ``pools`` copied into uniform random order (Fisher-Yates on
     the kernel's generator, seeded from ``u``, a uniform draw in [0, 1))."""

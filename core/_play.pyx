@@ -13,6 +13,7 @@ from libc.math cimport sqrt, log, pow, ceil
 from core._kernel cimport (
     NF, NSUIT, MAXU, Ctx, CLead, CUnit, Flags, cnt_t, TrumpContext,
     c_decompose, c_follow_ok, c_random_follow, c_random_lead, c_kept_unit, c_throw_penalty, c_strength,
+    multiplier_code, c_kitty_multiplier, c_opponents_points, c_card_margin,
     suit_total,
     xrand, xbelow, seed_from, to_counts, from_counts, ctx_of, flags_of,
 )
@@ -198,6 +199,23 @@ cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
 
 cdef inline void random_lead(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
     c_random_lead(&s.ctx, s.hand[s.leader], s.held[s.leader], rng, out)
+
+
+cdef int deal_opponents_points(PlayS* s, int kitty_points, int mult_code, int* mult,
+                               int* to_opp) noexcept nogil:
+    """The opponents' card points of a finished play phase (the kitty holding
+    ``kitty_points``), with the kitty multiplier and whether the opponents took
+    the last trick: the engine's result and the search's reward both come from here.
+    With no trick played the multiplier is 2 and the kitty goes to the opponents."""
+    cdef int cards_n = s.last_cards if s.last_cards > 1 else 1
+    cdef int unit_n = s.last_unit if s.last_unit > 1 else 1
+    if s.last_winner < 0:
+        mult[0] = 2
+        to_opp[0] = 1
+    else:
+        mult[0] = c_kitty_multiplier(mult_code, cards_n, unit_n, cards_n)
+        to_opp[0] = not s.side[s.last_winner]
+    return c_opponents_points(s.n, s.points, s.penalty, s.side, kitty_points, to_opp[0], mult[0])
 
 
 cdef void random_play(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
@@ -553,6 +571,13 @@ cdef class PlayCore:
         """For each friend call, the seat that filled it, or None."""
         return [None if self.s.call_by[i] < 0 else self.s.call_by[i] for i in range(self.s.ncalls)]
 
+    def opponents_points(self, rules, int kitty_points) -> tuple:
+        """``(opponents' card points, kitty multiplier, kitty to the opponents)``
+        of the finished play under ``rules``, the kitty holding ``kitty_points``."""
+        cdef int mult, to_opp, opp
+        opp = deal_opponents_points(&self.s, kitty_points, multiplier_code(rules.kitty_multiplier), &mult, &to_opp)
+        return opp, mult, bool(to_opp)
+
     @property
     def last_trick(self):
         """(winner seat, cards per play, cards of the largest unit) of the last trick played."""
@@ -677,7 +702,6 @@ cdef struct TNode:
 cdef enum:
     MAXPATH = 2048
 
-_MULTIPLIERS = ("double", "by_cards", "unit_double", "unit_power", "cards_per_player")
 
 
 cdef inline uint64_t cards_hash(const cnt_t* c) noexcept nogil:
@@ -736,7 +760,7 @@ cdef class SearchTree:
         self.game_reward = game_value is not None
         self.game_value = game_value
         self.total_points = rules.total_points
-        self.mult_kind = _MULTIPLIERS.index(rules.kitty_multiplier)
+        self.mult_kind = multiplier_code(rules.kitty_multiplier)
 
     def __dealloc__(self):
         free(self.nodes)
@@ -805,7 +829,7 @@ cdef class SearchTree:
     cdef double _reward_of(self, PlayS* s, int opp, int nside) except? -1e300:
         if self.game_reward:
             return <double> self.game_value(opp, nside)
-        return (<double> (self.total_points - 2 * opp)) / self.total_points
+        return (<double> c_card_margin(self.total_points, opp)) / self.total_points
 
     cdef int _select(self, PlayS* s, int node, int at_root, rng, int* expanded) except -1:
         """The child of ``node`` to walk to: a new one while widening allows
@@ -858,7 +882,7 @@ cdef class SearchTree:
         cdef cnt_t out[NF]
         cdef uint64_t r
         cdef int node = 0, child, player, depth = 0, expanded = 0, at_root = 1
-        cdef int i, seat, opp, nside, mult, cards_n, unit_n
+        cdef int i, seat, opp, nside, mult, to_opp
         cdef double margin
         cdef TNode* nd
         while not s.done:
@@ -891,31 +915,10 @@ cdef class SearchTree:
         if not s.done:
             r = seed_from(rng)
             playout(s, &r, self.policy)
-        # the deal's result, as core.scoring computes it
-        cards_n = s.last_cards if s.last_cards > 1 else 1
-        unit_n = s.last_unit if s.last_unit > 1 else 1
-        if self.mult_kind == 0:
-            mult = 2
-        elif self.mult_kind == 1:
-            mult = 1 + (cards_n if cards_n < 3 else 3)
-        elif self.mult_kind == 2:
-            mult = 2 * unit_n
-        elif self.mult_kind == 3:
-            mult = 1 << unit_n
-        else:
-            mult = 2 * cards_n
-        opp = 0
+        opp = deal_opponents_points(s, kitty_points, self.mult_kind, &mult, &to_opp)
         nside = 0
         for seat in range(s.n):
-            if s.side[seat]:
-                opp += s.penalty[seat]
-                nside += 1
-            else:
-                opp += s.points[seat] - s.penalty[seat]
-        if not s.side[s.last_winner]:
-            opp += kitty_points * mult
-        if opp < 0:
-            opp = 0
+            nside += s.side[seat] != 0
         margin = self._reward_of(s, opp, nside)
         self.nodes[0].visits += 1
         for i in range(depth):

@@ -25,10 +25,11 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import NamedTuple, Optional
 
+from . import _kernel
 from .errors import PengyouError
 from .rules import Rules
 
-__all__ = ["DealScore", "kitty_multiplier", "opponents_points", "score_deal", "MAKER", "OPPONENTS"]
+__all__ = ["DealScore", "kitty_multiplier", "opponents_points", "score_deal", "card_margin", "MAKER", "OPPONENTS"]
 
 MAKER = "maker"
 OPPONENTS = "opponents"
@@ -73,18 +74,8 @@ def kitty_multiplier(
 
 
 def _multiplier(kind: str, winning_play_cards: int, largest_unit_cards: int, cards_per_player: int) -> int:
-    """:func:`kitty_multiplier` on checked arguments (searches call it directly)."""
-    if kind == "double":
-        return 2
-    if kind == "by_cards":
-        return 1 + min(winning_play_cards, 3)
-    if kind == "unit_double":
-        return 2 * largest_unit_cards
-    if kind == "unit_power":
-        return 2 ** largest_unit_cards
-    if kind == "cards_per_player":
-        return 2 * cards_per_player
-    raise PengyouError(f"kitty_multiplier: unknown setting {kind!r}")  # pragma: no cover
+    """:func:`kitty_multiplier` on checked arguments: the kernel's one definition."""
+    return _kernel.kitty_multiplier_of(kind, winning_play_cards, largest_unit_cards, cards_per_player)
 
 
 def opponents_points(
@@ -134,16 +125,20 @@ def opponents_points(
 
 def _opponents_total(points_by_seat: Sequence[int], side: Collection[int], kitty_points: int,
                      kitty_to_opponents: bool, multiplier: int, penalties_by_seat: Sequence[int]) -> int:
-    """:func:`opponents_points` on checked arguments (searches call it directly)."""
-    total = 0
-    for seat in range(len(points_by_seat)):
-        if seat in side:
-            total += penalties_by_seat[seat]
-        else:
-            total += points_by_seat[seat] - penalties_by_seat[seat]
-    if kitty_to_opponents:
-        total += kitty_points * multiplier
-    return max(total, 0)
+    """:func:`opponents_points` on checked arguments: the kernel's one definition."""
+    return _kernel.opponents_total(points_by_seat, side, kitty_points, kitty_to_opponents, multiplier,
+                                   penalties_by_seat)
+
+
+def card_margin(rules: Rules, opponents_points: int) -> int:
+    """The maker side's card-point margin over the opponents: ``total_points - 2 *
+    opponents_points`` (the search's and the arena's card-point reward).
+
+    >>> from core.rules import Rules
+    >>> card_margin(Rules.preset("pagat", players=6), 75)
+    50
+    """
+    return _kernel.card_margin(rules.total_points, opponents_points)
 
 
 class DealScore(NamedTuple):

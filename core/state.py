@@ -32,7 +32,7 @@ from .cards import Cards, Trump, card_name, format_cards, parse_card, parse_card
 from .errors import IllegalActionError, InvalidActionError
 from .match import PlayerLevel, level_rank, redeal_levels, start_levels
 from .rules import Rules
-from .scoring import MAKER, DealScore, kitty_multiplier, opponents_points, score_deal
+from .scoring import MAKER, DealScore, score_deal
 
 __all__ = ["State", "DealResult", "PlayerView", "DRAW", "BURY_PHASE", "CALL_PHASE",
            "PLAY_PHASE", "DONE", "play_from_view", "random_legal"]
@@ -435,11 +435,8 @@ class State:
         pc = self.play
         r = self.rules
         side = pc.maker_side
-        w, cards, unit = pc.last_trick
         kitty_pts = points(self.kitty)
-        to_opp = w not in side
-        mult = kitty_multiplier(r, max(cards, 1), max(unit, 1), max(cards, 1)) if w >= 0 else 2
-        opp = opponents_points(pc.points, side, kitty_pts, to_opp, mult, pc.penalties)
+        opp, mult, to_opp = pc.opponents_points(r, kitty_pts)
         sc: DealScore = score_deal(r, opp, len(side))
         self._result = DealResult(self.maker, side, opp, kitty_pts, mult, to_opp, sc.winner,
                                   sc.game_points, sc.next_side)

@@ -252,7 +252,7 @@ def test_a_faulty_bot_is_replaced_by_the_fallback(bot, kind, message):
 
 
 def test_faults_in_a_match_keep_the_fallback_for_the_rest_of_it():
-    rules = Rules.preset("pagat", players=5, target_rank=4)
+    rules = Rules.preset("pagat", players=5, target_rank=6)    # no deal gains 4 levels: two deals at least
     ents = [Entrant("random", "random"), Entrant("bad", f"{FAULTY}:CrashBot?at=2")]
     job = _job((1, 0, 0, 0, 1), seed=4)                 # a match of two deals or more
     res = play_job(job, ents, rules, mode="matches")

@@ -1,0 +1,34 @@
+"""The end-of-deal scoring written out in plain Python: the independent twin the
+kernel's compiled owner (``c_kitty_multiplier``, ``c_opponents_points``,
+``c_card_margin``) is checked against. Not used by the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+
+def multiplier(kind: str, winning_play_cards: int, largest_unit_cards: int, cards_per_player: int) -> int:
+    """How many times the kitty counts, by ``rules.kitty_multiplier`` (docs: RULES.md, scoring)."""
+    table = {
+        "double": lambda: 2,
+        "by_cards": lambda: {1: 2, 2: 3}.get(winning_play_cards, 4),
+        "unit_double": lambda: largest_unit_cards * 2,
+        "unit_power": lambda: pow(2, largest_unit_cards),
+        "cards_per_player": lambda: cards_per_player * 2,
+    }
+    return table[kind]()
+
+
+def opponents_total(points_by_seat: Sequence[int], side: Collection[int], kitty_points: int,
+                    kitty_to_opponents: bool, mult: int, penalties_by_seat: Sequence[int]) -> int:
+    """The opponents' card points: theirs, the maker side's penalties added, their own taken off."""
+    theirs = sum(p for s, p in enumerate(points_by_seat) if s not in side)
+    moved = sum(q for s, q in enumerate(penalties_by_seat) if s in side)
+    paid = sum(q for s, q in enumerate(penalties_by_seat) if s not in side)
+    kitty = kitty_points * mult if kitty_to_opponents else 0
+    return max(0, theirs + moved - paid + kitty)
+
+
+def card_margin(total_points: int, opponents_points: int) -> int:
+    """The maker side's points (what the opponents do not have) minus the opponents'."""
+    return (total_points - opponents_points) - opponents_points
