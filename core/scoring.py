@@ -156,8 +156,30 @@ class DealScore(NamedTuple):
     next_side: Optional[str]
 
 
+_NO_BOUND = 1 << 62
+
+
 def _full_side(rules: Rules) -> int:
     return 1 + rules.friend_calls
+
+
+def _bands(scoring: str, packs: int) -> list[tuple[int, Optional[str], int]]:
+    """The table of ``scoring`` as ``(below, winner, gain)`` rows: the first row
+    whose bound the opponents' points are below decides (the last has no bound)."""
+    p = packs
+    if scoring == "pagat":
+        return [(1, MAKER, 2), (40 * p, MAKER, 1), (80 * p, OPPONENTS, 1), (100 * p, OPPONENTS, 2),
+                (_NO_BOUND, OPPONENTS, 3)]
+    s = 20 * p                              # "bands" and "heli": steps of 20 points per pack
+    return [(1, MAKER, 3), (s, MAKER, 2), (2 * s, MAKER, 1), (3 * s, None, 0), (4 * s, OPPONENTS, 1),
+            (5 * s, OPPONENTS, 2), (_NO_BOUND, OPPONENTS, 3)]
+
+
+def _band(scoring: str, packs: int, points: int) -> tuple[Optional[str], int]:
+    for below, winner, gain in _bands(scoring, packs):
+        if points < below:
+            return winner, gain
+    raise AssertionError("the last band has no bound")  # pragma: no cover
 
 
 def score_deal(rules: Rules, opponents_points: int, maker_side_size: int) -> DealScore:
@@ -203,35 +225,9 @@ def score_deal(rules: Rules, opponents_points: int, maker_side_size: int) -> Dea
     full = _full_side(rules)
     if not isinstance(maker_side_size, int) or not 1 <= maker_side_size <= full:
         raise PengyouError(f"maker_side_size: {maker_side_size!r} is not from 1 to {full} (1 + friend_calls)")
-    p = rules.packs
-    winner: Optional[str]
-    if rules.scoring == "pagat":
-        if points == 0:
-            winner, gain = MAKER, 2
-        elif points < 40 * p:
-            winner, gain = MAKER, 1
-        elif points < 80 * p:
-            winner, gain = OPPONENTS, 1
-        elif points < 100 * p:
-            winner, gain = OPPONENTS, 2
-        else:
-            winner, gain = OPPONENTS, 3
-    else:  # "bands" and "heli": steps of 20 points per pack
-        step = 20 * p
-        if points == 0:
-            winner, gain = MAKER, 3
-        elif points < step:
-            winner, gain = MAKER, 2
-        elif points < 2 * step:
-            winner, gain = MAKER, 1
-        elif points < 3 * step:
-            return DealScore(None, 0, OPPONENTS)
-        elif points < 4 * step:
-            winner, gain = OPPONENTS, 1
-        elif points < 5 * step:
-            winner, gain = OPPONENTS, 2
-        else:
-            winner, gain = OPPONENTS, 3
+    winner, gain = _band(rules.scoring, rules.packs, points)
+    if winner is None:
+        return DealScore(None, 0, OPPONENTS)
     if winner == MAKER and rules.short_side_multiplier:
         gain *= 1 + (full - maker_side_size)
     return DealScore(winner, gain, winner)
