@@ -19,6 +19,7 @@ from core._kernel cimport (
 )
 
 from .cards import Cards, card_name, points as card_points
+from ._kernel import follow_error
 from .errors import IllegalActionError, InvalidActionError
 
 
@@ -405,11 +406,8 @@ cdef void playout(PlayS* s, uint64_t* rng, int policy=0) noexcept nogil:
 
 _ERRORS = {
     1: "the deal is over",
-    2: "cards not in the hand",
     3: "a lead needs at least one card",
     4: "a lead must be all one suit (trumps count as one suit)",
-    5: "wrong number of cards: play as many as were led",
-    6: "must follow suit and the led shape as far as possible",
 }
 
 
@@ -603,11 +601,27 @@ cdef class PlayCore:
             raise InvalidActionError(f"seat {seat} is not a seat from 0 to {self.s.n - 1}")
 
     def play_error(self, cards):
-        """Why the current player may not play ``cards``, or None."""
+        """Why the current player may not play ``cards``, or None (a follow's
+        reason in the words of :func:`core.kernel.follow_error`, as ``pengyou follow`` says it)."""
         cdef cnt_t c[NF]
         to_counts(cards, c, None, "play")
-        code = play_error(&self.s, c)
-        return None if code == 0 else _ERRORS[code]
+        return self._why(play_error(&self.s, c), cards)
+
+    def _why(self, int code, cards):
+        """The text of a ``play_error`` code for ``cards``."""
+        cdef int seat = (self.s.leader + self.s.turn) % self.s.n, f
+        cdef cnt_t c[NF]
+        if code == 0:
+            return None
+        if code == 2:
+            to_counts(cards, c, None, "play")
+            for f in range(NF):
+                if c[f] > self.s.hand[seat][f]:
+                    return f"{card_name(f)} is not in the hand"
+        if code in (5, 6):
+            return follow_error(from_counts(self.s.hand[seat]), from_counts(self.s.trick[0]), cards,
+                                self.trump, self.rules)
+        return _ERRORS[code]
 
     def can_play(self, cards) -> bool:
         """True when the current player may play ``cards``."""
@@ -627,7 +641,7 @@ cdef class PlayCore:
         if check:
             code = play_error(&self.s, c)
             if code:
-                raise IllegalActionError(f"seat {seat} cannot play {Cards(cards)}: {_ERRORS[code]}")
+                raise IllegalActionError(f"seat {seat} cannot play {Cards(cards)}: {self._why(code, cards)}")
         leading = self.s.turn == 0
         play_apply(&self.s, c)
         played = from_counts(self.s.trick[self.s.n - 1 if self.s.turn == 0 else self.s.turn - 1])

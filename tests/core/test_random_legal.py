@@ -10,6 +10,9 @@ import pytest
 
 from bots.random_bot import RandomBot
 from core import kernel
+from core.actions import Action
+from core.cards import Cards
+from core.errors import IllegalActionError
 from core.rules import Rules
 from core.state import PLAY_PHASE, State
 
@@ -37,3 +40,24 @@ def test_engine_view_and_bot_agree(preset, players):
             s.apply(a)
             step += 1
     assert PLAY_PHASE in phases and throws > 0
+
+
+def test_an_illegal_follow_is_told_as_pengyou_follow_tells_it():
+    """State.apply and the kernel's follow check give one text for a wrong follow."""
+    rules = Rules.preset("pagat", players=6)
+    told = 0
+    for seed in range(30):
+        s, rng = State(rules, seed=seed), random.Random(seed)
+        while not s.is_terminal():
+            if s.phase == PLAY_PHASE and s.current_trick()[1]:
+                seat, lead = s.current_player(), s.current_trick()[1][0]
+                hand = s.hand(seat)
+                wrong = Cards(rng.sample(list(hand), len(lead)))
+                why = kernel.follow_error(hand, lead, wrong, s.trump, rules)
+                if why is not None:
+                    with pytest.raises(IllegalActionError) as err:
+                        s.apply(Action.play(wrong))
+                    assert str(err.value).endswith(": " + why), (str(err.value), why)
+                    told += 1
+            s.apply(s.random_legal_action(rng))
+    assert told > 100, told
