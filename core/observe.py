@@ -110,6 +110,7 @@ class Narrator:
         self._calls = len(s.calls)
         if s.phase == PLAY_PHASE:
             pc = s.play
+            assert pc is not None
             self._tricks = len(s._trick_text)
             self._failed = len(s.failed_throws)
             self._voids = set(s.voids)
@@ -192,6 +193,7 @@ class Narrator:
     def _play_changes(self, actor: int, action: Action) -> Changes:
         s = self.s
         pc = s.play
+        assert pc is not None                   # asked in the play phase only
         n = s.rules.players
         hand = pc.hand(actor)
         self._sizes[actor] = len(hand)

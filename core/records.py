@@ -53,7 +53,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import IO, Any, Optional, Union
 
 from .actions import Action
@@ -111,6 +111,7 @@ def _levels_json(levels: Sequence[PlayerLevel]) -> list[list[Any]]:
 
 def _result_json(state: State) -> dict[str, Any]:
     r = state.result
+    assert r is not None                    # asked only of a finished deal
     return {
         "type": "result", "maker": r.maker, "maker_side": sorted(r.maker_side),
         "opponents_points": r.opponents_points, "kitty_points": r.kitty_points,
@@ -526,7 +527,7 @@ def _level_text(rules: Rules, lv: PlayerLevel) -> str:
     return format_level(lv) if rules.levels == "active_passive" else level_name(lv.level)
 
 
-def _seats(seats: Sequence[int]) -> str:
+def _seats(seats: Iterable[int]) -> str:
     return " ".join(str(s) for s in sorted(seats)) or "none"
 
 
@@ -582,6 +583,7 @@ class _DealAccount:
             self.told_trump = True
             how = "is the maker (predetermined)" if s.fixed_maker is not None and \
                 s.rules.predetermined_maker else "made trump"
+            assert s.trump is not None          # made at the end of the draw
             out.append(f"trump: {_trump_text(s.trump)}; seat {s.maker} {how}")
         if s.phase == BURY_PHASE:
             return
@@ -598,6 +600,7 @@ class _DealAccount:
                 out.append(f"no friend calls: seat {s.maker} plays alone")
             self.filled = [None] * len(s.calls)
         pc = s.play
+        assert pc is not None                   # the play phase or later
         pens = pc.penalties
         for seat, attempt, played in s.failed_throws[self.throws:]:
             self.throws += 1
@@ -632,6 +635,7 @@ class _DealAccount:
         s = self.state
         r = s.rules
         res = s.result
+        assert res is not None and s.play is not None     # a replay ends with the deal's result
         n = r.players
         side = sorted(res.maker_side)
         opp = [i for i in range(n) if i not in res.maker_side]

@@ -30,7 +30,7 @@ from functools import lru_cache
 from typing import Optional
 from collections.abc import Iterable, Sequence
 
-from .cards import BJ, RJ, Cards, ThrowResult, Trump, Unit, parse_cards, rank_of, suit_of
+from .cards import BJ, RJ, Cards, CardsLike, ThrowResult, Trump, Unit, parse_cards, rank_of, suit_of
 from .errors import IllegalActionError
 from .rules import Rules
 
@@ -383,7 +383,7 @@ def _obligation(hs: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, ru
     return _f(hs, shapes, rules.follow_ladder, only, trump, rules.tractor_past_ace)
 
 
-def is_legal_follow(hand: Cards, lead: Cards, play: Cards, trump: Trump, rules: Rules) -> bool:
+def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Trump, rules: Rules) -> bool:
     """Whether ``play`` is a legal follow to ``lead`` from ``hand`` (docs/kernel.md, Following).
 
     Returns False (never raises) when ``play`` is not part of ``hand`` or does

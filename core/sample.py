@@ -97,7 +97,7 @@ import random
 from bisect import bisect_right
 from collections.abc import Sequence
 from math import comb
-from typing import NamedTuple
+from typing import NamedTuple, Optional, cast
 
 from . import kernel
 from ._kernel import shuffled_lists
@@ -199,7 +199,7 @@ class Sampler:
             tricks.append((cur_leader, [parse_cards(p) for p in cur_plays]))
         attempts = _match_failed_throws(view, tricks, copies, n, me)     # trick -> attempt
         T = len(tricks)
-        plays_by = [[] for _ in range(n)]          # seat -> [(t, cards)]
+        plays_by: list[list[tuple[int, Cards]]] = [[] for _ in range(n)]     # seat -> [(t, cards)]
         played = [0] * NF
         for t, (ld, ps) in enumerate(tricks):
             for j, p in enumerate(ps):
@@ -250,7 +250,7 @@ class Sampler:
         # maker's hand or the kitty (mk)
         need = {s: [0] * NF for s in others}
         mk = [0] * NF
-        shown = {}
+        shown: dict[int, list[int]] = {}
         for s, _kind, text in view.exposures:
             c = _counts(parse_cards(text))
             m = shown.setdefault(s, [0] * NF)
@@ -308,8 +308,9 @@ class Sampler:
                     cap[s][f] = 0
         for (s, e, k) in view.no_sets:
             limit(s, noset_t.get((s, e, k), T), suit_faces[e], k)
-        self._checks = []                            # (kind, data) checked per sample
-        self._beats = []                             # (faces, k, [(seat, since counts)])
+        self._checks: list[tuple[str, tuple]] = []   # (kind, data) checked per sample
+        # (faces, k, [(seat, since counts)])
+        self._beats: list[tuple[frozenset[int], int, list[tuple[int, dict[int, int]]]]] = []
         flags = (rules.follow_ladder, rules.protect_longer_sets)
         for t, (ld, ps) in enumerate(tricks):
             lead = ps[0]
@@ -340,7 +341,7 @@ class Sampler:
 
         # ---- the pool: unseen cards minus those placed by a lower bound
         pool = list(unseen)
-        fixed = {s: [] for s in others}
+        fixed: dict[int, list[int]] = {s: [] for s in others}
         for s in others:
             for f in range(NF):
                 if need[s][f]:
@@ -398,10 +399,10 @@ class Sampler:
                 self._deal = _build_deal(merged, dests, cap_left)
                 break
             except _TooBig:
-                left = [k for k in demotable if k not in demoted]
-                if not left:
+                undemoted = [k for k in demotable if k not in demoted]
+                if not undemoted:
                     raise SamplingError("the constraints of this view are too tangled to count") from None
-                demoted.update(left[:max(1, len(left) // 3)])
+                demoted.update(undemoted[:max(1, len(undemoted) // 3)])
         if self._deal.total == 0:
             raise SamplingError("no deal of the unseen cards agrees with the view")
         self.demoted = sum(len(classes[k]) for k in demoted)
@@ -412,9 +413,9 @@ class Sampler:
                  if d not in key[0]}
         for s in others:
             for f in range(NF):
-                c = cap[s][f]
-                if 0 < c < need[s][f] + pool[f] + mk[f] or (s, f) in loose:
-                    self._cap_checks.append((s, f, c))
+                most = cap[s][f]
+                if 0 < most < need[s][f] + pool[f] + mk[f] or (s, f) in loose:
+                    self._cap_checks.append((s, f, most))
         self._need_checks = [(s, f, need[s][f]) for s in others for f in range(NF)
                              if need[s][f] and pool[f] + mk[f] > 0]
         self._mk_checks = [(f, mk[f], need[maker][f] if maker in need else 0) for f in range(NF)
@@ -455,7 +456,7 @@ class Sampler:
             need_check = True
         if need_check:
             lead_obj = kernel.make_lead(thrown, self.view.trump, rules)
-            pre = None
+            pre: Optional[tuple[list[tuple[frozenset[int], int]], list[tuple[int, dict[int, int]]]]] = None
             if exists is None:
                 # a throw that stood: only a hand holding a set above a
                 # tractor's top could beat it; if none does, skip the kernel
@@ -493,7 +494,8 @@ class Sampler:
         caps = self._cap_checks
         needs = self._need_checks
         mks = self._mk_checks
-        maker = self._maker
+        # read only by the maker-or-kitty checks, which exist only when there is a maker
+        maker = cast(int, self._maker)
         R = self._R
         hand_ids = self._hand_ids
         beats = self._beats
@@ -636,17 +638,17 @@ class _Deal:
         # how merged classes of layer i map into layer i + 1
         maps = []
         for i in range(G):
-            m = [-1] * len(layers[i])
+            to_next = [-1] * len(layers[i])
             for k, j in enumerate(of_class[i]):
                 if j >= 0:
-                    m[j] = of_class[i + 1][k]
-            maps.append(m)
+                    to_next[j] = of_class[i + 1][k]
+            maps.append(to_next)
         takes = [tuple(j for j, key in enumerate(layers[i]) if i in key) for i in range(G)]
         suffix = [0] * (G + 1)
         suffix[G] = sum(free[1])
         for i in range(G - 1, -1, -1):
             suffix[i] = suffix[i + 1] + caps[i]
-        memo = [dict() for _ in range(G)]
+        memo: list[dict[tuple[int, ...], tuple]] = [dict() for _ in range(G)]
         self.memo = memo
         count = [0]
 
@@ -668,11 +670,11 @@ class _Deal:
                 x0 = c - sum(x)
                 if x0 > r0:
                     continue
-                nr = [0] * width
+                left = [0] * width
                 for j, v in enumerate(r):
                     if mp[j] >= 0:
-                        nr[mp[j]] += v - x[j]
-                nr = tuple(nr)
+                        left[mp[j]] += v - x[j]
+                nr = tuple(left)
                 w = W(i + 1, nr)
                 if not w:
                     continue
@@ -698,7 +700,7 @@ class _Deal:
         self.takes = takes
         self.width = [len(layer) for layer in layers]
         # the cards of each merged class at layer 0, and the free ones
-        lists = [[] for _ in layers[0]]
+        lists: list[list[int]] = [[] for _ in layers[0]]
         free0 = list(free_cards)
         for k, j in enumerate(of_class[0]):
             (lists[j] if j >= 0 else free0).extend(classes[k][1])
@@ -706,9 +708,9 @@ class _Deal:
         self.free0 = free0
         self.hyp: dict = {}                # hypergeometric tables, filled as needed
         self.total = W(0, self.start)
-        for m in memo:
-            for k, v in m.items():
-                m[k] = v[1:]
+        for table in memo:
+            for counts, v in table.items():
+                table[counts] = v[1:]
         # the sampler keeps the layer-0 lists apart (pool 0: the free cards);
         # a merged class of layer i is the pools that map into it
         self.pools0 = [free0] + lists
@@ -716,7 +718,7 @@ class _Deal:
         self.plan = []
         for i in range(G):
             comp: list = [[] for _ in layers[i]]
-            free_i = []
+            free_i: list[int] = []
             for pid, m in enumerate(where):
                 if self.pools0[pid]:
                     (comp[m] if m >= 0 else free_i).append(pid)
@@ -732,7 +734,7 @@ class _Deal:
         stays in uniform random order; a uniform x-subset of a merged class
         is a hypergeometric split of x over its pools, then the next cards
         of each."""
-        out = [[] for _ in range(self.slots)]
+        out: list[list[int]] = [[] for _ in range(self.slots)]
         if not self.G:
             cards = shuffled_lists([self.free0], r())[0]
             at = 0
@@ -879,6 +881,7 @@ def _order_groups(G: int, allowed: list, sizes: list) -> list:
                 cost *= v + 1
             if best is None or cost < best[0]:
                 best = (cost, g)
+        assert best is not None                 # left is not empty
         chosen.append(best[1])
         left.discard(best[1])
     return chosen[::-1]

@@ -23,7 +23,7 @@ import json
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from . import kernel
 from ._play import PlayCore
@@ -47,7 +47,7 @@ class DealResult:
     """The end of a deal: sides, the opponents' card points and the game points."""
 
     maker: int
-    maker_side: frozenset
+    maker_side: frozenset[int]
     opponents_points: int
     kitty_points: int
     kitty_multiplier: int
@@ -258,10 +258,13 @@ class State:
     def current_player(self) -> int:
         """The seat to decide now, or -1 when the deal is over."""
         if self.phase == DRAW:
-            return self._defender if self._defender is not None else self._decider
+            # a seat decides whenever the draw stops (None only after the redeal limit raised mid-draw)
+            return cast(int, self._defender if self._defender is not None else self._decider)
         if self.phase in (BURY_PHASE, CALL_PHASE):
+            assert self.maker is not None             # the draw made a maker before the bury
             return self.maker
         if self.phase == PLAY_PHASE:
+            assert self.play is not None
             return self.play.current_player
         return -1
 
@@ -274,6 +277,7 @@ class State:
         if not (isinstance(seat, int) and 0 <= seat < self.rules.players):
             raise InvalidActionError(f"seat {seat!r} is not a seat from 0 to {self.rules.players - 1}")
         if self.phase in (PLAY_PHASE, DONE):
+            assert self.play is not None
             return self.play.hand(seat)
         return Cards.from_counts(self._hands[seat])
 
@@ -311,6 +315,7 @@ class State:
             return self._call_error(action)
         if action.kind != PLAY:
             return "play cards now"
+        assert self.play is not None
         err = self.play.play_error(action.cards)
         return None if err is None else err
 
@@ -329,6 +334,7 @@ class State:
 
     def _defence_cards(self) -> Cards:
         exp = self._exp
+        assert exp is not None and self._challenger is not None     # a defence answers an override
         return Cards((exp.face,) * (self._challenger.count))
 
     def apply(self, action: Action | str, check: bool = True) -> None:
@@ -360,6 +366,7 @@ class State:
     def _apply_draw(self, seat: int, action: Action) -> None:
         if self._defender is not None:
             defender, challenger = self._defender, self._challenger
+            assert challenger is not None and self._exp is not None     # set with the defender
             self._defender = None
             self._challenger = None
             if action.kind == EXPOSE:
@@ -387,6 +394,7 @@ class State:
 
     def _apply_play(self, seat: int, cards: Cards) -> None:
         pc = self.play
+        assert pc is not None
         leading = pc.is_leading
         if leading:
             self._trick = (seat, [])
@@ -406,7 +414,10 @@ class State:
 
     def current_trick(self) -> tuple[int, list[Cards]]:
         """(leader, plays so far) of the trick in progress."""
-        if self.phase != PLAY_PHASE or self.play.is_leading:
+        if self.phase != PLAY_PHASE:
+            return (-1, [])
+        assert self.play is not None
+        if self.play.is_leading:
             return (-1, [])
         return (self._trick[0], list(self._trick[1]))
 
@@ -425,7 +436,7 @@ class State:
             return
         k = units[0].width
         if k >= 2:
-            counts = {}
+            counts: dict[int, int] = {}
             for f in played:
                 counts[f] = counts.get(f, 0) + 1
             if sum(c // k for c in counts.values()) < 1:
@@ -433,6 +444,7 @@ class State:
 
     def _finish(self) -> None:
         pc = self.play
+        assert pc is not None and self.maker is not None
         r = self.rules
         side = pc.maker_side
         kitty_pts = points(self.kitty)
@@ -456,7 +468,7 @@ class State:
         """The deal's result once it is over."""
         return self._result
 
-    def winners(self) -> frozenset:
+    def winners(self) -> frozenset[int]:
         """Seats on the side that won the deal (empty for no score or before the end)."""
         res = self._result
         if res is None or res.winner is None:
@@ -620,6 +632,7 @@ class LegalActions:
                     if s._call_error(a) is None:
                         yield a
         else:
+            assert s.play is not None and s.trump is not None     # both set before the play phase
             lead = None if s.play.is_leading else s._trick[1][0]
             yield from play_actions(s.play.hand(seat), lead, s.trump, s.rules)
 
@@ -689,7 +702,8 @@ class PlayerView:
     points: tuple
     voids: tuple
     no_sets: tuple
-    rules: Rules = field(default=None, compare=False)
+    # every view is built with its rules; None only in a view made by hand without them (Sampler rejects it)
+    rules: Rules = field(default=None, compare=False)  # type: ignore[assignment]
     options: tuple = ()
 
     @classmethod
@@ -699,9 +713,15 @@ class PlayerView:
             raise InvalidActionError(f"seat {seat!r} is not a seat from 0 to {n - 1}")
         in_play = s.phase in (PLAY_PHASE, DONE)
         if in_play:
-            sizes = tuple(len(s.play.hand(i)) for i in range(n))
+            pc = s.play
+            assert pc is not None
+            sizes = tuple(len(pc.hand(i)) for i in range(n))
+            calls_filled = tuple(pc.calls_filled)
+            pts = tuple(pc.points)
         else:
             sizes = tuple(sum(h) for h in s._hands)
+            calls_filled = ()
+            pts = (0,) * n
         own_kitty = s.maker == seat and s.phase != DRAW
         kitty: Optional[Cards] = None
         if own_kitty:
@@ -725,11 +745,11 @@ class PlayerView:
             maker=s.maker,
             kitty=kitty,
             calls=tuple((card_name(f), o) for f, o in s.calls),
-            calls_filled=tuple(s.play.calls_filled) if in_play else (),
+            calls_filled=calls_filled,
             tricks=tuple(s._trick_text),
             current_trick=(lambda t: (t[0], tuple(str(p) for p in t[1])))(s.current_trick()),
             failed_throws=tuple((a, str(b), str(c)) for a, b, c in s.failed_throws),
-            points=tuple(s.play.points) if in_play else (0,) * n,
+            points=pts,
             voids=tuple(sorted(s.voids)),
             no_sets=tuple(sorted(s.no_sets)),
             rules=s.rules,
@@ -759,7 +779,8 @@ class PlayerView:
             for f in sorted(set(self.hand)):
                 yield Action.bury(f)
         elif self.phase == "play":
-            yield from play_actions(self.hand, self.lead, self.trump, self.rules)
+            # a view's trump is set in the play phase; a made-up view's None fails in the kernel as ever
+            yield from play_actions(self.hand, self.lead, cast(Trump, self.trump), self.rules)
 
     def random_action(self, rng: random.Random) -> Action:
         """A random legal action of this seat (no listing in the play phase)."""

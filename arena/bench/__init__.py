@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from core import kernel, reference
 from core._play import PlayCore, playouts
@@ -18,6 +18,9 @@ from core.rules import Rules
 
 from .positions import Position, random_position
 from .refplay import reference_playout
+
+if TYPE_CHECKING:
+    from bots.ismcts import IsmctsBot
 
 __all__ = ["run_bench"]
 
@@ -133,7 +136,7 @@ def _ismcts_rate(seed: int, min_time: float, rollout: str = "greedy", method: st
     from bots import make_bot
 
     view = _first_trick_view(seed)
-    bot = make_bot(f"ismcts:iterations=500,rollout={rollout}")
+    bot = cast("IsmctsBot", make_bot(f"ismcts:iterations=500,rollout={rollout}"))
     bot.restart(view.rules, view.seat, random.Random(seed))
     search = getattr(bot, method)
 
@@ -169,7 +172,7 @@ def _search_peak_mb(iterations: int, seed: int) -> float:
 
         view = _first_trick_view(seed)
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        bot = make_bot(f"ismcts:iterations={iterations}")
+        bot = cast("IsmctsBot", make_bot(f"ismcts:iterations={iterations}"))
         bot.restart(view.rules, view.seat, random.Random(seed))
         bot.search(view)
         q.put((before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))

@@ -52,6 +52,7 @@ def reference_playout(rules, trump: Trump, maker: int, hands: Sequence[Cards],
         others = [Cards(held[(leader + j) % n]) for j in range(1, n)]
         check = reference.check_throw(lead, others, trump, rules)
         if not check.stands:
+            assert check.unit is not None       # a throw that fails names the unit led instead
             lead = check.unit
         plays = [lead]
         held[leader] = _minus(hand, lead)
