@@ -22,6 +22,7 @@ run: build
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 test: build lint
 	$(PY) -m pytest
