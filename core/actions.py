@@ -18,15 +18,34 @@ core.errors.InvalidActionError: bad action 'shout AS': bad card 'shout': expecte
 
 from __future__ import annotations
 
+from enum import IntEnum
 from typing import NamedTuple
 
 from .cards import Cards, format_cards, parse_card, parse_cards
 from .errors import InvalidActionError
 
-__all__ = ["Action", "PASS", "EXPOSE", "BURY", "CALL", "PLAY", "KIND_NAMES"]
+__all__ = ["Action", "ActionKind", "PASS", "EXPOSE", "BURY", "CALL", "PLAY", "KIND_NAMES"]
 
-PASS, EXPOSE, BURY, CALL, PLAY = range(5)
-KIND_NAMES = ("pass", "expose", "bury", "call", "play")
+
+class ActionKind(IntEnum):
+    """What an action does. Members are the whole numbers 0..4 (an action's
+    ``kind``, in packed keys and records), and print as those numbers.
+
+    >>> ActionKind.PLAY == 4, ActionKind(2).name, Action.play("AS").kind is ActionKind.PLAY
+    (True, 'BURY', True)
+    """
+
+    PASS = 0
+    EXPOSE = 1
+    BURY = 2
+    CALL = 3
+    PLAY = 4
+
+    __repr__ = int.__repr__
+
+
+PASS, EXPOSE, BURY, CALL, PLAY = ActionKind
+KIND_NAMES = tuple(k.name.lower() for k in ActionKind)
 _USAGE = "expected pass, expose CARDS, bury CARD, call CARD N|other, or play CARDS"
 
 

@@ -23,16 +23,30 @@ DealScore(winner='opponents', game_points=1, next_side='opponents')
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from enum import StrEnum
 from typing import NamedTuple, Optional
 
 from . import _kernel
 from .errors import PengyouError
 from .rules import Rules
 
-__all__ = ["DealScore", "kitty_multiplier", "opponents_points", "score_deal", "card_margin", "MAKER", "OPPONENTS"]
+__all__ = ["DealScore", "kitty_multiplier", "opponents_points", "score_deal", "card_margin", "Side", "MAKER", "OPPONENTS"]
 
-MAKER = "maker"
-OPPONENTS = "opponents"
+class Side(StrEnum):
+    """The two sides of a deal; members are the texts ``'maker'`` and
+    ``'opponents'`` (in results, records and JSON) and print as those texts.
+
+    >>> Side.MAKER == "maker", Side("opponents") is Side.OPPONENTS
+    (True, True)
+    """
+
+    MAKER = "maker"
+    OPPONENTS = "opponents"
+
+    __repr__ = str.__repr__
+
+
+MAKER, OPPONENTS = Side
 
 
 def kitty_multiplier(

@@ -23,6 +23,7 @@ import json
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from enum import IntEnum
 from typing import Any, Optional, cast
 
 from . import kernel
@@ -34,11 +35,28 @@ from .match import PlayerLevel, level_rank, redeal_levels, start_levels
 from .rules import Rules
 from .scoring import MAKER, DealScore, score_deal
 
-__all__ = ["State", "DealResult", "PlayerView", "DRAW", "BURY_PHASE", "CALL_PHASE",
+__all__ = ["State", "DealResult", "PlayerView", "Phase", "DRAW", "BURY_PHASE", "CALL_PHASE",
            "PLAY_PHASE", "DONE", "play_from_view", "random_legal"]
 
-DRAW, BURY_PHASE, CALL_PHASE, PLAY_PHASE, DONE = range(5)
-PHASE_NAMES = ("draw", "bury", "call", "play", "done")
+class Phase(IntEnum):
+    """The phases of a deal, in order; members are the whole numbers 0..4 and
+    print as those numbers (a view names them: ``PHASE_NAMES``).
+
+    >>> Phase.PLAY > Phase.BURY, PHASE_NAMES[Phase.CALL]
+    (True, 'call')
+    """
+
+    DRAW = 0
+    BURY = 1
+    CALL = 2
+    PLAY = 3
+    DONE = 4
+
+    __repr__ = int.__repr__
+
+
+DRAW, BURY_PHASE, CALL_PHASE, PLAY_PHASE, DONE = Phase
+PHASE_NAMES = tuple(p.name.lower() for p in Phase)
 MAX_REDEALS = 50
 
 
