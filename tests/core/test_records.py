@@ -22,8 +22,9 @@ from core.cards import Cards, card_name, format_cards, parse_card
 from core.errors import InvalidActionError
 from core.game import Match, play_random_match
 from core.match import PlayerLevel
+from core.account import account, deal_account, match_account
 from core.records import (
-    account, deal_account, deal_record, match_account, match_record, read_deal, read_match,
+    deal_record, match_record, read_deal, read_match,
     read_records, replay_deal, replay_match, rules_json, write_deal, write_match, write_records,
 )
 from core.rules import PRESETS, Rules
