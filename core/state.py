@@ -19,21 +19,21 @@ True
 
 from __future__ import annotations
 
-import json
 import random
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, Optional, cast
 
 from . import kernel
 from ._play import PlayCore
 from .actions import BURY, CALL, EXPOSE, PASS, PLAY, Action
-from .cards import Cards, Trump, card_name, format_cards, parse_card, parse_cards, points, rank_of, suit_of
+from .cards import Cards, Trump, card_name, format_cards, points, rank_of, suit_of
 from .errors import IllegalActionError, InvalidActionError
 from .match import PlayerLevel, level_rank, redeal_levels, start_levels
 from .rules import Rules
 from .scoring import MAKER, DealScore, score_deal
+from .view import PlayerView, play_actions, play_from_view, random_legal
 
 __all__ = ["State", "DealResult", "PlayerView", "Phase", "DRAW", "BURY_PHASE", "CALL_PHASE",
            "PLAY_PHASE", "DONE", "play_from_view", "random_legal"]
@@ -543,7 +543,7 @@ class State:
 
     def view(self, seat: int) -> PlayerView:
         """What ``seat`` may know, and nothing more."""
-        return PlayerView.of(self, seat)
+        return view_of(self, seat)
 
     def __repr__(self) -> str:
         return (f"<State {self.rules.name} {self.rules.players}p seed={self.seed} "
@@ -570,48 +570,6 @@ def _turned_cards(kitty: Sequence[int], rank: int) -> list[int]:
         if f < 52 and rank_of(f) == rank:
             return list(kitty[:i + 1])
     return list(kitty)
-
-
-def play_actions(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules) -> Iterator[Action]:
-    """Every legal play, lazily: any non-empty part of one suit's holding when
-    leading, else the legal follows of ``lead``."""
-    if lead is not None:
-        for p in kernel.legal_follows(hand, lead, trump, rules):
-            yield Action.play(p)
-        return
-    ctx = kernel.context(trump, rules.tractor_past_ace)
-    by_suit: dict[int, list[tuple[int, int]]] = {}
-    for f in sorted(set(hand)):
-        by_suit.setdefault(ctx.effective_suit(f), []).append((f, hand.count(f)))
-    for e in sorted(by_suit):
-        faces = by_suit[e]
-        for size in range(1, sum(k for _, k in faces) + 1):
-            for combo in kernel.multisets(faces, size):
-                yield Action.play(Cards(combo))
-
-
-def play_from_view(view: PlayerView, hands: list[Cards]) -> PlayCore:
-    """The play phase of ``view`` rebuilt with ``hands`` as everyone's holdings
-    (the viewer's own and sampled ones for the others): the base of a
-    determinized search."""
-    r = view.rules
-    calls = [(parse_card(name), o) for name, o in view.calls]
-    played: list[Cards] = [parse_cards(p) for _, ps in view.tricks for p in ps]
-    played += [parse_cards(p) for p in view.current_trick[1]]
-    seen = []
-    for face, _ in calls:
-        seen.append(sum(p.count(face) for p in played))
-    penalties = [0] * r.players
-    for seat, attempt, forced in view.failed_throws:
-        penalties[seat] += kernel.throw_penalty(attempt, forced, r)
-    leader, plays = view.current_trick
-    if leader < 0:
-        leader = view.current_player
-    return PlayCore.resume(
-        r, view.trump, view.maker, hands, calls, list(view.calls_filled) or [None] * len(calls), seen,
-        list(view.points), penalties, len(view.tricks), leader, [parse_cards(p) for p in plays],
-    )
-
 
 
 class LegalActions:
@@ -662,160 +620,53 @@ class LegalActions:
         return self.count()
 
 
-def random_legal(phase: str, hand: Cards, lead: Optional[Cards], trump: Optional[Trump], rules: Rules,
-                 options: Callable[[], Sequence[Action]], rng: random.Random) -> Action:
-    """The one distribution of "a random legal action", for the ``random`` bot,
-    :meth:`State.random_legal_action` and a seat played for a broken bot.
-
-    Exposing and calling: uniform over ``options()`` (the listed legal actions).
-    Burying: a card of ``hand``, each copy equally likely. Following ``lead``:
-    :func:`core.kernel.random_follow`; leading: :func:`core.kernel.random_lead`
-    (a unit around a random card, now and then a throw of two units), the
-    plays the engine's random playouts make.
-
-    >>> from core.rules import Rules
-    >>> s = State(Rules.preset("pagat", players=5), seed=3)
-    >>> while s.phase != PLAY_PHASE:
-    ...     s.apply(s.random_legal_action(random.Random(len(s.history))))
-    >>> seat = s.current_player()
-    >>> s.random_legal_action(random.Random(9)) == s.view(seat).random_action(random.Random(9))
-    True
-    """
-    if phase in ("draw", "call"):
-        return rng.choice(options())
-    if phase == "bury":
-        return Action.bury(rng.choice(list(hand)))
-    if lead is not None:
-        return Action.play(kernel.random_follow(hand, lead, trump, rules, rng))
-    return Action.play(kernel.random_lead(hand, trump, rules, rng))
-
-
-@dataclass(frozen=True)
-class PlayerView:
-    """Everything one seat may know, and nothing more.
-
-    ``str(view)`` is a stable key: two views print the same exactly when the
-    seat's knowledge is the same.
-    """
-
-    seat: int
-    rules_name: str
-    players: int
-    phase: str
-    current_player: int
-    hand: Cards
-    hand_sizes: tuple
-    levels: tuple
-    starter: int
-    cards_drawn: int
-    exposures: tuple
-    trump: Optional[Trump]
-    maker: Optional[int]
-    kitty: Optional[Cards]
-    calls: tuple
-    calls_filled: tuple
-    tricks: tuple
-    current_trick: tuple
-    failed_throws: tuple
-    points: tuple
-    voids: tuple
-    no_sets: tuple
-    # every view is built with its rules; None only in a view made by hand without them (Sampler rejects it)
-    rules: Rules = field(default=None, compare=False)  # type: ignore[assignment]
-    options: tuple = ()
-
-    @classmethod
-    def of(cls, s: State, seat: int) -> PlayerView:
-        n = s.rules.players
-        if not (isinstance(seat, int) and 0 <= seat < n):
-            raise InvalidActionError(f"seat {seat!r} is not a seat from 0 to {n - 1}")
-        in_play = s.phase in (PLAY_PHASE, DONE)
-        if in_play:
-            pc = s.play
-            assert pc is not None
-            sizes = tuple(len(pc.hand(i)) for i in range(n))
-            calls_filled = tuple(pc.calls_filled)
-            pts = tuple(pc.points)
-        else:
-            sizes = tuple(sum(h) for h in s._hands)
-            calls_filled = ()
-            pts = (0,) * n
-        own_kitty = s.maker == seat and s.phase != DRAW
-        kitty: Optional[Cards] = None
-        if own_kitty:
-            kitty = Cards(s._buried) if s.phase == BURY_PHASE else s.kitty
-        if s.phase == DONE and s.result is not None and s.result.kitty_to_opponents:
-            kitty = s.kitty                         # shown when the opponents take it
-        return cls(
-            seat=seat,
-            rules_name=s.rules.name,
-            players=n,
-            phase=PHASE_NAMES[s.phase],
-            # during the draw, who is deciding would reveal a level card in hand
-            current_player=(s.current_player() if s.phase != DRAW or s.current_player() == seat else -1),
-            hand=s.hand(seat),
-            hand_sizes=sizes,
-            levels=tuple((lv.level, lv.active) for lv in s.levels),
-            starter=s.starter,
-            cards_drawn=s._drawn if s.phase == DRAW else n * s.rules.hand_size,
-            exposures=tuple((a, k, str(c)) for a, k, c in s.exposures),
-            trump=s.trump,
-            maker=s.maker,
-            kitty=kitty,
-            calls=tuple((card_name(f), o) for f, o in s.calls),
-            calls_filled=calls_filled,
-            tricks=tuple(s._trick_text),
-            current_trick=(lambda t: (t[0], tuple(str(p) for p in t[1])))(s.current_trick()),
-            failed_throws=tuple((a, str(b), str(c)) for a, b, c in s.failed_throws),
-            points=pts,
-            voids=tuple(sorted(s.voids)),
-            no_sets=tuple(sorted(s.no_sets)),
-            rules=s.rules,
-            options=(tuple(LegalActions(s)) if s.current_player() == seat and s.phase in (DRAW, CALL_PHASE)
-                     else ()),
-        )
-
-    @property
-    def to_move(self) -> bool:
-        """True when this seat decides now."""
-        return self.current_player == self.seat
-
-    @property
-    def lead(self) -> Optional[Cards]:
-        """The current trick's lead, if a trick is under way."""
-        if self.current_trick[1]:
-            return Cards.from_str(self.current_trick[1][0])
-        return None
-
-    def legal_actions(self) -> Iterator[Action]:
-        """The seat's legal actions now (lazily; from what the view holds)."""
-        if not self.to_move:
-            return
-        if self.phase in ("draw", "call"):
-            yield from self.options
-        elif self.phase == "bury":
-            for f in sorted(set(self.hand)):
-                yield Action.bury(f)
-        elif self.phase == "play":
-            # a view's trump is set in the play phase; a made-up view's None fails in the kernel as ever
-            yield from play_actions(self.hand, self.lead, cast(Trump, self.trump), self.rules)
-
-    def random_action(self, rng: random.Random) -> Action:
-        """A random legal action of this seat (no listing in the play phase)."""
-        if not self.to_move:
-            raise IllegalActionError(f"seat {self.seat} is not to move")
-        if self.phase in ("draw", "call") and not self.options:
-            raise IllegalActionError(f"seat {self.seat} has no options listed in this view")
-        return random_legal(self.phase, self.hand, self.lead, self.trump, self.rules, lambda: self.options, rng)
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict of the view."""
-        d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k not in ("rules", "options")}
-        d["options"] = [str(a) for a in self.options]
-        d["hand"] = str(self.hand)
-        d["kitty"] = None if self.kitty is None else str(self.kitty)
-        d["trump"] = None if self.trump is None else list(self.trump)
-        return d
-
-    def __str__(self) -> str:
-        return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+def view_of(s: State, seat: int) -> PlayerView:
+    """What ``seat`` may know of ``s``, and nothing more (:meth:`State.view`)."""
+    n = s.rules.players
+    if not (isinstance(seat, int) and 0 <= seat < n):
+        raise InvalidActionError(f"seat {seat!r} is not a seat from 0 to {n - 1}")
+    in_play = s.phase in (PLAY_PHASE, DONE)
+    if in_play:
+        pc = s.play
+        assert pc is not None
+        sizes = tuple(len(pc.hand(i)) for i in range(n))
+        calls_filled = tuple(pc.calls_filled)
+        pts = tuple(pc.points)
+    else:
+        sizes = tuple(sum(h) for h in s._hands)
+        calls_filled = ()
+        pts = (0,) * n
+    own_kitty = s.maker == seat and s.phase != DRAW
+    kitty: Optional[Cards] = None
+    if own_kitty:
+        kitty = Cards(s._buried) if s.phase == BURY_PHASE else s.kitty
+    if s.phase == DONE and s.result is not None and s.result.kitty_to_opponents:
+        kitty = s.kitty                         # shown when the opponents take it
+    return PlayerView(
+        seat=seat,
+        rules_name=s.rules.name,
+        players=n,
+        phase=PHASE_NAMES[s.phase],
+        # during the draw, who is deciding would reveal a level card in hand
+        current_player=(s.current_player() if s.phase != DRAW or s.current_player() == seat else -1),
+        hand=s.hand(seat),
+        hand_sizes=sizes,
+        levels=tuple((lv.level, lv.active) for lv in s.levels),
+        starter=s.starter,
+        cards_drawn=s._drawn if s.phase == DRAW else n * s.rules.hand_size,
+        exposures=tuple((a, k, str(c)) for a, k, c in s.exposures),
+        trump=s.trump,
+        maker=s.maker,
+        kitty=kitty,
+        calls=tuple((card_name(f), o) for f, o in s.calls),
+        calls_filled=calls_filled,
+        tricks=tuple(s._trick_text),
+        current_trick=(lambda t: (t[0], tuple(str(p) for p in t[1])))(s.current_trick()),
+        failed_throws=tuple((a, str(b), str(c)) for a, b, c in s.failed_throws),
+        points=pts,
+        voids=tuple(sorted(s.voids)),
+        no_sets=tuple(sorted(s.no_sets)),
+        rules=s.rules,
+        options=(tuple(LegalActions(s)) if s.current_player() == seat and s.phase in (DRAW, CALL_PHASE)
+                 else ()),
+    )
