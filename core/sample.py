@@ -103,6 +103,7 @@ from . import kernel
 from ._kernel import shuffled_lists
 from .cards import Cards, parse_cards
 from .errors import PengyouError
+from .view import holds_set, no_set_width
 
 __all__ = ["World", "Sampler", "sample_world", "SamplingError"]
 
@@ -961,18 +962,15 @@ def _no_set_tricks(tricks, esuit, rules, trump, n) -> dict:
     """The first trick at which each no-set fact follows, as the engine
     infers them (``State._infer``); the view lists the facts without it."""
     first: dict = {}
-    if rules.follow_ladder or rules.protect_longer_sets:
-        return first
     for t, (ld, ps) in enumerate(tricks):
         lead = ps[0]
-        e = esuit[lead[0]]
-        units = kernel.decompose(lead, trump, rules)
-        if len(units) != 1 or units[0].length >= 2 or units[0].width < 2:
+        k = no_set_width(lead, trump, rules)
+        if not k:
             continue
-        k = units[0].width
+        e = esuit[lead[0]]
         for j in range(1, len(ps)):
             p = ps[j]
-            if sum(1 for f in p if esuit[f] == e) >= len(lead) and not any(v >= k for v in _counts(p)):
+            if sum(1 for f in p if esuit[f] == e) >= len(lead) and not holds_set(p, k):
                 first.setdefault(((ld + j) % n, e, k), t)
     return first
 

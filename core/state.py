@@ -33,7 +33,7 @@ from .errors import IllegalActionError, InvalidActionError
 from .match import PlayerLevel, level_rank, redeal_levels, start_levels
 from .rules import Rules
 from .scoring import MAKER, DealScore, score_deal
-from .view import PlayerView, play_actions, play_from_view, random_legal
+from .view import PlayerView, holds_set, no_set_width, play_actions, play_from_view, random_legal
 
 __all__ = ["State", "DealResult", "PlayerView", "Phase", "DRAW", "BURY_PHASE", "CALL_PHASE",
            "PLAY_PHASE", "DONE", "play_from_view", "random_legal"]
@@ -446,19 +446,9 @@ class State:
         if in_suit < len(lead):
             self.voids.add((seat, e))
             return
-        r = self.rules
-        if r.follow_ladder or r.protect_longer_sets:
-            return
-        units = kernel.decompose(lead, self.trump, r)
-        if any(u.length >= 2 for u in units) or len(units) != 1:
-            return
-        k = units[0].width
-        if k >= 2:
-            counts: dict[int, int] = {}
-            for f in played:
-                counts[f] = counts.get(f, 0) + 1
-            if sum(c // k for c in counts.values()) < 1:
-                self.no_sets.add((seat, e, k))
+        k = no_set_width(lead, self.trump, self.rules)
+        if k and not holds_set(played, k):
+            self.no_sets.add((seat, e, k))
 
     def _finish(self) -> None:
         pc = self.play

@@ -18,7 +18,7 @@ from .cards import Cards, Trump, parse_card, parse_cards
 from .errors import IllegalActionError
 from .rules import Rules
 
-__all__ = ["PlayerView", "play_actions", "play_from_view", "random_legal"]
+__all__ = ["PlayerView", "play_actions", "play_from_view", "random_legal", "no_set_width", "holds_set"]
 
 
 def play_actions(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules) -> Iterator[Action]:
@@ -37,6 +37,34 @@ def play_actions(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules)
         for size in range(1, sum(k for _, k in faces) + 1):
             for combo in kernel.multisets(faces, size):
                 yield Action.play(Cards(combo))
+
+
+def no_set_width(lead: Cards, trump: Optional[Trump], rules: Rules) -> int:
+    """The no-set inference from forced follows, written once: ``k`` (2 or more)
+    when a follow to ``lead`` that is all of the led suit but holds no set of
+    ``k`` shows that the follower has no set of ``k`` left in that suit; 0 when
+    no follow to it shows that (a throw, a tractor or a single led, or rules
+    under which a set may be kept back: ``follow_ladder``, ``protect_longer_sets``).
+
+    >>> from core.cards import Trump, parse_cards
+    >>> r = Rules.preset("pagat")
+    >>> no_set_width(parse_cards("KS KS"), Trump(2, 0), r), no_set_width(parse_cards("KS QS"), Trump(2, 0), r)
+    (2, 0)
+    """
+    if rules.follow_ladder or rules.protect_longer_sets:
+        return 0
+    units = kernel.decompose(lead, trump, rules)
+    if len(units) != 1 or units[0].length >= 2 or units[0].width < 2:
+        return 0
+    return units[0].width
+
+
+def holds_set(cards: Sequence[int], k: int) -> bool:
+    """Whether ``cards`` hold ``k`` copies of one face."""
+    counts: dict[int, int] = {}
+    for f in cards:
+        counts[f] = counts.get(f, 0) + 1
+    return any(c >= k for c in counts.values())
 
 
 def play_from_view(view: PlayerView, hands: list[Cards]) -> PlayCore:
