@@ -58,7 +58,11 @@ def _terminated(signum: int, frame: object) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pengyou`` command; the exit status."""
     ap, owners = _tree()
-    args = ap.parse_args(argv)
+    try:
+        args = ap.parse_args(argv)
+    except PengyouError as exc:       # the mistakes of a group whose parsers raise them (seeds)
+        print(f"pengyou: error: {exc}", file=sys.stderr)
+        return 2
     import signal
 
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:

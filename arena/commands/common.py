@@ -7,7 +7,7 @@ Every reader raises :class:`UsageError` with a one-line message;
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, NoReturn
 
 from core.cards import RANK_NAMES, SUIT_LETTERS, Trump
@@ -23,11 +23,34 @@ class UsageError(PengyouError):
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """Usage mistakes end in one line (and a pointer to --help), not a usage block."""
+    """Usage mistakes end in one line (and a pointer to --help), not a usage block.
 
-    def error(self, message: str) -> NoReturn:  # type: ignore[override]
-        """End with one line on stderr and exit status 2."""
+    A parser made with ``raise_errors=True`` raises its mistakes instead, as
+    ``UsageError("PROG: message")``, which :func:`arena.commands.main` prints as
+    any error (``pengyou: error: PROG: message``); when it has subcommands, the
+    words they leave over are its mistake too, not the top-level parser's. The
+    ``seeds`` group's parsers work so: their messages are those of the parser
+    the group once had of its own.
+    """
+
+    def __init__(self, *args: Any, raise_errors: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.raise_errors = raise_errors
+
+    def error(self, message: str) -> NoReturn:
+        """End with one line on stderr and exit status 2 (or raise, with ``raise_errors``)."""
+        if self.raise_errors:
+            raise UsageError(f"{self.prog}: {message}")
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def parse_known_args(self, args: Iterable[str] | None = None,
+                         namespace: Any = None) -> tuple[Any, list[str]]:
+        """As :meth:`argparse.ArgumentParser.parse_known_args`; a raising parser with
+        subcommands takes the words they leave over as its own mistake."""
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras and self.raise_errors and self._subparsers is not None:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
 
 
 def parse_trump(text: str) -> Trump:
