@@ -35,7 +35,6 @@ arena.types.ArenaError: ...demo.seeds: already exists; refusing to overwrite it
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import hashlib
 import os
@@ -46,7 +45,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NoReturn, Optional
+from typing import NoReturn
 
 import seeds as _shipped
 
@@ -54,7 +53,7 @@ from .types import ArenaError
 
 __all__ = [
     "SEEDS_DIR", "Suite", "generate_suite", "format_suite", "write_suite", "load_suite",
-    "available_suites", "suite_checksum", "main",
+    "available_suites", "suite_checksum", "suite_file",
 ]
 
 #: Where suites named without a path live: the folder of the :mod:`seeds`
@@ -224,10 +223,19 @@ def available_suites() -> list[str]:
     return sorted(p.name[: -len(_SUFFIX)] for p in SEEDS_DIR.glob(f"*{_SUFFIX}") if p.is_file())
 
 
+def suite_file(name: str) -> Path:
+    """The file of the suite named ``name`` (bare, as ``dev``) in :data:`SEEDS_DIR`.
+
+    >>> suite_file("dev") == SEEDS_DIR / "dev.seeds"
+    True
+    """
+    return SEEDS_DIR / f"{name}{_SUFFIX}"
+
+
 def _suite_path(name_or_path: str) -> tuple[Path, bool]:
     """The file of a suite, and whether it was named bare (``dev``)."""
     if "/" not in name_or_path and os.sep not in name_or_path and not name_or_path.endswith(_SUFFIX):
-        return SEEDS_DIR / f"{name_or_path}{_SUFFIX}", True
+        return suite_file(name_or_path), True
     return Path(name_or_path), False
 
 
@@ -312,45 +320,7 @@ def _parse(text: str, path: Path, bare: bool, asked: str) -> Suite:
     return Suite(name, tuple(seeds), actual, str(path), header.get("generator", ""))
 
 
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose mistakes are one-line :class:`ArenaError` s."""
+if __name__ == "__main__":            # python -m arena.seeds ...: the same as pengyou seeds ...
+    from arena.commands import main
 
-    def error(self, message: str) -> NoReturn:
-        raise ArenaError(f"{self.prog}: {message}")
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """``pengyou seeds generate NAME --count N --master M [--out PATH] [--force]``
-    or ``pengyou seeds verify NAME_OR_PATH...``; returns the exit status.
-
-    User mistakes raise :class:`ArenaError` (the ``pengyou`` command prints them).
-    """
-    ap = _Parser(prog="pengyou seeds", description="generate or verify deal-seed suites")
-    sub = ap.add_subparsers(dest="action", required=True, parser_class=_Parser)
-    g = sub.add_parser("generate", help=f"write a new suite (default: {SEEDS_DIR}/NAME{_SUFFIX})")
-    g.add_argument("name")
-    g.add_argument("--count", type=int, required=True, help="number of seeds")
-    g.add_argument("--master", required=True, help="master text the seeds are derived from")
-    g.add_argument("--out", default=None, help="file to write (default: seeds/NAME.seeds)")
-    g.add_argument("--force", action="store_true", help="replace an existing file")
-    v = sub.add_parser("verify", help="check suites and print name, count and checksum")
-    v.add_argument("suites", nargs="+", metavar="NAME_OR_PATH")
-    args = ap.parse_args(list(argv) if argv is not None else None)
-    if args.action == "generate":
-        suite = generate_suite(args.name, args.count, args.master)
-        out = args.out if args.out is not None else str(SEEDS_DIR / f"{args.name}{_SUFFIX}")
-        suite = write_suite(suite, out, overwrite=args.force)
-        print(f"wrote {suite.path}: suite {suite.name}, {len(suite.seeds)} seeds, sha256 {suite.sha256}")
-        return 0
-    for item in args.suites:
-        suite = load_suite(item)
-        print(f"{suite.name}: {len(suite.seeds)} seeds, sha256 {suite.sha256}, ok ({suite.path})")
-    return 0
-
-
-if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except ArenaError as exc:
-        print(f"pengyou: error: {exc}", file=sys.stderr)
-        sys.exit(2)
+    sys.exit(main(["seeds", *sys.argv[1:]]))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import main
+from arena.commands import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,7 +1,7 @@
 """``pengyou play`` and ``pengyou replay``: a seeded deal or match between
 random players, told trick by trick, written as a record and replayed.
 
-Most runs call :func:`arena.cli.main` in-process (fast); a few run
+Most runs call :func:`arena.commands.main` in-process (fast); a few run
 ``python -m arena`` in a subprocess to see the real exit status and that no
 traceback escapes.
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import main
+from arena.commands import main
 from core.cards import format_cards, parse_cards
 from core.match import start_levels
 from core.records import deal_record

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from arena import seeds as seeds_mod
+from arena.commands import main
 from arena.seeds import (SEEDS_DIR, Suite, available_suites, format_suite, generate_suite,
-                         load_suite, main, suite_checksum, write_suite)
+                         load_suite, suite_checksum, suite_file, write_suite)
 from arena.types import ArenaError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -291,38 +292,57 @@ def test_load_needs_a_name(bad):
 # the command
 
 
+def seeds_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    """Run ``pengyou seeds ARGV``, which must fail: its one line on stderr, after ``pengyou: error: ``."""
+    assert main(["seeds", *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pengyou: error: "), captured.err
+    return lines[0][len("pengyou: error: "):]
+
+
 def test_main_generate_and_verify(tmp_path, capsys):
     out = tmp_path / "cli.seeds"
-    assert main(["generate", "cli", "--count", "10", "--master", "cli-test", "--out", str(out)]) == 0
+    assert main(["seeds", "generate", "cli", "--count", "10", "--master", "cli-test", "--out", str(out)]) == 0
     assert load_suite(str(out)).seeds == generate_suite("cli", 10, "cli-test").seeds
-    assert main(["verify", str(out), "dev"]) == 0
+    assert main(["seeds", "verify", str(out), "dev"]) == 0
     lines = capsys.readouterr().out.splitlines()
     sha = generate_suite("cli", 10, "cli-test").sha256
     assert lines[0].startswith(f"wrote {out}") and sha in lines[0]
     assert lines[1].startswith("cli: 10 seeds") and sha in lines[1]
     assert lines[2].startswith("dev: 64 seeds") and SHIPPED[0][3] in lines[2]
     before = out.read_bytes()
-    with pytest.raises(ArenaError) as ei:
-        main(["generate", "cli", "--count", "5", "--master", "x", "--out", str(out)])
-    assert "already exists" in one_line_error(ei)
+    assert "already exists" in seeds_error(capsys, ["generate", "cli", "--count", "5", "--master", "x",
+                                                    "--out", str(out)])
     assert out.read_bytes() == before
-    assert main(["generate", "cli", "--count", "5", "--master", "x", "--out", str(out), "--force"]) == 0
+    assert main(["seeds", "generate", "cli", "--count", "5", "--master", "x", "--out", str(out), "--force"]) == 0
     assert len(load_suite(str(out)).seeds) == 5
 
 
-@pytest.mark.parametrize("argv, fragment", [
-    ([], "required"),
-    (["generate", "x"], "required"),
-    (["generate", "x", "--count", "ten", "--master", "m"], "--count"),
-    (["generate", "x", "--count", "0", "--master", "m", "--out", "/nonexistent-dir/x.seeds"], "--count"),
-    (["verify"], "required"),
-    (["verify", "no-such-suite"], "no such seed suite"),
-    (["shuffle"], "invalid choice"),
+def test_generate_writes_into_the_suites_folder_by_default(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(seeds_mod, "SEEDS_DIR", tmp_path)
+    assert main(["seeds", "generate", "mine", "--count", "3", "--master", "m"]) == 0
+    assert capsys.readouterr().out.startswith(f"wrote {tmp_path / 'mine.seeds'}: suite mine, 3 seeds")
+    assert suite_file("mine") == tmp_path / "mine.seeds" and load_suite("mine").seeds == generate_suite(
+        "mine", 3, "m").seeds
+
+
+@pytest.mark.parametrize("argv, message", [
+    ([], "pengyou seeds: the following arguments are required: action"),
+    (["generate", "x"], "pengyou seeds generate: the following arguments are required: --count, --master"),
+    (["generate", "x", "--count", "ten", "--master", "m"],
+     "pengyou seeds generate: argument --count: invalid int value: 'ten'"),
+    (["generate", "x", "--count", "0", "--master", "m", "--out", "/nonexistent-dir/x.seeds"],
+     "--count: 0 is not a whole number of at least 1"),
+    (["generate", "x", "y", "--count", "1", "--master", "m"], "pengyou seeds: unrecognized arguments: y"),
+    (["verify"], "pengyou seeds verify: the following arguments are required: NAME_OR_PATH"),
+    (["verify", "dev", "--force"], "pengyou seeds: unrecognized arguments: --force"),
+    (["verify", "no-such-suite"], "no-such-suite.seeds: no such seed suite"),
+    (["shuffle"], "pengyou seeds: argument action: invalid choice: 'shuffle' (choose from 'generate', 'verify')"),
 ])
-def test_main_errors(argv, fragment):
-    with pytest.raises(ArenaError) as ei:
-        main(argv)
-    assert fragment in one_line_error(ei)
+def test_main_errors(argv, message, capsys):
+    assert message in seeds_error(capsys, argv)
 
 
 def test_module_command_prints_one_line(tmp_path):

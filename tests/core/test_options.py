@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.cli import UsageError, parse_settings
+from arena.commands.common import UsageError, parse_settings
 from bots.base import BotError, parse_spec
 from core.options import NotAssignmentError, parse_assignments, parse_value
 

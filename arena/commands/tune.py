@@ -1,4 +1,4 @@
-"""``pengyou tune``: SPSA over a bot's numeric parameters, then an SPRT of
+"""``pengyou tune``: SPSA over a bot's numeric parameters (:mod:`arena.spsa`), then an SPRT of
 the tuned values against the start values on fresh deals.
 
 ``pengyou tune ismcts:iterations=1000 --param c=0.7,0.1,2.5,0.15,0.002
@@ -12,13 +12,13 @@ import json
 import os
 from typing import Any
 
-from .types import ArenaError
+from .common import parse_settings
 
-__all__ = ["add_tune_parser", "run_tune_command", "tune_spec_from_args"]
+__all__ = ["add_parsers", "run", "tune_spec_from_args"]
 
 
-def add_tune_parser(sub: Any) -> None:
-    """The ``tune`` command's options."""
+def add_parsers(sub: Any) -> None:
+    """Add ``tune`` to the subcommands ``sub``."""
     p = sub.add_parser("tune", help="tune a bot's numeric parameters by SPSA, then test the result (SPRT)")
     p.add_argument("bot", help="the bot spec whose parameters are tuned (others as given), e.g. ismcts:iterations=1000")
     p.add_argument("--param", action="append", default=[], metavar="NAME=start,min,max,c_end,r_end",
@@ -50,8 +50,8 @@ def tune_spec_from_args(args: argparse.Namespace) -> Any:
     """The :class:`arena.spsa.TuneSpec` the command line asks for."""
     from bots.base import BotError, describe_bot, parse_spec
 
-    from .cli import parse_settings
-    from .spsa import TuneParam, TuneSpec
+    from ..spsa import TuneParam, TuneSpec
+    from ..types import ArenaError
 
     if not args.param:
         raise ArenaError("tune: give at least one --param NAME=start,min,max,c_end,r_end")
@@ -86,12 +86,13 @@ def tune_spec_from_args(args: argparse.Namespace) -> Any:
     return spec.check()
 
 
-def run_tune_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run ``pengyou tune``; the exit status."""
-    from .runner import setup_logging
-    from .spec import spec_from_options
-    from .spsa import run_tune, write_trajectory
-    from .sprt import Hypotheses, SprtTest, format_state, run_sprt
+    from ..runner import setup_logging
+    from ..spec import spec_from_options
+    from ..spsa import run_tune, write_trajectory
+    from ..sprt import Hypotheses, SprtTest, format_state, run_sprt
+    from ..types import ArenaError
 
     spec = tune_spec_from_args(args)
     hyp = Hypotheses(args.sprt_elo0, args.sprt_elo1).check()

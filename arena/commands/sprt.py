@@ -1,4 +1,4 @@
-"""``pengyou sprt``: a sequential test of bot A against bot B.
+"""``pengyou sprt``: a sequential test of bot A against bot B (the test is :mod:`arena.sprt`'s).
 
 ``pengyou sprt A B --elo0 0 --elo1 20``, or ``pengyou sprt TEST.toml`` where
 the file is an arena spec with two entrants and an ``[sprt]`` table
@@ -12,20 +12,21 @@ import argparse
 import dataclasses
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .spec import read_toml, spec_from_data, spec_from_options
-from .sprt import Hypotheses, SprtState, SprtTest, format_state, run_sprt
-from .types import ArenaError
+from .common import parse_settings
 
-__all__ = ["add_sprt_parser", "run_sprt_command", "sprt_from_args"]
+if TYPE_CHECKING:
+    from ..sprt import SprtState, SprtTest
+
+__all__ = ["add_parsers", "run", "sprt_from_args"]
 
 #: Keys of a test file's ``[sprt]`` table.
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "max_deals", "batch", "seeds")
 
 
-def add_sprt_parser(sub: Any) -> None:
-    """The ``sprt`` command's options."""
+def add_parsers(sub: Any) -> None:
+    """Add ``sprt`` to the subcommands ``sub``."""
     p = sub.add_parser("sprt", help="a sequential test of bot A against bot B on duplicate deals (SPRT)")
     p.add_argument("what", nargs="+", metavar="A B | TEST.toml",
                    help="two bot specs, or a test file (an arena spec with two entrants and an [sprt] table)")
@@ -51,6 +52,8 @@ def add_sprt_parser(sub: Any) -> None:
 
 
 def _number(where: str, key: str, value: Any) -> float:
+    from ..types import ArenaError
+
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         raise ArenaError(f"{where}{key}: {value!r} is not a number")
     return float(value)
@@ -58,7 +61,9 @@ def _number(where: str, key: str, value: Any) -> float:
 
 def sprt_from_args(args: argparse.Namespace) -> tuple[SprtTest, str]:
     """The test the command line asks for, and the text its seeds come from."""
-    from .cli import parse_settings
+    from ..spec import read_toml, spec_from_data, spec_from_options
+    from ..sprt import Hypotheses, SprtTest
+    from ..types import ArenaError
 
     table: dict[str, Any] = {}
     overrides: dict[str, Any] = {}
@@ -118,12 +123,15 @@ def sprt_from_args(args: argparse.Namespace) -> tuple[SprtTest, str]:
     return SprtTest(spec, hyp, batch), seeds
 
 
-def run_sprt_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run ``pengyou sprt``; the exit status."""
+    from ..sprt import format_state, run_sprt
+    from ..types import ArenaError
+
     test, _ = sprt_from_args(args)
     if args.workers is not None and args.workers < 1:
         raise ArenaError(f"--workers: {args.workers} is not at least 1")
-    from .runner import setup_logging
+    from ..runner import setup_logging
 
     setup_logging(os.path.splitext(args.db)[0] + ".log")
     a, b = test.spec.entrants
@@ -143,4 +151,3 @@ def run_sprt_command(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(state.to_json()))
     return 0
-

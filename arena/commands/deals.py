@@ -1,0 +1,67 @@
+"""``pengyou play | replay``: the account of a deal or match, from a fresh game
+between random players or from a record (replayed and checked)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from core.errors import PengyouError
+
+from .common import UsageError, add_rules_args, build_rules
+
+__all__ = ["add_parsers", "run"]
+
+
+def add_parsers(sub: Any) -> None:
+    """Add ``play`` and ``replay`` to the subcommands ``sub``."""
+    p = sub.add_parser("play", help="play a seeded deal (or match) between random players and tell it")
+    add_rules_args(p, trump=False)
+    p.add_argument("--seed", type=int, default=1, help="deal (or match) seed; also seeds the players")
+    p.add_argument("--match", action="store_true", help="play a whole match instead of one deal")
+    p.add_argument("--max-deals", type=int, default=None, help="stop a match after this many deals")
+    p.add_argument("--record", default=None, metavar="FILE", help="write the record (JSON lines) here")
+
+    p = sub.add_parser("replay", help="replay a recorded deal or match (checking it) and tell it")
+    p.add_argument("file")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``play`` or ``replay``: print the account; the exit status."""
+    import random
+
+    from core import records as rec
+    from core.errors import InvalidActionError
+
+    if args.command == "replay":
+        try:
+            lines = rec.account(rec.read_records(args.file))
+        except PengyouError as exc:
+            msg = str(exc)
+            raise InvalidActionError(f"{args.file}: {msg}" if msg.startswith("line ") else msg) from None
+        print("\n".join(lines))
+        return 0
+    from core.game import play_random_match
+    from core.match import start_levels
+    from core.state import State
+
+    rules = build_rules(args.preset, args.players, args.set)
+    if args.max_deals is not None:
+        if not args.match:
+            raise UsageError("--max-deals: only with --match")
+        if args.max_deals < 1:
+            raise UsageError(f"--max-deals: {args.max_deals} is not at least 1")
+    rng = random.Random(args.seed)
+    if args.match:
+        records = rec.match_record(play_random_match(rules, args.seed, rng, args.max_deals))
+    else:
+        state = State(rules, seed=args.seed)
+        levels = start_levels(rules)
+        while not state.is_terminal():
+            state.apply(state.random_legal_action(rng))
+        records = rec.deal_record(state, levels)
+    lines = rec.account(records)
+    if args.record is not None:
+        rec.write_records(records, args.record)
+    print("\n".join(lines))
+    return 0
