@@ -58,7 +58,7 @@ from bots import BotError, make_bot
 from bots.base import reads_state
 from core.actions import EXPOSE, Action
 from core.cards import Cards
-from core.game import Match
+from core.match import Match
 from core.observe import Narrator, sees
 from core.records import deal_record, match_record, write_records
 from core.rules import Rules

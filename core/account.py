@@ -23,7 +23,7 @@ from typing import Any, Optional
 
 from .cards import Trump, card_name, format_cards, points
 from .errors import InvalidActionError
-from .match import PlayerLevel, apply_deal, format_level, level_name
+from .levels import PlayerLevel, apply_deal, format_level, level_name
 from .records import Observer, _err, replay_deal, replay_match
 from .rules import Rules
 from .scoring import MAKER

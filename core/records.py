@@ -60,8 +60,8 @@ from typing import IO, Any, Optional, Union
 from .actions import Action
 from .cards import card_name, parse_card
 from .errors import InvalidActionError, PengyouError
-from .game import Match
-from .match import PlayerLevel, level_rank
+from .match import Match
+from .levels import PlayerLevel, level_rank
 from .rules import Rules
 from .state import State, seed_decks
 

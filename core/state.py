@@ -30,7 +30,7 @@ from ._play import PlayCore
 from .actions import BURY, CALL, EXPOSE, PASS, PLAY, Action
 from .cards import Cards, Trump, card_name, format_cards, points, rank_of, suit_of
 from .errors import IllegalActionError, InvalidActionError
-from .match import PlayerLevel, level_rank, redeal_levels, start_levels
+from .levels import PlayerLevel, level_rank, redeal_levels, start_levels
 from .rules import Rules
 from .scoring import MAKER, DealScore, score_deal
 from .view import PlayerView, holds_set, no_set_width, play_actions, play_from_view, random_legal

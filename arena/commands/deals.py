@@ -31,18 +31,19 @@ def run(args: argparse.Namespace) -> int:
     import random
 
     from core import records as rec
+    from core.account import account
     from core.errors import InvalidActionError
 
     if args.command == "replay":
         try:
-            lines = rec.account(rec.read_records(args.file))
+            lines = account(rec.read_records(args.file))
         except PengyouError as exc:
             msg = str(exc)
             raise InvalidActionError(f"{args.file}: {msg}" if msg.startswith("line ") else msg) from None
         print("\n".join(lines))
         return 0
-    from core.game import play_random_match
-    from core.match import start_levels
+    from core.match import play_random_match
+    from core.levels import start_levels
     from core.state import State
 
     rules = build_rules(args.preset, args.players, args.set)
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         while not state.is_terminal():
             state.apply(state.random_legal_action(rng))
         records = rec.deal_record(state, levels)
-    lines = rec.account(records)
+    lines = account(records)
     if args.record is not None:
         rec.write_records(records, args.record)
     print("\n".join(lines))

@@ -20,7 +20,7 @@ import pytest
 
 from arena.commands import main
 from core.cards import format_cards, parse_cards
-from core.match import start_levels
+from core.levels import start_levels
 from core.records import deal_record
 from core.rules import Rules
 from core.state import State

@@ -174,8 +174,8 @@ def test_a_match_job_plays_every_deal():
 
 
 def test_match_winners_at_the_deal_limit():
-    from core.game import Match
-    from core.match import PlayerLevel
+    from core.match import Match
+    from core.levels import PlayerLevel
 
     m = Match(Rules.preset("heli", players=5), seed=1, max_deals=1)
     m.levels = [PlayerLevel(v, True) for v in (3, 5, 5, 2, 4)]

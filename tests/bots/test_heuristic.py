@@ -16,7 +16,7 @@ from bots.heuristic import HeuristicBot
 from core import kernel
 from core.actions import BURY, CALL, EXPOSE, PASS, Action
 from core.cards import CLUBS, Cards, Trump, rank_of
-from core.match import PlayerLevel
+from core.levels import PlayerLevel
 from core.rules import Rules
 from core.state import BURY_PHASE, CALL_PHASE, PLAY_PHASE, State
 

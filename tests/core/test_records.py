@@ -20,8 +20,8 @@ import pytest
 from core.actions import Action
 from core.cards import Cards, card_name, format_cards, parse_card
 from core.errors import InvalidActionError
-from core.game import Match, play_random_match
-from core.match import PlayerLevel
+from core.match import Match, play_random_match
+from core.levels import PlayerLevel
 from core.account import account, deal_account, match_account
 from core.records import (
     deal_record, match_record, read_deal, read_match,

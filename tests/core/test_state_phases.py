@@ -24,7 +24,7 @@ import pytest
 from core.actions import Action
 from core.cards import Cards, Trump, card_name, parse_card, parse_cards, points
 from core.errors import IllegalActionError
-from core.match import PlayerLevel
+from core.levels import PlayerLevel
 
 from core.rules import Rules
 from core.scoring import kitty_multiplier, score_deal

@@ -37,7 +37,7 @@ import pytest
 from core import kernel, reference
 from core.cards import points
 from core.errors import IllegalActionError, PengyouError
-from core.match import PlayerLevel
+from core.levels import PlayerLevel
 from core.records import deal_record, replay_deal
 from core.rules import Rules
 from core.state import BURY_PHASE, DONE, DRAW, PLAY_PHASE, State
