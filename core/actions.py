@@ -27,7 +27,14 @@ from .errors import InvalidActionError
 __all__ = ["Action", "ActionKind", "PASS", "EXPOSE", "BURY", "CALL", "PLAY", "KIND_NAMES"]
 
 
-class ActionKind(IntEnum):
+class NumberEnum(IntEnum):
+    """An enum of whole numbers that prints as its number (``repr`` included),
+    so values built from it read the same in records, messages and doctests."""
+
+    __repr__ = int.__repr__
+
+
+class ActionKind(NumberEnum):
     """What an action does. Members are the whole numbers 0..4 (an action's
     ``kind``, in packed keys and records), and print as those numbers.
 
@@ -40,8 +47,6 @@ class ActionKind(IntEnum):
     BURY = 2
     CALL = 3
     PLAY = 4
-
-    __repr__ = int.__repr__
 
 
 PASS, EXPOSE, BURY, CALL, PLAY = ActionKind

@@ -22,12 +22,11 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from enum import IntEnum
 from typing import Any, Optional, cast
 
 from . import kernel
 from ._play import PlayCore
-from .actions import BURY, CALL, EXPOSE, PASS, PLAY, Action
+from .actions import BURY, CALL, EXPOSE, PASS, PLAY, Action, NumberEnum
 from .cards import Cards, Trump, card_name, format_cards, points, rank_of, suit_of
 from .errors import IllegalActionError, InvalidActionError
 from .levels import PlayerLevel, level_rank, redeal_levels, start_levels
@@ -38,7 +37,7 @@ from .view import PlayerView, holds_set, no_set_width, play_actions, play_from_v
 __all__ = ["State", "DealResult", "PlayerView", "Phase", "DRAW", "BURY_PHASE", "CALL_PHASE",
            "PLAY_PHASE", "DONE", "play_from_view", "random_legal"]
 
-class Phase(IntEnum):
+class Phase(NumberEnum):
     """The phases of a deal, in order; members are the whole numbers 0..4 and
     print as those numbers (a view names them: ``PHASE_NAMES``).
 
@@ -51,8 +50,6 @@ class Phase(IntEnum):
     CALL = 2
     PLAY = 3
     DONE = 4
-
-    __repr__ = int.__repr__
 
 
 DRAW, BURY_PHASE, CALL_PHASE, PLAY_PHASE, DONE = Phase
