@@ -797,8 +797,9 @@ cdef class Lead:
         cdef CUnit k
         cdef int i
         kept = parse_cards(kept)
+        units = self.units
         for i in range(self.cl.nu):
-            if self.units[i].cards == kept:
+            if units[i].cards == kept:
                 k = self.cl.u[i]
                 break
         else:

@@ -497,6 +497,10 @@ class State:
         of that player's view (see :func:`random_legal`)."""
         if self.phase == DONE:
             raise IllegalActionError("the deal is over")
+        if self.phase == PLAY_PHASE:
+            # the play engine draws exactly what random_legal draws here, without the conversions
+            assert self.play is not None
+            return Action.play(self.play.random_play(rng))
         seat = self.current_player()
         plays = self.current_trick()[1]
         return random_legal(PHASE_NAMES[self.phase], self.hand(seat), plays[0] if plays else None,
