@@ -30,6 +30,7 @@ import logging
 import multiprocessing as mp
 import os
 import signal
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -43,6 +44,9 @@ __all__ = ["Executor", "InlineExecutor", "PoolExecutor", "DaskExecutor", "Lost",
            "run_forked", "pin_cpu", "unpin", "this_cpu"]
 
 log = logging.getLogger("pengyou.arena")
+
+#: Seconds idle pool workers get to exit by themselves when a pool closes.
+_GRACE = 3.0
 
 
 class Executor(Protocol):
@@ -170,12 +174,8 @@ class PoolExecutor(_Base):
         if workers < 1:
             raise ArenaError(f"workers: {workers} is not at least 1")
         self.workers = workers
-        try:
-            import multiprocessing_logging
-
-            multiprocessing_logging.install_mp_handler()
-        except ImportError:  # pragma: no cover - a declared dependency
-            log.warning("multiprocessing-logging is missing: worker logs stay in the workers")
+        _worker_logs(True)
+        self._closed = False
         self._init = (initializer, initargs)
         #: the next worker's CPU index (shared with the forked workers), or None: no pinning
         self._next_cpu = mp.get_context("fork").Value("i", 0) if pin else None
@@ -187,14 +187,31 @@ class PoolExecutor(_Base):
                                              initializer=_worker_start, initargs=self._init + (self._next_cpu,))
         return self._pool
 
-    def _stop(self) -> None:
+    def _stop(self, now: bool = False) -> None:
+        """Shut the pool down. Idle workers (``now`` false and no job in
+        flight) are asked to exit, so the log records they still buffer reach
+        this process; busy ones, or any still there after a grace period, get
+        SIGKILL (a worker stuck in compiled code never runs a Python SIGTERM
+        handler it inherited, and the pool's shutdown would wait for ever)."""
         pool, self._pool = self._pool, None
         if pool is None:
             return
-        for proc in list(getattr(pool, "_processes", {}).values()):   # stop now, not after their jobs
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        manager = getattr(pool, "_executor_manager_thread", None)
+        if now or getattr(pool, "_pending_work_items", None):
+            for proc in procs:
+                if proc.is_alive():
+                    proc.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + _GRACE
+        for proc in procs:
+            proc.join(max(0.0, deadline - time.monotonic()))
+        for proc in procs:
             if proc.is_alive():
-                proc.terminate()
-        pool.shutdown(wait=True, cancel_futures=True)
+                proc.kill()
+                proc.join()
+        if manager is not None:
+            manager.join()
 
     def imap_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
         """Results as workers finish them (and a :class:`Lost` after a worker's death)."""
@@ -226,7 +243,7 @@ class PoolExecutor(_Base):
                         continue
                     yield from results
             if broken:
-                self._stop()                # every future is settled once the pool is shut down
+                self._stop(now=True)                # every future is settled once the pool is shut down
                 lost: list = []
                 for fut, batch in running.items():
                     if fut.done() and not fut.cancelled() and fut.exception() is None:
@@ -240,12 +257,78 @@ class PoolExecutor(_Base):
     def close(self) -> None:
         """Stop the workers now (unfinished jobs are simply not recorded)."""
         self._stop()
-        try:
-            import multiprocessing_logging
+        if not self._closed:
+            self._closed = True
+            _worker_logs(False)
 
-            multiprocessing_logging.uninstall_mp_handler()
-        except (ImportError, AttributeError):  # pragma: no cover
-            pass
+
+_LOG_USERS = [0]
+_HANDLER: list[Any] = []
+
+
+def _handler_class() -> Any:
+    """multiprocessing-logging's handler, with a receiving loop that ends
+    once the handler is closed and the pipe is empty. (The library's loop
+    waits for the queue's count to reach zero, and a worker killed between
+    counting a record and writing it leaves that count above zero for ever.)"""
+    if not _HANDLER:
+        try:
+            from multiprocessing_logging import MultiProcessingHandler
+        except ImportError:  # pragma: no cover - a declared dependency
+            return None
+        from queue import Empty
+
+        class _WorkerLogs(MultiProcessingHandler):
+            def _receive(self) -> None:
+                while True:
+                    try:
+                        record = self.queue.get(timeout=0.2)
+                    except Empty:
+                        if self._is_closed:
+                            break
+                        continue
+                    except (EOFError, OSError, ValueError, TypeError):   # the queue went away
+                        break
+                    try:
+                        self.sub_handler.emit(record)
+                    except Exception:   # a handler's own failure must not end the routing
+                        self.sub_handler.handleError(record)
+                self.queue.close()
+                self.queue.join_thread()
+
+        _HANDLER.append(_WorkerLogs)
+    return _HANDLER[0]
+
+
+def _worker_logs(on: bool) -> None:
+    """Route forked workers' log records to this process's root handlers
+    while at least one pool is open (``on``), and stop the routing when the
+    last one closes: the receiving threads end (they would otherwise pile up,
+    one per pool, and every later fork would copy them) and the root logger
+    gets its own handlers back, unclosed."""
+    handler_class = _handler_class()
+    if handler_class is None:  # pragma: no cover - a declared dependency
+        return
+    root = logging.getLogger()
+    if on:
+        _LOG_USERS[0] += 1
+        if _LOG_USERS[0] == 1:
+            for i, handler in enumerate(list(root.handlers)):
+                root.removeHandler(handler)
+                root.addHandler(handler_class(f"pengyou-logs-{i}", sub_handler=handler))
+        return
+    _LOG_USERS[0] = max(0, _LOG_USERS[0] - 1)
+    if _LOG_USERS[0]:
+        return
+    for handler in list(root.handlers):
+        if isinstance(handler, handler_class):
+            root.removeHandler(handler)
+            root.addHandler(handler.sub_handler)
+            # what the handler's own close() does, minus closing the wrapped
+            # handler (it is the root logger's again): the thread drains the
+            # queue and ends
+            handler._is_closed = True
+            handler._receive_thread.join(5.0)
 
 
 def _apply(fn: Callable[[Any], Any], batch: list) -> list:
