@@ -31,4 +31,4 @@ bench: build
 	$(VENV)/bin/pengyou bench
 
 clean:
-	rm -rf build $(VENV) core/*.c core/*.so *.egg-info
+	rm -rf build $(VENV) core/*.c core/*.so bots/search/*.c bots/search/*.so *.egg-info

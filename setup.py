@@ -1,4 +1,4 @@
-"""Build the compiled parts of ``core`` (metadata lives in pyproject.toml)."""
+"""Build the compiled parts of ``core`` and ``bots`` (metadata lives in pyproject.toml)."""
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -15,6 +15,8 @@ DIRECTIVES = {
 extensions = [
     Extension("core._kernel", ["core/_kernel.pyx"], extra_compile_args=["-O3"]),
     Extension("core._play", ["core/_play.pyx"], extra_compile_args=["-O3"]),
+    # the search: cimports core/_play.pxd (the engine) and core/_kernel.pxd
+    Extension("bots.search._tree", ["bots/search/_tree.pyx"], extra_compile_args=["-O3"]),
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES))

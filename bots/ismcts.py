@@ -7,7 +7,7 @@ hands, :mod:`core.sample`), rebuilds the play phase from it in C
 children *available* in this world), adds one child, and finishes the deal
 with a C playout (see ``rollout``). Rewards are each seat's result on its
 final side. The walk, the playout and the backup run in C
-(:class:`core._play.SearchTree`); :meth:`IsmctsBot.search_reference` is the
+(:class:`bots.search.SearchTree`); :meth:`IsmctsBot.search_reference` is the
 same loop in plain Python, kept as the reference it is tested against.
 
 Large move sets are handled by progressive widening: a node may have
@@ -36,7 +36,7 @@ from itertools import islice
 from collections.abc import Iterator
 from typing import Optional, cast
 
-from core._play import PlayCore, SearchTree
+from core._play import PlayCore
 from core.actions import Action
 from core.cards import Cards, points
 from core.rules import Rules
@@ -45,10 +45,11 @@ from core.scoring import MAKER, card_margin, score_deal
 from core.state import PlayerView, play_from_view
 
 from .base import Param, make_bot, register
+from .search import SearchTree, playout, policy_play
 
 __all__ = ["IsmctsBot", "Node", "ROLLOUTS"]
 
-#: playout policies, in the order of :meth:`core._play.PlayCore.playout`'s ``policy``
+#: playout policies, in the order of :data:`bots.search.POLICIES`
 ROLLOUTS = ("random", "greedy", "informed")
 
 
@@ -196,7 +197,7 @@ class IsmctsBot:
             return listed
         rng = self.rng
         pc = play_from_view(view, list(Sampler(view).sample(rng).hands))
-        seen = {_key(c): c for c in [pc.policy_play(rng, self._policy)]}
+        seen = {_key(c): c for c in [policy_play(pc, rng, self._policy)]}
         for _ in range(8 * cap):
             if len(seen) >= cap:
                 break
@@ -234,7 +235,7 @@ class IsmctsBot:
                 for i in alive:
                     pc = base.clone()
                     pc.play(cands[i], check=False)
-                    pc.playout(random.Random(seed), policy)
+                    playout(pc, random.Random(seed), policy)
                     totals[i] += self._rewards(pc)[me]
                     counts[i] += 1
                     used += 1
@@ -247,7 +248,7 @@ class IsmctsBot:
     def search(self, view: PlayerView) -> Node:
         """Run the search from ``view``; returns the root (children = own moves).
 
-        The tree lives in C (:class:`core._play.SearchTree`); the worlds are
+        The tree lives in C (:class:`bots.search.SearchTree`); the worlds are
         sampled here. It makes exactly the choices of :meth:`search_reference`.
         """
         rng = self.rng
@@ -309,7 +310,7 @@ class IsmctsBot:
             while not pc.done:
                 player = pc.current_player
                 if model_others and player != me:
-                    cards = pc.policy_play(rng, policy)
+                    cards = policy_play(pc, rng, policy)
                     key = _key(cards)
                     child = node.children.get(key)
                     if child is None:
@@ -325,7 +326,7 @@ class IsmctsBot:
                 if expanded:
                     break
             if not pc.done:
-                pc.playout(rng, policy)
+                playout(pc, rng, policy)
             rewards = self._rewards(pc)
             root.visits += 1
             for child, player in path:

@@ -736,7 +736,7 @@ cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lea
     bs = c_strength(c, plays, lead, &bc)
     for i in range(1, nplays):
         s = c_strength(c, plays + i * NF, lead, &cl)
-        if s >= 0 and (cl > bc or (cl == bc and s > bs)):
+        if c_beats(s, cl, bs, bc):
             best = i
             bs = s
             bc = cl
@@ -929,22 +929,36 @@ cdef Flags flags_of(object rules) except *:
     return rinfo(rules).fl
 
 
+cdef int c_read_lead(const Ctx* c, const cnt_t* cards, CLead* out) noexcept nogil:
+    """Read cards as a lead into ``out``: 0, or why it is not one (1: no card,
+    2: more than one effective suit, 3: too many units). The one lead reader."""
+    cdef cnt_t tmp[NF]
+    cdef int f, e = -1, n = 0
+    for f in range(NF):
+        if cards[f]:
+            n += cards[f]
+            if e == -1:
+                e = c.esuit[f]
+            elif c.esuit[f] != e:
+                return 2
+    if n == 0:
+        return 1
+    out.esuit = e
+    out.n = n
+    memcpy(tmp, cards, NF)
+    return 3 if c_decompose(c, tmp, out) != 0 else 0
+
+
 cdef int read_lead(object cards, TrumpContext ctx, object rules, CLead* out) except -1:
     """Check a lead is one effective suit and decompose it into out."""
     cdef cnt_t cnt[NF]
-    cdef int f, e = -1
     to_counts(cards, cnt, rules, "lead")
-    if len(cards) == 0:
+    code = c_read_lead(&ctx.c, cnt, out)
+    if code == 1:
         raise IllegalActionError("a lead needs at least one card")
-    for f in range(NF):
-        if cnt[f]:
-            if e == -1:
-                e = ctx.c.esuit[f]
-            elif ctx.c.esuit[f] != e:
-                raise IllegalActionError(f"lead {cards} mixes suits: a lead must be all one suit (trumps count as one)")
-    out.esuit = e
-    out.n = len(cards)
-    if c_decompose(&ctx.c, cnt, out) != 0:
+    if code == 2:
+        raise IllegalActionError(f"lead {cards} mixes suits: a lead must be all one suit (trumps count as one)")
+    if code == 3:
         raise IllegalActionError(f"lead {cards} has too many units")
     return 0
 

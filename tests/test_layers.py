@@ -33,3 +33,20 @@ def test_no_reverse_imports(package):
         else:
             bad = sorted(_imports(f) & FORBIDDEN[package])
         assert not bad, f"{f.relative_to(ROOT)} imports {bad}: layers go core <- bots <- arena"
+
+
+SEARCH_WORDS = ("SearchTree", "greedy_follow", "greedy_lead", "greedy_single", "policy_play", "TNode", "ucb", "UCB",
+                "rollout")
+
+
+def test_the_search_lives_in_bots_and_core_holds_only_the_game():
+    """No tree, no playout policy, no choice of what to play in core: the
+    compiled search in bots/search reaches the engine through _play.pxd."""
+    for f in sorted((ROOT / "core").glob("*.py*")):
+        if f.suffix not in (".py", ".pyx", ".pxd"):
+            continue
+        text = f.read_text(encoding="utf-8")
+        found = [w for w in SEARCH_WORDS if w in text]
+        assert not found, f"{f.relative_to(ROOT)} mentions {found}: search belongs in bots/search"
+    tree = (ROOT / "bots" / "search" / "_tree.pyx").read_text(encoding="utf-8")
+    assert "from core._play cimport" in tree and "cdef class SearchTree" in tree

@@ -1,0 +1,65 @@
+# Header of the compiled play engine: the play phase's C state and the
+# C-level functions that a search (in bots/) calls without Python objects.
+# The engine holds only the game; what to play is the bots' business.
+
+from libc.stdint cimport uint64_t
+
+from core._kernel cimport NF, Ctx, CLead, Flags, cnt_t, c_beats
+
+cdef enum:
+    MAXP = 12
+    MAXCALLS = 8
+
+cdef struct PlayS:
+    Ctx ctx
+    Flags fl
+    int n
+    int packs
+    int maker
+    int leader
+    int turn
+    int ntricks
+    int done
+    int throw_penalty
+    int first_found
+    cnt_t hand[MAXP][NF]
+    cnt_t trick[MAXP][NF]
+    CLead lead
+    int points[MAXP]
+    int held[MAXP]
+    int trick_pts
+    int penalty[MAXP]
+    int side[MAXP]
+    int ncalls
+    int call_face[MAXCALLS]
+    int call_ord[MAXCALLS]
+    int call_seen[MAXCALLS]
+    int call_by[MAXCALLS]
+    int win_turn                  # the trick's best play so far: its turn,
+    int win_s                     # its strength against the lead's shape
+    int win_c                     # and its class (1 = trumps)
+    int last_winner
+    int last_cards
+    int last_unit
+    cnt_t played[NF]
+    # the last lead attempt that failed (for the Python side)
+    int failed
+    cnt_t attempt[NF]
+
+cdef class PlayCore:
+    cdef PlayS s
+    cdef readonly object rules
+    cdef readonly object trump
+
+cdef int play_error(PlayS* s, const cnt_t* cards) noexcept nogil
+cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil
+cdef void random_play(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil
+cdef void random_playout(PlayS* s, uint64_t* rng) noexcept nogil
+cdef int deal_opponents_points(PlayS* s, int kitty_points, int mult_code, int* mult,
+                               int* to_opp) noexcept nogil
+
+cdef inline int beats_best(const PlayS* s, int st, int cl) noexcept nogil:
+    """Would a play of this strength and class take the trick from the best so far?"""
+    return c_beats(st, cl, s.win_s, s.win_c)
+
+cdef const int* points_table() noexcept nogil   # card points by face, from core.cards

@@ -1,0 +1,96 @@
+"""The search's playout policies (bots.search) on the play engine: they
+finish deals, conserve points, make only legal plays, and pick what the
+hand-made positions say."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bots.search import playout, policy_play
+from core.rules import Rules
+from core.state import PLAY_PHASE, State
+
+
+def test_greedy_playouts_finish_and_conserve_points():
+    from core.errors import InvalidActionError
+
+    rules = Rules.preset("pagat", players=6)
+    for seed in range(20):
+        s = State(rules, seed=seed)
+        rng = random.Random(seed)
+        while s.phase != PLAY_PHASE:
+            s.apply(s.random_legal_action(rng))
+        total = sum(sum(points_of(s.hand(i))) for i in range(6))
+        for policy in (0, 1, 2):
+            pc = s.play.clone()
+            playout(pc, seed, policy)
+            assert pc.done and sum(pc.points) == total
+            assert all(len(pc.hand(i)) == 0 for i in range(6))
+    with pytest.raises(InvalidActionError):
+        playout(s.play.clone(), 1, 3)
+
+
+def points_of(cards):
+    from core.cards import card_points
+
+    return [card_points(f) for f in cards]
+
+
+@pytest.mark.parametrize("players", [5, 6, 8])
+def test_policy_plays_are_legal_and_tricks_go_to_the_reference_winner(players):
+    """Greedy and random playout moves, one by one: each is legal, and each
+    trick goes where the naive reference says."""
+    from core import reference
+
+    rules = Rules.preset("pagat", players=players)
+    for seed in range(8):
+        s = State(rules, seed=seed)
+        rng = random.Random(seed)
+        while s.phase != PLAY_PHASE:
+            s.apply(s.random_legal_action(rng))
+        for policy in (0, 1, 2):
+            pc = s.play.clone()
+            trick = []
+            while not pc.done:
+                leader = pc.leader
+                play = policy_play(pc, rng, policy)
+                assert pc.can_play(play), (seed, policy, play)
+                _, played, _ = pc.play(play)
+                trick.append(played)
+                if len(trick) == players:
+                    w = reference.trick_winner(trick, s.trump, rules)
+                    assert pc.last_trick[0] == (leader + w) % players
+                    trick = []
+
+
+INFORMED_CASES = [
+    # (hands of 5 seats, plays made before, policy 2's play, why)
+    (["AS KS 4C", "5S 6C 7D", "5S 6C 7D", "5S 6C 7D", "5S 6C 7D"], [], "KS",
+     "two unbeatable spades: lead the one with points"),
+    (["AS 4C", "5S 6C", "5S 6C", "5S 6C", "5S 6C"], [], "AS",
+     "the ace of spades cannot be beaten; the four of clubs can"),
+    (["AS 4C", "2H 6C", "5S 6C", "5S 6C", "5S 6C"], [], "4C",
+     "seat 1 has no spade and a trump: nothing wins, so lead the cheapest card"),
+    (["AS AS 4C", "KS QS 6C", "5S 6C 7C", "5S 6C 7C", "5S 6C 7C"], [], "AS AS",
+     "a pair nobody can beat beats a single"),
+    (["5S 4C", "AS 6C", "KS 3S", "5S 6C", "5S 6C"], ["5S", "AS"], "KS",
+     "no calls, so seats 1 and 2 are both opponents of the maker: feed the king to the partner's ace"),
+    (["5S 4C", "4S 6C", "KS 3S", "5S 6C", "5S 6C"], ["5S", "4S"], "KS",
+     "the maker holds the trick: take it with the king"),
+]
+
+
+@pytest.mark.parametrize("hands,before,expected,why", INFORMED_CASES)
+def test_informed_policy_table(hands, before, expected, why):
+    """Policy 2 (informed leads, side-aware follows) on hand-made positions."""
+    from core.cards import HEARTS, Trump, parse_cards
+    from core._play import PlayCore
+
+    rules = Rules.preset("pagat", players=5)
+    pc = PlayCore.start(rules, Trump(rank=2, suit=HEARTS), 0, [parse_cards(h) for h in hands])
+    for text in before:
+        pc.play(parse_cards(text))
+    for seed in range(5):
+        assert policy_play(pc, random.Random(seed), 2) == parse_cards(expected), why
