@@ -56,8 +56,10 @@ from typing import Any, Optional
 
 from bots import BotError, make_bot
 from bots.base import reads_state
+from bots.table import MESSAGE_CHARS as _MESSAGE_CHARS
+from bots.table import answer_error, fresh_action, play_table
+from bots.table import exception_line as _exc_line
 from core.actions import EXPOSE, Action
-from core.cards import Cards
 from core.match import Match
 from core.observe import Narrator, sees
 from core.records import deal_record, match_record, write_records
@@ -76,7 +78,6 @@ __all__ = ["MODES", "CALL_METHODS", "FAULT_POLICIES", "TRUST", "play_job", "outc
 MODES = ("deals", "matches")
 
 #: Longest fault message kept.
-_MESSAGE_CHARS = 200
 
 #: After a time limit has passed, how often the interrupt is raised again
 #: (for a bot that swallows it).
@@ -131,17 +132,6 @@ def match_winners(match: Match) -> tuple[int, ...]:
 class _Interrupt(BaseException):
     """Raised inside a bot call that has run past its time limit (a
     BaseException, so a bot's ``except Exception`` does not swallow it)."""
-
-
-def _exc_line(exc: BaseException) -> str:
-    """``"ExceptionType: message"`` on one line, truncated."""
-    name = type(exc).__name__
-    try:
-        text = " ".join(str(exc).split())
-    except Exception:          # a bot's exception whose str() fails
-        text = ""
-    line = f"{name}: {text}" if text else name
-    return line if len(line) <= _MESSAGE_CHARS else line[:_MESSAGE_CHARS - 3] + "..."
 
 
 class _Outcome:
@@ -319,30 +309,6 @@ def _guarded(what: str, fn: Callable[..., Any], args: tuple, limit: float) -> _O
     return _Outcome(value, None, "", seconds)
 
 
-def _illegal(state: State, action: Any) -> Optional[str]:
-    """Why a bot's answer cannot be played, or None."""
-    if not isinstance(action, Action):
-        try:
-            text = repr(action)
-        except Exception:
-            text = f"a {type(action).__name__}"
-        if len(text) > 80:
-            text = text[:77] + "..."
-        return f"step returned {text}, not an Action"
-    try:
-        err = state.action_error(action)
-    except Exception as exc:  # an Action built with nonsense fields
-        err = _exc_line(exc)
-    if err is None:
-        return None
-    try:
-        shown = str(action)
-    except Exception:
-        shown = "an unreadable action"
-    line = f"played {shown}: {err}"
-    return line if len(line) <= _MESSAGE_CHARS else line[:_MESSAGE_CHARS - 3] + "..."
-
-
 # ------------------------------------------------------------------ the table
 #: What happens after a fault: the faulting entrant forfeits the deal, or
 #: the fallback bot finishes the seat's deal (for experiments; marked).
@@ -422,6 +388,9 @@ class _Table:
         self.deal = 0                # deals started so far
         self.seats: list[_Seat] = []
         self.logs: list[tuple[int, int, bytes]] = []    # (entrant, seat, stderr) to keep
+        self.narrator: Optional[Narrator] = None     # the remote seats' news of the deal under way
+        self._drawing = False        # the decision being made is in the draw,
+        self._could = False          # and it could make trump
         for seat, e in enumerate(job.seats):
             spec = entrants[e].spec
             rng = random.Random(bot_seed(secret, *self.base, "random", seat))
@@ -521,9 +490,9 @@ class _Table:
             self._fault(seat, kind, message)
 
     # ---------------------------------------------------------------- a deal
-    def start_deal(self, state: State) -> Optional[Narrator]:
+    def start(self, state: State) -> None:
         """Restart every seat's bot for a new deal; the narrator of the
-        remote seats' messages (None when every bot is in this process)."""
+        remote seats' messages is made (None when every bot is in this process)."""
         self.forfeit = None
         self.chances = [0] * self.rules.players     # draw decisions with a way to make trump
         self.exposed = [False] * self.rules.players
@@ -545,7 +514,7 @@ class _Table:
             if out.kind is not None:
                 self._failed(seat, out.kind, out.message)
         self.deal += 1
-        return narrator
+        self.narrator = narrator
 
     def _legal(self, state: State) -> tuple[list[str], bool]:
         """Up to :data:`protocol.MAX_LEGAL` legal actions, and whether that is all."""
@@ -556,7 +525,10 @@ class _Table:
             out.append(str(a))
         return out, True
 
-    def _choose(self, state: State, seat: int) -> Action:
+    def choose(self, state: State, seat: int) -> Action:
+        """The seat's answer, checked; after faults, the fallback's or a random legal one."""
+        self._drawing = state.phase == DRAW         # what the draw's watch needs, from before the answer
+        self._could = self._drawing and any(a.kind == EXPOSE for a in state.legal_actions())
         st = self.seats[seat]
         while not st.broken and self.forfeit is None:
             if st.remote is not None:
@@ -584,11 +556,11 @@ class _Table:
             if out.kind is not None:
                 self._failed(seat, out.kind, out.message)
                 continue
-            wrong = _illegal(state, out.value)
+            wrong = answer_error(state, out.value)
             if wrong is not None:
                 self._failed(seat, "illegal", wrong)
                 continue
-            return Action(out.value.kind, Cards(out.value.cards), out.value.ordinal)
+            return fresh_action(out.value)
         if self.stalled and state.phase == DRAW:       # the deal must get a trump now
             exposing = [a for a in state.legal_actions() if a.kind == EXPOSE]
             if exposing:
@@ -612,42 +584,41 @@ class _Table:
                                         f"was dealt {state.redeals + 1} times without one")
 
     def play_deal(self, state: State) -> State:
-        """Play ``state`` to its end."""
-        narrator = self.start_deal(state)
-        while not state.is_terminal():
-            seat = state.current_player()
-            drawing = state.phase == DRAW
-            could = drawing and any(a.kind == EXPOSE for a in state.legal_actions())
-            action = self._choose(state, seat)
-            state.apply(action, check=False)
-            if drawing:
-                self._watch_draw(state, seat, action, could)
-            self.seats[seat].decisions += 1
-            self.decision += 1
-            if self.forfeit is not None:
-                continue                 # the deal is decided: no bot hears more of it
-            if narrator is not None:
-                lines = protocol.changes(narrator.changes(seat, action), seat)
-                for other, st in enumerate(self.seats):
-                    if st.remote is not None:
-                        st.remote.send(lines[other])
+        """Play ``state`` to its end (the one table loop, :func:`bots.table.play_table`)."""
+        return play_table(state, self)
+
+    def played(self, state: State, seat: int, action: Action) -> None:
+        """Count the decision, watch the draw, and tell the seats that see it."""
+        if self._drawing:
+            self._watch_draw(state, seat, action, self._could)
+        self.seats[seat].decisions += 1
+        self.decision += 1
+        if self.forfeit is not None:
+            return                   # the deal is decided: no bot hears more of it
+        if self.narrator is not None:
+            lines = protocol.changes(self.narrator.changes(seat, action), seat)
             for other, st in enumerate(self.seats):
-                inform = None if st.broken or st.bot is None else getattr(st.bot, "inform", None)
-                if inform is None or not sees(other, seat, action):
-                    continue
-                out = self._call(other, "inform", inform, state.view(other), seat, action)
-                if out.kind is not None:
-                    self._failed(other, out.kind, out.message)
+                if st.remote is not None:
+                    st.remote.send(lines[other])
+        for other, st in enumerate(self.seats):
+            inform = None if st.broken or st.bot is None else getattr(st.bot, "inform", None)
+            if inform is None or not sees(other, seat, action):
+                continue
+            out = self._call(other, "inform", inform, state.view(other), seat, action)
+            if out.kind is not None:
+                self._failed(other, out.kind, out.message)
+
+    def end(self, state: State) -> None:
+        """Note the deal's forfeit, and tell the remote seats the result."""
         self.forfeits.append(self.forfeit.seat if self.forfeit is not None else -1)
         res = state.result
-        if narrator is not None and res is not None:
+        if self.narrator is not None and res is not None:
             result = {"maker": res.maker, "maker_side": sorted(res.maker_side),
                       "opponents_points": res.opponents_points, "game_points": state.returns(),
                       "winner": res.winner, "forfeit": self.forfeit.seat if self.forfeit else None}
             for st in self.seats:
                 if st.remote is not None:
                     st.remote.send(protocol.end(result))
-        return state
 
     # ---------------------------------------------------------------- the end
     def _keep_log(self, st: _Seat, seat: int) -> None:

@@ -6,7 +6,8 @@ True
 """
 
 from .base import (Bot, BotError, BotMoveError, BotSpec, Param, ParamInfo, describe_bot, load_bot_module, make_bot,
-                   parse_spec, play_deal, register, registry)
+                   parse_spec, register, registry)
+from .table import play_deal, play_table
 
 __all__ = ["Bot", "BotError", "BotMoveError", "BotSpec", "Param", "ParamInfo", "describe_bot", "load_bot_module",
-           "make_bot", "parse_spec", "play_deal", "register", "registry"]
+           "make_bot", "parse_spec", "play_deal", "play_table", "register", "registry"]

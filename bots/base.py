@@ -1,4 +1,5 @@
-"""The bot protocol, bot specs, a registry, and the loop that plays a deal.
+"""The bot protocol, bot specs and a registry (the loop that plays a deal is
+:mod:`bots.table`).
 
 A bot sees :class:`core.state.PlayerView` values, never the state:
 
@@ -7,10 +8,8 @@ A bot sees :class:`core.state.PlayerView` values, never the state:
   bot's own view after it;
 - ``step(view) -> Action`` whenever the bot is to move.
 
->>> import random
->>> from core.rules import Rules
->>> s = play_deal(Rules.preset("pagat", players=5), 4, [make_bot("random")] * 5, random.Random(0))
->>> s.is_terminal()
+>>> bot = make_bot("random")
+>>> callable(bot.step) and callable(bot.restart)
 True
 """
 
@@ -20,20 +19,20 @@ import importlib.util
 import inspect
 import random
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple, Optional, Protocol, cast, runtime_checkable
+from typing import Any, NamedTuple, Optional, Protocol, runtime_checkable
 
 from core.actions import Action
 from core.errors import IllegalActionError, PengyouError
 from core.options import NotAssignmentError, parse_assignments
 from core.rules import Rules
-from core.state import PlayerView, State
+from core.state import PlayerView
 
 __all__ = [
     "Bot", "BotError", "BotMoveError", "BotSpec", "register", "registry", "make_bot", "parse_spec",
-    "load_bot_module", "play_deal", "Param", "ParamInfo", "describe_bot", "reads_state",
+    "load_bot_module", "Param", "ParamInfo", "describe_bot", "reads_state",
 ]
 
 
@@ -65,13 +64,6 @@ class Bot(Protocol):
 
     def step(self, view: PlayerView) -> Action:
         """Choose an action; ``view`` is the bot's own view, and it is to move."""
-
-
-class _Peeking(Protocol):
-    """A bot whose class says ``cheats = True``: it is shown the state before each decision."""
-
-    def peek(self, state: State) -> None:
-        """See the whole state (every hand)."""
 
 
 class BotSpec(NamedTuple):
@@ -355,33 +347,3 @@ def make_bot(spec: str | BotSpec) -> Bot:
         raise BotError(f"bot {spec.name!r}: bad parameters {dict(spec.params)}: {exc}") from None
     except ValueError as exc:
         raise BotError(f"bot {spec.name!r}: {exc}") from None
-
-
-def play_deal(rules: Rules, seed: int, bots: Sequence[Bot], rng: random.Random,
-              state: Optional[State] = None) -> State:
-    """Play one deal between ``bots`` (one per seat); returns the finished state.
-
-    Each bot gets its own random stream drawn from ``rng``. An illegal action
-    raises :class:`BotMoveError` (an :class:`IllegalActionError`) naming the seat.
-    """
-    if len(bots) != rules.players:
-        raise BotError(f"need {rules.players} bots, got {len(bots)}")
-    s = state if state is not None else State(rules, seed=seed)
-    for seat, bot in enumerate(bots):
-        bot.restart(rules, seat, random.Random(rng.getrandbits(64)))
-    informs = [getattr(b, "inform", None) for b in bots]
-    while not s.is_terminal():
-        seat = s.current_player()
-        if getattr(bots[seat], "cheats", False):
-            cast(_Peeking, bots[seat]).peek(s)          # only the clearly named oracle bot asks for this
-        action = bots[seat].step(s.view(seat))
-        if not isinstance(action, Action):
-            raise BotMoveError(seat, f"seat {seat}: the bot returned {action!r}, not an Action")
-        err = s.action_error(action)
-        if err is not None:
-            raise BotMoveError(seat, f"seat {seat}: the bot played {action}: {err}")
-        s.apply(action, check=False)
-        for other, inform in enumerate(informs):
-            if inform is not None:
-                inform(s.view(other), seat, action)
-    return s

@@ -23,7 +23,7 @@ action if a bug ever made it illegal (counted in :attr:`HeuristicBot.fallbacks`)
 
 >>> import random
 >>> from core.rules import Rules
->>> from bots.base import play_deal
+>>> from bots import play_deal
 >>> bots = [HeuristicBot() for _ in range(6)]
 >>> s = play_deal(Rules.preset("pagat", players=6), 1, bots, random.Random(1))
 >>> s.is_terminal(), sum(b.fallbacks for b in bots)
