@@ -9,16 +9,19 @@ import json
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional, cast
+from typing import TYPE_CHECKING, Any, Optional, cast
 
 from . import kernel
 from ._play import PlayCore
 from .actions import Action
-from .cards import Cards, Trump, parse_card, parse_cards
-from .errors import IllegalActionError
+from .cards import Cards, Trump, card_name, parse_card, parse_cards
+from .errors import IllegalActionError, InvalidActionError
 from .rules import Rules
 
-__all__ = ["PlayerView", "play_actions", "play_from_view", "random_legal", "no_set_width", "holds_set"]
+if TYPE_CHECKING:
+    from .state import State
+
+__all__ = ["PlayerView", "play_actions", "play_from_view", "random_legal", "no_set_width", "holds_set", "view_of"]
 
 
 def play_actions(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules) -> Iterator[Action]:
@@ -198,3 +201,63 @@ class PlayerView:
 
     def __str__(self) -> str:
         return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+
+
+def view_of(s: State, seat: int) -> PlayerView:
+    """What ``seat`` may know of ``s``, and nothing more (:meth:`State.view`).
+
+    >>> from core import Rules, State
+    >>> s = State(Rules.preset("pagat", players=5), seed=2)
+    >>> v = view_of(s, 1)
+    >>> v.hand == s.hand(1) and v.phase == "draw" and v.kitty is None
+    True
+    """
+    from .phases import BURY_PHASE, CALL_PHASE, DONE, DRAW, PHASE_NAMES, PLAY_PHASE   # they import this module
+    n = s.rules.players
+    if not (isinstance(seat, int) and 0 <= seat < n):
+        raise InvalidActionError(f"seat {seat!r} is not a seat from 0 to {n - 1}")
+    in_play = s.phase in (PLAY_PHASE, DONE)
+    if in_play:
+        pc = s.play
+        assert pc is not None
+        sizes = tuple(len(pc.hand(i)) for i in range(n))
+        calls_filled = tuple(pc.calls_filled)
+        pts = tuple(pc.points)
+    else:
+        sizes = tuple(sum(h) for h in s._hands)
+        calls_filled = ()
+        pts = (0,) * n
+    own_kitty = s.maker == seat and s.phase != DRAW
+    kitty: Optional[Cards] = None
+    if own_kitty:
+        kitty = Cards(s._buried) if s.phase == BURY_PHASE else s.kitty
+    if s.phase == DONE and s.result is not None and s.result.kitty_to_opponents:
+        kitty = s.kitty                         # shown when the opponents take it
+    return PlayerView(
+        seat=seat,
+        rules_name=s.rules.name,
+        players=n,
+        phase=PHASE_NAMES[s.phase],
+        # during the draw, who is deciding would reveal a level card in hand
+        current_player=(s.current_player() if s.phase != DRAW or s.current_player() == seat else -1),
+        hand=s.hand(seat),
+        hand_sizes=sizes,
+        levels=tuple((lv.level, lv.active) for lv in s.levels),
+        starter=s.starter,
+        cards_drawn=s._drawn if s.phase == DRAW else n * s.rules.hand_size,
+        exposures=tuple((a, k, str(c)) for a, k, c in s.exposures),
+        trump=s.trump,
+        maker=s.maker,
+        kitty=kitty,
+        calls=tuple((card_name(f), o) for f, o in s.calls),
+        calls_filled=calls_filled,
+        tricks=tuple(s._trick_text),
+        current_trick=(lambda t: (t[0], tuple(str(p) for p in t[1])))(s.current_trick()),
+        failed_throws=tuple((a, str(b), str(c)) for a, b, c in s.failed_throws),
+        points=pts,
+        voids=tuple(sorted(s.voids)),
+        no_sets=tuple(sorted(s.no_sets)),
+        rules=s.rules,
+        options=(tuple(s.legal_actions()) if s.current_player() == seat and s.phase in (DRAW, CALL_PHASE)
+                 else ()),
+    )

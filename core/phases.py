@@ -1,0 +1,500 @@
+"""The phases of a deal and what each one says: one handler per phase.
+
+A :class:`core.state.State` is the machine; each phase's handler holds that
+phase's rules: whose decision it is (``player``), why an action is refused
+(``error``), what an action changes (``apply``, including the step to the
+next phase) and the legal actions (``actions``). A handler keeps nothing
+itself; the deal's fields live on the state.
+
+>>> [HANDLERS[p].phase.name for p in Phase]
+['DRAW', 'BURY', 'CALL', 'PLAY', 'DONE']
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional, cast
+
+from . import kernel
+from ._play import PlayCore
+from .actions import BURY, CALL, EXPOSE, PASS, PLAY, Action, NumberEnum
+from .cards import Cards, Trump, card_name, format_cards, points, rank_of, suit_of
+from .errors import IllegalActionError, InvalidActionError
+from .levels import level_rank, redeal_levels
+from .rules import Rules
+from .scoring import DealScore, score_deal
+from .view import holds_set, no_set_width, play_actions
+
+if TYPE_CHECKING:
+    from .state import State
+
+__all__ = ["Phase", "PHASE_NAMES", "DRAW", "BURY_PHASE", "CALL_PHASE", "PLAY_PHASE", "DONE", "MAX_REDEALS",
+           "DealResult", "Exposure", "PhaseRules", "HANDLERS", "start_draw", "shuffled"]
+
+
+class Phase(NumberEnum):
+    """The phases of a deal, in order; members are the whole numbers 0..4 and
+    print as those numbers (a view names them: ``PHASE_NAMES``).
+
+    >>> Phase.PLAY > Phase.BURY, PHASE_NAMES[Phase.CALL]
+    (True, 'call')
+    """
+
+    DRAW = 0
+    BURY = 1
+    CALL = 2
+    PLAY = 3
+    DONE = 4
+
+
+DRAW, BURY_PHASE, CALL_PHASE, PLAY_PHASE, DONE = Phase
+PHASE_NAMES = tuple(p.name.lower() for p in Phase)
+#: Deals in a row without a trump maker before the engine gives up.
+MAX_REDEALS = 50
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """The end of a deal: sides, the opponents' card points and the game points."""
+
+    maker: int
+    maker_side: frozenset[int]
+    opponents_points: int
+    kitty_points: int
+    kitty_multiplier: int
+    kitty_to_opponents: bool
+    winner: Optional[str]
+    game_points: int
+    next_side: Optional[str]
+
+
+@dataclass
+class Exposure:
+    """An exposure that stands: who showed how many copies of which face."""
+
+    seat: int
+    face: int
+    count: int
+
+
+class PhaseRules:
+    """The rules of one phase (the base says: nobody decides, nothing is legal)."""
+
+    phase: Phase
+
+    def player(self, s: State) -> int:
+        """The seat to decide now."""
+        return -1
+
+    def error(self, s: State, seat: int, action: Action) -> Optional[str]:
+        """Why ``seat`` may not take ``action`` now, or None."""
+        return "the deal is over"
+
+    def apply(self, s: State, seat: int, action: Action) -> None:
+        """Take a legal ``action`` for ``seat`` (checked by the caller)."""
+        raise IllegalActionError("the deal is over")
+
+    def actions(self, s: State, seat: int) -> Iterator[Action]:
+        """Each legal action of ``seat`` once."""
+        return iter(())
+
+
+# ---------------------------------------------------------------------- draw
+def shuffled(rules: Rules, rng: random.Random) -> list[int]:
+    """A deck of ``rules`` shuffled by ``rng`` (the one shuffle of a deal)."""
+    d = rules.deck()
+    rng.shuffle(d)
+    return d
+
+
+def start_draw(s: State) -> None:
+    """Deal a (fresh) deck and draw to the first decision."""
+    n = s.rules.players
+    if s._given_decks is not None:
+        if len(s._given_decks) <= len(s.decks):
+            raise InvalidActionError("record: fewer decks than the deal needs")
+        d = list(s._given_decks[len(s.decks)])
+        if sorted(d) != sorted(s.rules.deck()):
+            raise InvalidActionError("record: a deck does not hold exactly the cards of the deal")
+    else:
+        d = shuffled(s.rules, s._rng)
+    s.decks.append(d)
+    s._deck = d
+    s._drawn = 0
+    s._hands = [[0] * 54 for _ in range(n)]
+    s._exp = None
+    s._overrides = 0
+    s._defender = None       # seat that may defend right now
+    s._challenger = None
+    s._decider = None
+    s.phase = DRAW
+    _advance_draw(s)
+
+
+def _rank_for(s: State, seat: int) -> Optional[int]:
+    """The rank a seat may expose, or None."""
+    r = s.rules
+    lv = s.levels
+    if s.fixed_maker is not None and r.predetermined_maker:
+        return level_rank(lv[s.fixed_maker].level, r)
+    if r.levels == "active_passive" and not lv[seat].active:
+        return None
+    return level_rank(lv[seat].level, r)
+
+
+def expose_options(s: State, seat: int) -> list[Action]:
+    """Exposures the drawer may make now."""
+    rank = _rank_for(s, seat)
+    if rank is None:
+        return []
+    h = s._hands[seat]
+    exp = s._exp
+    out = []
+    if exp is None:
+        for suit in range(4):
+            f = suit * 13 + rank - 2
+            if h[f] >= 1:
+                out.append(Action.expose(Cards((f,))))
+        return out
+    if exp.seat == seat:
+        return []                                  # no overriding oneself
+    if s.rules.exposure == "bottom_eight" and (s._overrides >= 1 or exp.count != 1):
+        return []                                  # one pair override per hand
+    need = exp.count + 1
+    if need > s.rules.packs:
+        return []
+    for suit in range(4):
+        f = suit * 13 + rank - 2
+        if h[f] >= need:
+            out.append(Action.expose(Cards((f,) * need)))
+    return out
+
+
+def _advance_draw(s: State) -> None:
+    """Draw cards until someone has a decision, then stop; finish the draw at the end."""
+    r = s.rules
+    n = r.players
+    total = n * r.hand_size
+    while s._drawn < total:
+        seat = (s.starter + s._drawn) % n
+        s._hands[seat][s._deck[s._drawn]] += 1
+        s._drawn += 1
+        if expose_options(s, seat):
+            s._decider = seat
+            return
+    _finish_draw(s)
+
+
+def _finish_draw(s: State) -> None:
+    """The maker and the trump from the exposures (or a redeal), the kitty to the maker."""
+    r = s.rules
+    n = r.players
+    kitty = s._deck[n * r.hand_size:]
+    exp = s._exp
+    if s.fixed_maker is not None and r.predetermined_maker:
+        maker = s.fixed_maker
+        rank = level_rank(s.levels[maker].level, r)
+        if rank is None:
+            trump = Trump(None, None)
+        elif exp is not None:
+            trump = Trump(rank, suit_of(exp.face))
+        else:
+            trump = Trump(rank, _turn_up_suit(kitty, rank))
+            # the turned cards are seen by all; the maker then takes them with the kitty
+            s.exposures.append((maker, "turned", Cards(_turned_cards(kitty, rank))))
+    elif exp is not None:
+        maker = exp.seat
+        trump = Trump(rank_of(exp.face), suit_of(exp.face))
+    else:
+        # nobody made trump: a fresh deal by the same starter, everyone active
+        s.redeals += 1
+        if s.redeals > MAX_REDEALS:
+            raise IllegalActionError("nobody made trump in 50 deals running")
+        s.levels = redeal_levels(s.levels)
+        start_draw(s)
+        return
+    s.trump = trump
+    s.maker = maker
+    s._decider = None
+    for f in kitty:
+        s._hands[maker][f] += 1
+    s._kitty_left = r.kitty_size
+    s._buried = []
+    s.phase = BURY_PHASE
+    if s._kitty_left == 0:
+        _to_call(s)
+
+
+def defence_cards(s: State) -> Cards:
+    """The cards a defence must show: the overridden exposure's face, as many as the override."""
+    exp = s._exp
+    assert exp is not None and s._challenger is not None     # a defence answers an override
+    return Cards((exp.face,) * (s._challenger.count))
+
+
+class DrawRules(PhaseRules):
+    """The draw: a drawer with a level card may expose it (or override, or
+    defend an overridden exposure); everyone else passes."""
+
+    phase = Phase.DRAW
+
+    def player(self, s: State) -> int:
+        """The defender of an overridden exposure, or the drawer with a choice."""
+        # a seat decides whenever the draw stops (None only after the redeal limit raised mid-draw)
+        return cast(int, s._defender if s._defender is not None else s._decider)
+
+    def error(self, s: State, seat: int, action: Action) -> Optional[str]:
+        """Pass, or an exposure this seat may make now."""
+        if action.kind == PASS:
+            return None
+        if action.kind != EXPOSE:
+            return "during the draw the only choices are expose and pass"
+        if s._defender is not None:
+            return None if action.cards == defence_cards(s) else \
+                f"a defence must show {format_cards(defence_cards(s))}"
+        if action in expose_options(s, seat):
+            return None
+        return "cannot expose these cards now (rank, count or who may expose)"
+
+    def apply(self, s: State, seat: int, action: Action) -> None:
+        """Settle a defence, or take an exposure or a pass; then draw on."""
+        if s._defender is not None:
+            defender, challenger = s._defender, s._challenger
+            assert challenger is not None and s._exp is not None     # set with the defender
+            s._defender = None
+            s._challenger = None
+            if action.kind == EXPOSE:
+                s.exposures.append((seat, "defend", action.cards))
+                s.exposures.append((challenger.seat, "withdraw", Cards((challenger.face,) * challenger.count)))
+                s._exp = Exposure(defender, s._exp.face, challenger.count)
+            else:
+                s._exp = challenger
+            _advance_draw(s)
+            return
+        if action.kind == PASS:
+            _advance_draw(s)
+            return
+        new = Exposure(seat, action.cards[0], len(action.cards))
+        old = s._exp
+        s.exposures.append((seat, "expose", action.cards))
+        if old is not None:
+            s._overrides += 1
+            if s._hands[old.seat][old.face] >= new.count:
+                s._defender = old.seat
+                s._challenger = new
+                return
+        s._exp = new
+        _advance_draw(s)
+
+    def actions(self, s: State, seat: int) -> Iterator[Action]:
+        """Pass first, then the defence or the exposures."""
+        yield Action.pass_()
+        if s._defender is not None:
+            yield Action.expose(defence_cards(s))
+        else:
+            yield from expose_options(s, seat)
+
+
+def _turn_up_suit(kitty: Sequence[int], rank: int) -> Optional[int]:
+    """Heli's rule: the first kitty card of the rank names the suit; else the
+    highest non-joker card (the first of equal highest)."""
+    for f in kitty:
+        if f < 52 and rank_of(f) == rank:
+            return suit_of(f)
+    best = None
+    for f in kitty:
+        if f < 52 and (best is None or rank_of(f) > rank_of(best)):
+            best = f
+    return None if best is None else suit_of(best)
+
+
+def _turned_cards(kitty: Sequence[int], rank: int) -> list[int]:
+    """The kitty cards turned to find the trump suit: up to the first one of
+    the rank, or all of them."""
+    for i, f in enumerate(kitty):
+        if f < 52 and rank_of(f) == rank:
+            return list(kitty[:i + 1])
+    return list(kitty)
+
+
+# ---------------------------------------------------------------------- bury
+class BuryRules(PhaseRules):
+    """The maker buries the kitty's size of cards, one at a time."""
+
+    phase = Phase.BURY
+
+    def player(self, s: State) -> int:
+        """The maker."""
+        assert s.maker is not None             # the draw made a maker before the bury
+        return s.maker
+
+    def error(self, s: State, seat: int, action: Action) -> Optional[str]:
+        """A card of the maker's hand."""
+        if action.kind != BURY:
+            return "the maker must bury cards now"
+        f = action.cards[0]
+        return None if s._hands[seat][f] > 0 else f"{card_name(f)} is not in the maker's hand"
+
+    def apply(self, s: State, seat: int, action: Action) -> None:
+        """Bury the card; the calls begin with the last one."""
+        f = action.cards[0]
+        s._hands[seat][f] -= 1
+        s._buried.append(f)
+        s._kitty_left -= 1
+        if s._kitty_left == 0:
+            _to_call(s)
+
+    def actions(self, s: State, seat: int) -> Iterator[Action]:
+        """Each face in the maker's hand."""
+        for f in range(54):
+            if s._hands[seat][f]:
+                yield Action.bury(f)
+
+
+def _to_call(s: State) -> None:
+    s.kitty = Cards(s._buried)
+    s.phase = CALL_PHASE
+    if s.rules.friend_calls == 0:
+        _to_play(s)
+
+
+# ---------------------------------------------------------------------- call
+def call_error(s: State, action: Action) -> Optional[str]:
+    """Why a friend call is refused: a trump, no 'other' call, an ordinal past the packs, a repeat."""
+    f = action.cards[0]
+    ctx = kernel.context(s.trump, s.rules.tractor_past_ace)
+    if f >= 52 or ctx.is_trump(f):
+        return f"{card_name(f)} is a trump: only non-trump cards can be called"
+    if action.ordinal == 0 and not s.rules.friend_other:
+        return "these rules have no 'other' call: give an ordinal"
+    if action.ordinal > s.rules.packs:
+        return f"ordinal {action.ordinal} is more than the {s.rules.packs} packs"
+    if (f, action.ordinal) in s.calls:
+        return "that card is already called"
+    return None
+
+
+class CallRules(PhaseRules):
+    """The maker calls the friend cards ("the first ace of clubs")."""
+
+    phase = Phase.CALL
+
+    def player(self, s: State) -> int:
+        """The maker."""
+        assert s.maker is not None
+        return s.maker
+
+    def error(self, s: State, seat: int, action: Action) -> Optional[str]:
+        """A call of a non-trump card with an allowed ordinal, not made before."""
+        if action.kind != CALL:
+            return "the maker must call friend cards now"
+        return call_error(s, action)
+
+    def apply(self, s: State, seat: int, action: Action) -> None:
+        """Note the call; the play begins with the last one."""
+        s.calls.append((action.cards[0], action.ordinal))
+        if len(s.calls) == s.rules.friend_calls:
+            _to_play(s)
+
+    def actions(self, s: State, seat: int) -> Iterator[Action]:
+        """Each allowed (card, ordinal) call."""
+        lo = 0 if s.rules.friend_other else 1
+        for f in range(52):
+            for o in range(lo, s.rules.packs + 1):
+                a = Action.call(f, o)
+                if call_error(s, a) is None:
+                    yield a
+
+
+def _to_play(s: State) -> None:
+    hands = [Cards.from_counts(h) for h in s._hands]
+    s.play = PlayCore.start(s.rules, s.trump, s.maker, hands, s.calls)
+    s.phase = PLAY_PHASE
+    s._trick = (-1, [])
+    if s.play.done:
+        _finish(s)
+
+
+# ---------------------------------------------------------------------- play
+def _infer(s: State, seat: int, lead: Cards, played: Cards) -> None:
+    """What a follow shows everyone: a void in the led suit, or no set of the lead's width."""
+    ctx = kernel.context(s.trump, s.rules.tractor_past_ace)
+    e = ctx.effective_suit(lead[0])
+    in_suit = sum(1 for f in played if ctx.effective_suit(f) == e)
+    if in_suit < len(lead):
+        s.voids.add((seat, e))
+        return
+    k = no_set_width(lead, s.trump, s.rules)
+    if k and not holds_set(played, k):
+        s.no_sets.add((seat, e, k))
+
+
+def _finish(s: State) -> None:
+    """Score the finished play: sides, the kitty, game points."""
+    pc = s.play
+    assert pc is not None and s.maker is not None
+    r = s.rules
+    side = pc.maker_side
+    kitty_pts = points(s.kitty)
+    opp, mult, to_opp = pc.opponents_points(r, kitty_pts)
+    sc: DealScore = score_deal(r, opp, len(side))
+    s._result = DealResult(s.maker, side, opp, kitty_pts, mult, to_opp, sc.winner, sc.game_points, sc.next_side)
+    s.phase = DONE
+
+
+class PlayRules(PhaseRules):
+    """Tricks: the play engine (``core._play``) says who plays and what may be played."""
+
+    phase = Phase.PLAY
+
+    def player(self, s: State) -> int:
+        """The seat to lead or follow."""
+        assert s.play is not None
+        return s.play.current_player
+
+    def error(self, s: State, seat: int, action: Action) -> Optional[str]:
+        """A play the engine accepts (a follow's reason in :func:`core.kernel.follow_error`'s words)."""
+        if action.kind != PLAY:
+            return "play cards now"
+        assert s.play is not None
+        return s.play.play_error(action.cards)
+
+    def apply(self, s: State, seat: int, action: Action) -> None:
+        """Play the cards (a failed throw is replaced by its kept unit), note
+        what a follow shows, close the trick, score the end."""
+        pc = s.play
+        assert pc is not None
+        leading = pc.is_leading
+        if leading:
+            s._trick = (seat, [])
+        lead = None if leading else s._trick[1][0]
+        seat, played, attempt = pc.play(action.cards, check=False)
+        if attempt is not None:
+            s.failed_throws.append((seat, attempt, played))
+        s._trick[1].append(played)
+        if lead is not None:
+            _infer(s, seat, lead, played)
+        if pc.is_leading or pc.done:
+            s.tricks.append((s._trick[0], list(s._trick[1])))
+            s._trick_text.append((s._trick[0], tuple(str(p) for p in s._trick[1])))
+            s._trick = (-1, [])
+        if pc.done:
+            _finish(s)
+
+    def actions(self, s: State, seat: int) -> Iterator[Action]:
+        """Every legal lead or follow."""
+        assert s.play is not None and s.trump is not None     # both set before the play phase
+        lead = None if s.play.is_leading else s._trick[1][0]
+        yield from play_actions(s.play.hand(seat), lead, s.trump, s.rules)
+
+
+class DoneRules(PhaseRules):
+    """The deal is over."""
+
+    phase = Phase.DONE
+
+
+#: The handler of each phase, indexed by the phase.
+HANDLERS: tuple[PhaseRules, ...] = (DrawRules(), BuryRules(), CallRules(), PlayRules(), DoneRules())
