@@ -377,28 +377,16 @@ def spec_from_options(bots: Sequence[str], **fields: Any) -> TournamentSpec:
     return spec
 
 
-_TOML_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
-    "name": ((str,), "a string"),
-    "preset": ((str,), "a string"),
-    "players": ((int,), "a whole number"),
-    "settings": ((dict,), "a table of rule settings"),
-    "suite": ((str,), "a string"),
-    "deals": ((int,), "a whole number"),
-    "mode": ((str,), "a string"),
-    "lineups": ((str,), "a string"),
-    "rotations": ((int,), "a whole number"),
-    "time_limit": ((int, float), "a number of seconds"),
-    "overage": ((int, float), "a number of seconds"),
-    "memory_mb": ((int,), "a whole number"),
-    "trusted": ((str,), "a string"),
-    "on_fault": ((str,), "a string"),
-    "cheating": ((bool,), "true or false"),
-    "fallback": ((str,), "a string"),
-    "record": ((bool,), "true or false"),
-    "workers": ((int,), "a whole number"),
-    "cluster": ((str,), "a string"),
-    "entrant": ((list,), "[[entrant]] tables"),
+#: What a TOML value of each field's type must be, and how an error names it.
+_TOML_KINDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "str": ((str,), "a string"), "int": ((int,), "a whole number"),
+    "float": ((int, float), "a number of seconds"), "bool": ((bool,), "true or false"),
 }
+#: The top-level keys of a spec file: the spec's fields, typed as the dataclass declares them
+_TOML_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    f.name: _TOML_KINDS[str(f.type)] for f in dataclasses.fields(TournamentSpec) if str(f.type) in _TOML_KINDS}
+_TOML_TYPES["settings"] = ((dict,), "a table of rule settings")
+_TOML_TYPES["entrant"] = ((list,), "[[entrant]] tables")
 _ENTRANT_KEYS = ("name", "bot", "params")
 
 

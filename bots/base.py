@@ -32,7 +32,7 @@ from core.state import PlayerView
 
 __all__ = [
     "Bot", "BotError", "BotMoveError", "BotSpec", "register", "registry", "make_bot", "parse_spec",
-    "load_bot_module", "Param", "ParamInfo", "describe_bot", "reads_state",
+    "load_bot_module", "Param", "keep_params", "ParamInfo", "describe_bot", "reads_state",
 ]
 
 
@@ -213,6 +213,42 @@ def _hints(init: Any) -> Optional[dict[str, Any]]:
         return typing.get_type_hints(init)
     except Exception:                   # a user's module: anything may be written there
         return None
+
+
+def keep_params(bot: Any, values: dict[str, Any]) -> None:
+    """Store a bot's constructor arguments on it: each number as the type of
+    its default (``float`` or ``int``), each text checked against the choices
+    its class declares in ``PARAMS`` (:class:`ValueError` naming them).
+
+    >>> class Demo:
+    ...     PARAMS = {"mode": Param("how", choices=("a", "b"))}
+    ...     def __init__(self, weight: float = 1.0, mode: str = "a") -> None:
+    ...         keep_params(self, {"weight": weight, "mode": mode})
+    >>> Demo(weight=2).weight
+    2.0
+    >>> Demo(mode="c")
+    Traceback (most recent call last):
+    ...
+    ValueError: mode must be one of 'a', 'b'
+    """
+    declared = getattr(type(bot), "PARAMS", {})
+    defaults: Any = {}
+    for klass in type(bot).__mro__:            # the constructor that declares them (a subclass may take **params)
+        init = klass.__dict__.get("__init__")
+        if init is not None:
+            defaults = inspect.signature(init).parameters
+            if all(name in defaults for name in values):
+                break
+    for name, value in values.items():
+        meta = declared.get(name)
+        if meta is not None and meta.choices and value not in meta.choices:
+            raise ValueError(f"{name} must be one of " + ", ".join(repr(c) for c in meta.choices))
+        default = defaults[name].default
+        if isinstance(default, float):
+            value = float(value)
+        elif isinstance(default, int) and not isinstance(default, bool):
+            value = int(value)
+        setattr(bot, name, value)
 
 
 def _param_problem(cls: Callable[..., Any], params: dict) -> Optional[str]:

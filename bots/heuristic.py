@@ -41,7 +41,7 @@ from core.cards import Cards, Trump, card_points
 from core.rules import Rules
 from core.state import PlayerView
 
-from .base import Param, register
+from .base import Param, keep_params, register
 
 __all__ = ["HeuristicBot"]
 
@@ -159,21 +159,27 @@ class HeuristicBot:
                                "points", 0.0, 1.0),
     }
 
+    expose_min_trumps: int
+    expose_min_share: float
+    defend_min_share: float
+    bury_point_weight: float
+    void_bonus: float
+    throw_risk: float
+    ruff_risk_max: float
+    ruff_min_points: int
+    trump_lead_share: float
+    feed_min_hold: float
+
     def __init__(self, expose_min_trumps: int = 3, expose_min_share: float = 0.36,
                  defend_min_share: float = 0.3, bury_point_weight: float = 1.0,
                  void_bonus: float = 8.0, throw_risk: float = 0.0, ruff_risk_max: float = 0.4,
                  ruff_min_points: int = 5, trump_lead_share: float = 0.4,
                  feed_min_hold: float = 0.5) -> None:
-        self.expose_min_trumps = expose_min_trumps
-        self.expose_min_share = float(expose_min_share)
-        self.defend_min_share = float(defend_min_share)
-        self.bury_point_weight = float(bury_point_weight)
-        self.void_bonus = float(void_bonus)
-        self.throw_risk = float(throw_risk)
-        self.ruff_risk_max = float(ruff_risk_max)
-        self.ruff_min_points = ruff_min_points
-        self.trump_lead_share = float(trump_lead_share)
-        self.feed_min_hold = float(feed_min_hold)
+        keep_params(self, {"expose_min_trumps": expose_min_trumps, "expose_min_share": expose_min_share,
+                           "defend_min_share": defend_min_share, "bury_point_weight": bury_point_weight,
+                           "void_bonus": void_bonus, "throw_risk": throw_risk, "ruff_risk_max": ruff_risk_max,
+                           "ruff_min_points": ruff_min_points, "trump_lead_share": trump_lead_share,
+                           "feed_min_hold": feed_min_hold})
         self.rng = random.Random(0)
         self.seat = 0
         self.rules: Optional[Rules] = None

@@ -44,7 +44,7 @@ from core.sample import Sampler, World
 from core.scoring import MAKER, card_margin, score_deal
 from core.state import PlayerView, play_from_view
 
-from .base import Param, make_bot, register
+from .base import Param, keep_params, make_bot, register
 from .search import SearchTree, playout, policy_play
 
 __all__ = ["IsmctsBot", "Node", "ROLLOUTS"]
@@ -106,34 +106,30 @@ class IsmctsBot:
         "fallback": Param("bot spec for exposing, burying and calling"),
     }
 
+    iterations: int
+    seconds: float
+    c: float
+    widen_c: float
+    widen_alpha: float
+    reward: str
+    rollout: str
+    others: str
+    root: str
+
     def __init__(self, iterations: int = 1000, seconds: float = 0.0, c: float = 0.7,
                  widen_c: float = 2.0, widen_alpha: float = 0.5, reward: str = "points",
                  rollout: str = "greedy", others: str = "search", root: str = "ucb",
                  fallback: str = "heuristic") -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
-        if reward not in ("points", "game"):
-            raise ValueError("reward must be 'points' or 'game'")
-        if rollout not in ROLLOUTS:
-            raise ValueError("rollout must be one of " + ", ".join(repr(r) for r in ROLLOUTS))
-        self.rollout = rollout
-        if others not in ("search", "policy"):
-            raise ValueError("others must be 'search' or 'policy'")
-        self.others = others
-        if root not in ("ucb", "halving"):
-            raise ValueError("root must be 'ucb' or 'halving'")
-        self.root = root
-        if root == "halving" and seconds > 0:
-            raise ValueError("root='halving' plans its rounds on an iteration budget: use iterations, not seconds")
-        self._policy = ROLLOUTS.index(rollout)
         if c < 0 or widen_c <= 0 or not 0 <= widen_alpha <= 1:
             raise ValueError("c >= 0, widen_c > 0 and 0 <= widen_alpha <= 1 are required")
-        self.iterations = int(iterations)
-        self.seconds = float(seconds)
-        self.c = float(c)
-        self.widen_c = float(widen_c)
-        self.widen_alpha = float(widen_alpha)
-        self.reward = reward
+        if root == "halving" and seconds > 0:
+            raise ValueError("root='halving' plans its rounds on an iteration budget: use iterations, not seconds")
+        keep_params(self, {"iterations": iterations, "seconds": seconds, "c": c, "widen_c": widen_c,
+                           "widen_alpha": widen_alpha, "reward": reward, "rollout": rollout, "others": others,
+                           "root": root})
+        self._policy = ROLLOUTS.index(rollout)
         self.fallback = make_bot(fallback)
         self.rng = random.Random(0)
         self.seat = 0

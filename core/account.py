@@ -7,10 +7,8 @@ record is replayed (every action checked) as it is told.
 >>> from core.records import deal_record
 >>> from core.rules import Rules
 >>> from core.state import State
->>> s = State(Rules.preset("pagat", players=5), seed=4)
->>> rng = random.Random(4)
->>> while not s.is_terminal():
-...     s.apply(s.random_legal_action(rng))
+>>> s, rng = State(Rules.preset("pagat", players=5), seed=4), random.Random(4)
+>>> while not s.is_terminal(): s.apply(s.random_legal_action(rng))
 >>> lines = account(deal_record(s))
 >>> lines[0].startswith("deal seed 4:"), any(line.startswith("result:") for line in lines)
 (True, True)

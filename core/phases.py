@@ -42,11 +42,7 @@ class Phase(NumberEnum):
     (True, 'call')
     """
 
-    DRAW = 0
-    BURY = 1
-    CALL = 2
-    PLAY = 3
-    DONE = 4
+    DRAW, BURY, CALL, PLAY, DONE = range(5)
 
 
 DRAW, BURY_PHASE, CALL_PHASE, PLAY_PHASE, DONE = Phase
