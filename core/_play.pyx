@@ -339,6 +339,14 @@ cdef class PlayCore:
         return opp, mult, bool(to_opp)
 
     @property
+    def holder(self) -> int:
+        """The seat whose play holds the trick under way so far (the engine's
+        running best play), or -1 before its lead."""
+        if self.s.turn == 0 or self.s.done:
+            return -1
+        return (self.s.leader + self.s.win_turn) % self.s.n
+
+    @property
     def last_trick(self):
         """(winner seat, cards per play, cards of the largest unit) of the last trick played."""
         return (self.s.last_winner, self.s.last_cards, self.s.last_unit)

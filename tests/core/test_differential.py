@@ -3,8 +3,9 @@
 12 groups (2, 3 and 4 packs, times the four follow settings) of 900 seeded
 positions each: 10,800 positions per run. On each, both implementations must
 agree on the lead's reading, the full set of legal follows, the legality of
-random (often illegal) plays, the trick winner and the throw check; and the
-kernel's random follow must be legal for the reference.
+random (often illegal) plays, the trick winner (the kernel's, and the play
+engine's running best play) and the throw check; and the kernel's random
+follow must be legal for the reference.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import random
 import pytest
 
 from core import kernel, reference
+from core._play import PlayCore
 from core.cards import Cards, format_cards
 from arena.bench.positions import random_position
 from core.rules import Rules
@@ -76,6 +78,11 @@ def test_kernel_matches_reference(packs, ladder, protect):
             trick.append(f)
         assert kernel.trick_winner(trick, p.trump, rules) == reference.trick_winner(trick, p.trump, rules), \
             f"{where} trick={[str(t) for t in trick]}"
+
+        # the play engine's running best play, built one play at a time, holds where the reference says
+        pc = PlayCore.resume(rules, p.trump, 0, [Cards()] * len(trick) + [p.lead] + [Cards()] * (
+            rules.players - len(trick) - 1), [], [], [], [0] * rules.players, [0] * rules.players, 0, 0, trick)
+        assert pc.holder == reference.trick_winner(trick, p.trump, rules), f"{where} trick={[str(t) for t in trick]}"
 
         # any subset of plays forms a trick too (winner over fewer players)
         assert kernel.trick_winner(trick[:2], p.trump, rules) == reference.trick_winner(trick[:2], p.trump, rules)
