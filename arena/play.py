@@ -42,15 +42,10 @@ True
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import io
 import math
 import random
-import signal
-import sys
-import threading
-import time
 from collections.abc import Callable, Sequence
 from typing import Any, Optional
 
@@ -68,6 +63,7 @@ from core.scoring import MAKER, card_margin, score_deal
 from core.state import DRAW, MAX_REDEALS, State
 
 from . import protocol
+from .guard import CallOutcome, guarded
 from .referee import Limits, RemoteSeat, StartFault, bot_seed, deal_seed, is_module, is_program, parse_action, pool
 from .types import ArenaError, DealOutcome, Entrant, Fault, Job, JobResult
 
@@ -76,12 +72,6 @@ __all__ = ["MODES", "CALL_METHODS", "FAULT_POLICIES", "TRUST", "play_job", "outc
 
 #: What a job plays: one deal, or a whole match from the job's seed.
 MODES = ("deals", "matches")
-
-#: Longest fault message kept.
-
-#: After a time limit has passed, how often the interrupt is raised again
-#: (for a bot that swallows it).
-_REPEAT = 0.05
 
 
 # ------------------------------------------------------------------ outcomes
@@ -126,187 +116,6 @@ def match_winners(match: Match) -> tuple[int, ...]:
         return reached
     best = max(zip(levels, points))
     return tuple(s for s in range(r.players) if (levels[s], points[s]) == best)
-
-
-# ------------------------------------------------------------------ guarded calls
-class _Interrupt(BaseException):
-    """Raised inside a bot call that has run past its time limit (a
-    BaseException, so a bot's ``except Exception`` does not swallow it)."""
-
-
-class _Outcome:
-    """What one bot call did: ``value``, or a fault ``kind`` and ``message``."""
-
-    __slots__ = ("value", "kind", "message", "seconds")
-
-    def __init__(self, value: Any, kind: Optional[str], message: str, seconds: float) -> None:
-        self.value = value
-        self.kind = kind
-        self.message = message
-        self.seconds = seconds
-
-
-def _in_main_thread() -> bool:
-    return threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
-
-
-def _call_plain(fn: Callable[..., Any], args: tuple) -> tuple[Any, Optional[BaseException], bool]:
-    try:
-        return fn(*args), None, False
-    except (Exception, SystemExit) as exc:
-        return None, exc, False
-
-
-def _call_with_alarm(fn: Callable[..., Any], args: tuple,
-                     limit: float) -> tuple[Any, Optional[BaseException], bool]:
-    """Call ``fn`` in the main thread under a SIGALRM interval timer.
-
-    The handler raises only while armed and only in a frame other than this
-    one, so the interrupt lands in the bot's code and never in the lines
-    here that disarm the timer; the previous handler and timer come back.
-    """
-    here = sys._getframe()
-    armed = [False]
-
-    def on_alarm(signum: int, frame: Any) -> None:
-        if armed[0] and frame is not here:
-            raise _Interrupt()
-
-    value: Any = None
-    error: Optional[BaseException] = None
-    interrupted = False
-    old_handler = signal.signal(signal.SIGALRM, on_alarm)
-    old_timer = (0.0, 0.0)
-    start = time.perf_counter()
-    try:
-        try:
-            old_timer = signal.setitimer(signal.ITIMER_REAL, limit, _REPEAT)
-            armed[0] = True
-            value = fn(*args)
-        except _Interrupt:
-            interrupted = True
-        except (Exception, SystemExit) as exc:
-            error = exc
-        finally:
-            armed[0] = False
-            signal.setitimer(signal.ITIMER_REAL, 0.0)
-    finally:
-        signal.signal(signal.SIGALRM, signal.SIG_DFL if old_handler is None else old_handler)
-        if old_timer[0] > 0.0:         # someone else's timer was running: resume it
-            left = old_timer[0] - (time.perf_counter() - start)
-            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6), old_timer[1])
-    return value, error, interrupted
-
-
-def _set_async_exc(thread_id: int, exc: Optional[type]) -> None:
-    """Raise ``exc`` asynchronously in a thread (``None`` clears a pending one)."""
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(
-        ctypes.c_ulong(thread_id), ctypes.py_object(exc) if exc is not None else None)
-
-
-class _Watchdog:
-    """Interrupts one thread that runs past a time limit: a daemon thread
-    that raises :class:`_Interrupt` in it (and again every ``_REPEAT``
-    seconds until disarmed). One per thread, kept for its next calls."""
-
-    def __init__(self) -> None:
-        self._owner = threading.current_thread()
-        self._target = threading.get_ident()
-        self._lock = threading.Lock()
-        self._wake = threading.Condition(self._lock)
-        self._deadline: Optional[float] = None   # time.monotonic() while armed
-        self._fired = False
-        self._thread = threading.Thread(target=self._run, name="pengyou-watchdog", daemon=True)
-        self._thread.start()
-
-    @classmethod
-    def for_this_thread(cls) -> _Watchdog:
-        """This thread's watchdog (a new one after a fork, or the first time)."""
-        dog = getattr(_local, "watchdog", None)
-        if dog is None or not dog._thread.is_alive() or dog._target != threading.get_ident():
-            dog = _local.watchdog = cls()
-        return dog
-
-    def arm(self, limit: float) -> None:
-        """Interrupt the thread ``limit`` seconds from now unless disarmed."""
-        with self._lock:
-            self._fired = False
-            self._deadline = time.monotonic() + limit
-            self._wake.notify()
-
-    def disarm(self) -> bool:
-        """Stop the countdown and clear an interrupt that was sent but not
-        raised yet; True if one was sent. Nothing is raised in the thread
-        once it returns (an interrupt raised while it runs: call it again)."""
-        with self._lock:
-            self._deadline = None
-            fired = self._fired
-            if fired:
-                _set_async_exc(self._target, None)
-        return fired
-
-    def _run(self) -> None:
-        with self._lock:
-            while True:
-                if self._deadline is None:
-                    if not self._owner.is_alive():
-                        return
-                    self._wake.wait(1.0)
-                    continue
-                left = self._deadline - time.monotonic()
-                if left > 0:
-                    self._wake.wait(left)
-                    continue
-                _set_async_exc(self._target, _Interrupt)
-                self._fired = True
-                self._deadline = time.monotonic() + _REPEAT
-
-
-_local = threading.local()
-
-
-def _call_with_watchdog(fn: Callable[..., Any], args: tuple,
-                        limit: float) -> tuple[Any, Optional[BaseException], bool]:
-    """Call ``fn`` outside the main thread under the thread's watchdog."""
-    dog = _Watchdog.for_this_thread()
-    value: Any = None
-    error: Optional[BaseException] = None
-    interrupted = False
-    try:
-        try:
-            dog.arm(limit)
-            value = fn(*args)
-        except (Exception, SystemExit) as exc:
-            error = exc
-    except _Interrupt:
-        interrupted = True
-    while True:                         # disarm, even if a late interrupt lands meanwhile
-        try:
-            if dog.disarm():
-                interrupted = True
-            break
-        except _Interrupt:
-            interrupted = True
-    return value, error, interrupted
-
-
-def _guarded(what: str, fn: Callable[..., Any], args: tuple, limit: float) -> _Outcome:
-    """Call a bot method; a raise is a ``crash``, running past ``limit``
-    seconds (when it is positive) a ``timeout``."""
-    start = time.perf_counter()
-    if limit <= 0:
-        value, error, interrupted = _call_plain(fn, args)
-    elif _in_main_thread():
-        value, error, interrupted = _call_with_alarm(fn, args, limit)
-    else:
-        value, error, interrupted = _call_with_watchdog(fn, args, limit)
-    seconds = time.perf_counter() - start
-    if interrupted or (limit > 0 and seconds > limit):
-        # no measured time in the message: a job's result must not depend on the clock
-        return _Outcome(None, "timeout", f"{what}: ran past the time limit of {limit:g} s", seconds)
-    if error is not None:
-        return _Outcome(None, "crash", _exc_line(error), seconds)
-    return _Outcome(value, None, "", seconds)
 
 
 # ------------------------------------------------------------------ the table
@@ -443,11 +252,11 @@ class _Table:
         except (Exception, SystemExit) as exc:   # the bot's own constructor raised
             return None, "crash", _exc_line(exc)
 
-    def _call(self, seat: int, what: str, fn: Callable[..., Any], *args: Any) -> _Outcome:
+    def _call(self, seat: int, what: str, fn: Callable[..., Any], *args: Any) -> CallOutcome:
         died = self._next_call(seat, what)
         if died is not None:
-            return _Outcome(None, "died", died, 0.0)
-        out = _guarded(what, fn, args, self.limit)
+            return CallOutcome(None, "died", died, 0.0)
+        out = guarded(what, fn, args, self.limit)
         self.seats[seat].seconds += out.seconds
         return out
 

@@ -18,11 +18,13 @@ from collections.abc import Callable
 
 import pytest
 
+import arena.guard as guard
 import arena.play as play
 from arena.play import match_winners, outcome_of
 from arena.play import play_job as _play_job
 from arena.types import ArenaError, Entrant, Job, JobResult
 from bots import BotError, make_bot
+from bots.table import exception_line
 from bots.base import load_bot_module, register
 from core.cards import points
 from core.records import read_records, replay_deal, replay_match
@@ -366,8 +368,8 @@ HANGS = ["HangBot?how=sleep,seconds=30", "HangBot?how=spin,seconds=30", "HangBot
 def test_a_hang_is_interrupted_in_the_main_thread(spec, monkeypatch):
     assert threading.current_thread() is threading.main_thread()
     calls = []
-    real = play._call_with_alarm
-    monkeypatch.setattr(play, "_call_with_alarm", lambda *a: calls.append(1) or real(*a))
+    real = guard.call_with_alarm
+    monkeypatch.setattr(guard, "call_with_alarm", lambda *a: calls.append(1) or real(*a))
     handler = signal.getsignal(signal.SIGALRM)
     ents = [Entrant("random", "random"), Entrant("hang", _in_process(spec))]
     start = time.perf_counter()
@@ -386,8 +388,8 @@ def test_a_hang_is_interrupted_in_the_main_thread(spec, monkeypatch):
 @pytest.mark.parametrize("spec", HANGS[:2], ids=["sleep", "spin"])
 def test_a_hang_is_interrupted_in_a_worker_thread(spec, monkeypatch):
     calls = []
-    real = play._call_with_watchdog
-    monkeypatch.setattr(play, "_call_with_watchdog", lambda *a: calls.append(1) or real(*a))
+    real = guard.call_with_watchdog
+    monkeypatch.setattr(guard, "call_with_watchdog", lambda *a: calls.append(1) or real(*a))
     ents = [Entrant("random", "random"), Entrant("hang", _in_process(spec))]
     start = time.perf_counter()
     res = _in_thread(lambda: play_job(_job((0, 1, 0, 0, 0), seed=8), ents, PAGAT5, time_limit=0.2))
@@ -445,11 +447,11 @@ def test_a_late_interrupt_never_escapes(where):
     def many() -> list[str]:
         kinds = []
         for i in range(150):
-            out = play._guarded("step", _near_the_limit(limit, i), (), limit)
+            out = guard.guarded("step", _near_the_limit(limit, i), (), limit)
             assert out.kind in (None, "timeout")
             assert out.kind == "timeout" or out.value == i
             kinds.append(out.kind)
-        time.sleep(3 * play._REPEAT)        # nothing is left armed to go off now
+        time.sleep(3 * guard.REPEAT)        # nothing is left armed to go off now
         return kinds
 
     kinds = many() if where == "main" else _in_thread(many)
@@ -457,9 +459,9 @@ def test_a_late_interrupt_never_escapes(where):
 
 
 def test_exception_lines_are_short_and_single():
-    assert play._exc_line(ValueError("a\n b")) == "ValueError: a b"
-    assert play._exc_line(KeyError()) == "KeyError"
-    long = play._exc_line(RuntimeError("x" * 500))
+    assert exception_line(ValueError("a\n b")) == "ValueError: a b"
+    assert exception_line(KeyError()) == "KeyError"
+    long = exception_line(RuntimeError("x" * 500))
     assert len(long) == 200 and long.endswith("...")
 
 

@@ -21,8 +21,8 @@ from core.state import PLAY_PHASE, State
                                             ("bottom-eight", 5), ("stack", 6), ("thirteen", 8)])
 def test_engine_view_and_bot_agree(preset, players):
     rules = Rules.preset(preset, players=players)
-    phases, throws = set(), 0
-    for seed in range(6):
+    phases, throws, draws = set(), 0, 0
+    for seed in range(12):
         s = State(rules, seed=seed)
         step = 0
         while not s.is_terminal():
@@ -39,7 +39,9 @@ def test_engine_view_and_bot_agree(preset, players):
             phases.add(s.phase)
             s.apply(a)
             step += 1
+        draws += step
     assert PLAY_PHASE in phases and throws > 0
+    assert draws >= 1200          # over the seven rule sets, more than 10,000 draws a run
 
 
 def test_an_illegal_follow_is_told_as_pengyou_follow_tells_it():
