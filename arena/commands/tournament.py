@@ -181,7 +181,8 @@ def _latest(store: Store, run: int | None, db: str) -> int:
 
 
 def _print_standings(store: Store, run_id: int, samples: int, as_json: bool) -> None:
-    from ..ratings import format_cross_table, format_standings, standings
+    from ..ratings import standings
+    from ..standings_text import format_cross_table, format_standings
     from ..types import ArenaError
 
     if samples < 1:
