@@ -95,15 +95,16 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from math import comb
 from typing import NamedTuple, Optional, cast
 
 from . import kernel
 from ._kernel import shuffled_lists
-from .cards import Cards, parse_cards
+from .cards import Cards, Trump, parse_cards
 from .errors import PengyouError
-from .view import holds_set, no_set_width
+from .rules import Rules
+from .view import PlayerView, holds_set, no_set_width
 
 __all__ = ["World", "Sampler", "sample_world", "SamplingError"]
 
@@ -121,6 +122,11 @@ class World(NamedTuple):
     hands: list
     kitty: Cards
     stock: Cards
+
+
+_Trick = tuple[int, list[Cards]]                 # (leader, plays in seat order from the leader)
+_Bounds = dict[int, list[int]]                   # seat -> a count per face (lower or upper bounds)
+_Beat = tuple[frozenset[int], int, list[tuple[int, dict[int, int]]]]    # (faces, k, [(seat, since counts)])
 
 
 def _cards(faces: Sequence[int]) -> Cards:
@@ -177,78 +183,56 @@ class Sampler:
     def __init__(self, view, max_tries: int = 100_000) -> None:
         self.view = view
         self.max_tries = max_tries
-        self.tries = 0
-        self.samples = 0
-        rules = view.rules
-        if rules is None:
+        self.tries = self.samples = 0
+        if view.rules is None:
             raise SamplingError("the view carries no rules")
-        self.rules = rules
-        n = view.players
-        me = view.seat
-        self.n = n
-        self.me = me
-        copies = _counts(rules.deck())
-        trump = view.trump
-        ctx = kernel.context(trump, rules.tractor_past_ace) if trump is not None else None
-        esuit = [ctx.effective_suit(f) for f in range(NF)] if ctx is not None else [0] * NF
-        lvl = [ctx.level(f) for f in range(NF)] if ctx is not None else [0] * NF
-
-        # ---- the public play history: (leader, plays); the current trick last
-        tricks = [(ld, [parse_cards(p) for p in ps]) for ld, ps in view.tricks]
-        cur_leader, cur_plays = view.current_trick
-        if cur_plays:
-            tricks.append((cur_leader, [parse_cards(p) for p in cur_plays]))
-        attempts = _match_failed_throws(view, tricks, copies, n, me)     # trick -> attempt
-        T = len(tricks)
-        plays_by: list[list[tuple[int, Cards]]] = [[] for _ in range(n)]     # seat -> [(t, cards)]
-        played = [0] * NF
-        for t, (ld, ps) in enumerate(tricks):
-            for j, p in enumerate(ps):
-                plays_by[(ld + j) % n].append((t, p))
-                for f in p:
-                    played[f] += 1
-        since_cache: dict = {}
-
-        def since(s: int, t: int) -> list[int]:
-            """Faces seat s played in tricks t, t+1, ... (what it held at trick t
-            besides its current hand)."""
-            key = (s, t)
-            got = since_cache.get(key)
-            if got is None:
-                got = [f for tt, p in plays_by[s] if tt >= t for f in p]
-                since_cache[key] = got
-            return got
-
-        self._since = since
-
-        # ---- unseen cards and destinations
-        hand = view.hand
-        known_kitty = view.kitty
-        unseen = list(copies)
-        for src in (hand, known_kitty or ()):
-            for f in src:
-                unseen[f] -= 1
-        for f in range(NF):
-            unseen[f] -= played[f]
-            if unseen[f] < 0:
-                raise SamplingError(f"the view shows more copies of face {f} than the deal holds")
-        sizes = list(view.hand_sizes)
-        if sizes[me] != len(hand):
-            raise SamplingError("the view's hand size does not match its hand")
-        others = [s for s in range(n) if s != me]
-        rest = sum(unseen) - sum(sizes[s] for s in others)
-        if rest < 0 or (known_kitty is not None and rest != 0):
-            raise SamplingError("the unseen cards do not fill the other hands and the kitty")
+        self.rules = rules = view.rules
+        self.n = n = view.players
+        self.me = me = view.seat
         self._draw = view.phase == "draw"
-        # destinations: the other seats, then the rest (kitty, or stock in the draw)
-        R = n                                       # index of the rest pile
-        dest_size = {s: sizes[s] for s in others}
-        dest_size[R] = rest
-        maker = view.maker if not self._draw else None
-        self._maker = maker
+        self._maker = view.maker if not self._draw else None
+        others = [s for s in range(n) if s != me]
+        copies = _counts(rules.deck())
+        esuit, lvl, suit_faces = _suits(view.trump, rules)
+        tricks, attempts, plays_by, played = _public_history(view, copies)
+        self._since = _since_table(plays_by)
+        unseen, rest = _unseen_cards(view, copies, played, others)
+        need, mk = self._lower_bounds(tricks, attempts, plays_by, others, rest)
+        cap = self._caps(tricks, copies, esuit, suit_faces, others)
+        self._checks: list[tuple[str, tuple]] = []      # (kind, data) checked per sample
+        self._beats: list[_Beat] = []                    # failed throws some other hand could beat
+        self._trick_facts(tricks, attempts, cap, esuit, lvl, suit_faces, copies)
+        pool, fixed, mk = _place_known(unseen, need, mk, cap, self._maker)
+        cap_left, dests = _room(view.hand_sizes, rest, fixed, n)
+        classes = self._classes(pool, mk, cap, need, dests, esuit, others)
+        self._deal, demoted = _deal_demoting(classes, dests, cap_left)
+        self.demoted = sum(len(classes[k]) for k in demoted)
+        self._cap_checks, self._need_checks, self._mk_checks = self._sample_checks(
+            classes, demoted, pool, mk, cap, need, others)
+        self._fixed_items = [(d, fx) for d, fx in fixed.items() if fx]
+        self._hand_ids = tuple(others)
+        self._hands0 = [view.hand if s == me else None for s in range(n)]
+        self._R = n                                      # the rest pile: the kitty, or the stock in the draw
+        self._known_kitty = view.kitty
 
-        # ---- lower bounds: cards known to be in a hand (need), or in the
-        # maker's hand or the kitty (mk)
+    # ------------------------------------------------ the steps of __init__ (more under "the tables of a view")
+    def _lower_bounds(self, tricks: list[_Trick], attempts: dict[int, Cards],
+                      plays_by: list[list[tuple[int, Cards]]], others: list[int],
+                      rest: int) -> tuple[_Bounds, list[int]]:
+        """Shown cards and failed throws as lower bounds: ``need[s][f]``, the copies of face f that seat s
+        surely holds now, and ``mk[f]``, the copies in the maker's hand or the kitty.
+
+        A card shown in the draw (exposed, defended, withdrawn, or a kitty card turned for the trump and
+        shown as the maker's) stays in the shower's hand unless it played it since. For the maker it may
+        have been buried: while the viewer does not know a kitty that is not empty it counts towards ``mk``;
+        when the viewer knows the kitty, the copies there are not needed in the hand. The cards a failed
+        throw attempted were in the leader's hand at its trick, so those not played since are held now.
+        """
+        view = self.view
+        me = self.me
+        maker = self._maker
+        known_kitty = view.kitty
+        since = self._since
         need = {s: [0] * NF for s in others}
         mk = [0] * NF
         shown: dict[int, list[int]] = {}
@@ -258,7 +242,7 @@ class Sampler:
             for f in range(NF):
                 if c[f] > m[f]:
                     m[f] = c[f]
-        played_by = [_counts(f for _, p in plays_by[s] for f in p) for s in range(n)]
+        played_by = [_counts(f for _, p in plays_by[s] for f in p) for s in range(self.n)]
         for s, m in shown.items():
             if s == me:
                 continue
@@ -286,32 +270,50 @@ class Sampler:
                 left = a.count(f) - sc[f]
                 if left > need[ld][f]:
                     need[ld][f] = left
+        return need, mk
 
-        # ---- upper bounds: per-face caps, and checks left to the sample
+    def _caps(self, tricks: list[_Trick], copies: list[int], esuit: list[int], suit_faces: list[list[int]],
+              others: list[int]) -> _Bounds:
+        """Voids and no-set facts as upper bounds: ``cap[s][f]``, the most copies of face f that seat s may
+        hold now (at first the copies in the deck; the throws lower it further, :meth:`_trick_facts`).
+
+        A void ``(s, suit)`` caps every face of the suit at 0. A no-set fact ``(s, suit, k)`` caps each face
+        of the suit at k - 1 copies in the hand as it was at the first trick where the engine infers the
+        fact (now, when none does), less the copies played since (:meth:`_limit`).
+        """
+        view = self.view
+        me = self.me
         cap = {s: list(copies) for s in others}
-
-        def limit(s: int, t: int, faces, k: int) -> None:
-            """Seat s held at most k - 1 copies of each face at trick t."""
-            if s == me:
-                return
-            sc = _counts(since(s, t))
-            cs = cap[s]
-            for f in faces:
-                v = k - 1 - sc[f]
-                if v < cs[f]:
-                    cs[f] = max(v, 0)
-
-        suit_faces = [[f for f in range(NF) if esuit[f] == e] for e in range(5)]
-        noset_t = _no_set_tricks(tricks, esuit, rules, trump, n)
+        noset_t = _no_set_tricks(tricks, esuit, self.rules, view.trump, self.n)
         for s, e in view.voids:
             if s != me:
                 for f in suit_faces[e]:
                     cap[s][f] = 0
+        T = len(tricks)
         for (s, e, k) in view.no_sets:
-            limit(s, noset_t.get((s, e, k), T), suit_faces[e], k)
-        self._checks: list[tuple[str, tuple]] = []   # (kind, data) checked per sample
-        # (faces, k, [(seat, since counts)])
-        self._beats: list[tuple[frozenset[int], int, list[tuple[int, dict[int, int]]]]] = []
+            self._limit(cap, s, noset_t.get((s, e, k), T), suit_faces[e], k)
+        return cap
+
+    def _limit(self, cap: _Bounds, s: int, t: int, faces: Iterable[int], k: int) -> None:
+        """Seat s held at most k - 1 copies of each face at trick t: lower its ``cap`` to that less the
+        copies it played since (not below 0). The viewer's own hand needs no caps."""
+        if s == self.me:
+            return
+        sc = _counts(self._since(s, t))
+        cs = cap[s]
+        for f in faces:
+            v = k - 1 - sc[f]
+            if v < cs[f]:
+                cs[f] = max(v, 0)
+
+    def _trick_facts(self, tricks: list[_Trick], attempts: dict[int, Cards], cap: _Bounds, esuit: list[int],
+                     lvl: list[int], suit_faces: list[list[int]], copies: list[int]) -> None:
+        """Leads and follows, trick by trick: a throw (two or more units, whether it stood or failed) lowers
+        ``cap`` and adds to ``_checks`` and ``_beats`` (:meth:`_throw_facts`); a lead other than a single card
+        (or, without ``follow_ladder`` and ``protect_longer_sets``, a single set) adds the follows the voids
+        and no-set facts do not capture to ``_checks`` (:meth:`_follow_facts`)."""
+        rules = self.rules
+        trump = self.view.trump
         flags = (rules.follow_ladder, rules.protect_longer_sets)
         for t, (ld, ps) in enumerate(tricks):
             lead = ps[0]
@@ -320,116 +322,51 @@ class Sampler:
             units = kernel.decompose(thrown, trump, rules)
             e = esuit[lead[0]]
             if len(units) >= 2:
-                self._throw_facts(t, ld, thrown, units, attempt, lead, lvl, suit_faces[e], limit)
-            # follows the void / no-set facts do not capture
+                self._throw_facts(t, ld, thrown, units, attempt, lead, lvl, suit_faces[e], cap)
             lead_units = units if attempt is None else kernel.decompose(lead, trump, rules)
             simple = len(lead_units) == 1 and lead_units[0].length == 1 and (
                 lead_units[0].width == 1 or not any(flags))
-            if simple:
+            if not simple:
+                self._follow_facts(t, ld, ps, esuit, suit_faces[e], copies)
+
+    def _follow_facts(self, t: int, ld: int, ps: list[Cards], esuit: list[int], faces_e: list[int],
+                      copies: list[int]) -> None:
+        """The follows of trick t (led by ``ld``) as per-sample checks ``("follow", (t, seat, lead, play))``:
+        every other seat that answered with at least as many cards of the led suit as the lead, unless
+        (without ``protect_longer_sets``) even a hand holding every copy of the suit could play that answer,
+        so that no hand can rule it out."""
+        rules = self.rules
+        trump = self.view.trump
+        n = self.n
+        me = self.me
+        lead = ps[0]
+        e = esuit[lead[0]]
+        lead_obj = kernel.make_lead(lead, trump, rules)
+        for j in range(1, len(ps)):
+            s = (ld + j) % n
+            p = ps[j]
+            if s == me or sum(1 for f in p if esuit[f] == e) < len(lead):
                 continue
-            lead_obj = kernel.make_lead(lead, trump, rules)
-            for j in range(1, len(ps)):
-                s = (ld + j) % n
-                p = ps[j]
-                if s == me or sum(1 for f in p if esuit[f] == e) < len(lead):
+            if not rules.protect_longer_sets:
+                hmax = [f for f in faces_e for _ in range(copies[f])]
+                hmax += [f for f in p if esuit[f] != e]
+                if kernel.is_legal_follow(_cards(hmax), lead_obj, p, trump, rules):
                     continue
-                if not rules.protect_longer_sets:
-                    hmax = [f for f in suit_faces[e] for _ in range(copies[f])]
-                    hmax += [f for f in p if esuit[f] != e]
-                    if kernel.is_legal_follow(_cards(hmax), lead_obj, p, trump, rules):
-                        continue
-                self._checks.append(("follow", (t, s, lead_obj, p)))
+            self._checks.append(("follow", (t, s, lead_obj, p)))
 
-        # ---- the pool: unseen cards minus those placed by a lower bound
-        pool = list(unseen)
-        fixed: dict[int, list[int]] = {s: [] for s in others}
-        for s in others:
-            for f in range(NF):
-                if need[s][f]:
-                    if need[s][f] > cap[s][f]:
-                        raise SamplingError(f"seat {s} must hold a card the view also rules out")
-                    fixed[s].extend([f] * need[s][f])
-                    pool[f] -= need[s][f]
-        for f in range(NF):
-            if mk[f] and maker in need:
-                mk[f] = max(0, mk[f] - need[maker][f])    # copies known in the hand count too
-            pool[f] -= mk[f]
-            if pool[f] < 0:
-                raise SamplingError("more cards are known to be in hands than are unseen")
-        cap_left = {d: dest_size[d] - (len(fixed[d]) if d != R else 0) for d in dest_size}
-        if any(v < 0 for v in cap_left.values()):
-            raise SamplingError("a seat is known to hold more cards than it has")
-        dests = [d for d in list(others) + [R] if cap_left[d] > 0]
+    def _throw_facts(self, t: int, ld: int, thrown: Cards, units: list, attempt: Optional[Cards], lead: Cards,
+                     lvl: list[int], faces_e: list[int], cap: _Bounds) -> None:
+        """A throw (two or more units) led at trick t as caps and checks.
 
-        void = {s: {e for v, e in view.voids if v == s} for s in others}
-
-        def allowed_for(f: int, only=None) -> tuple:
-            return tuple(d for d in dests
-                         if (only is None or d in only)
-                         and (d == R or cap[d][f] - need[d][f] > 0))
-
-        def coarse_for(f: int) -> tuple:
-            return tuple(d for d in dests if d == R or esuit[f] not in void[d])
-
-        # classes: cards with the same allowed destinations ("fine"), keyed
-        # with what the voids alone allow ("coarse"); a class may be demoted
-        # to its coarse destinations, its other exclusions then checked per sample
-        classes: dict = {}
-        for f in range(NF):
-            if pool[f]:
-                classes.setdefault((allowed_for(f), coarse_for(f)), []).extend([f] * pool[f])
-            if mk[f]:
-                a = allowed_for(f, (maker, R))
-                classes.setdefault((a, a), []).extend([f] * mk[f])
-        if any(not a for a, _ in classes):
-            raise SamplingError("an unseen card has nowhere to go")
-        total_cap = {d: cap_left[d] for d in dests}
-
-        def keep_odds(key) -> float:
-            fine, coarse = key
-            c = sum(total_cap[d] for d in coarse)
-            return (sum(total_cap[d] for d in fine) / c) ** len(classes[key])
-
-        demotable = sorted((k for k in classes if k[0] != k[1]), key=keep_odds, reverse=True)
-        demoted: set = set()
-        while True:
-            merged: dict = {}
-            for key, cards in classes.items():
-                merged.setdefault(key[1] if key in demoted else key[0], []).extend(cards)
-            try:
-                self._deal = _build_deal(merged, dests, cap_left)
-                break
-            except _TooBig:
-                undemoted = [k for k in demotable if k not in demoted]
-                if not undemoted:
-                    raise SamplingError("the constraints of this view are too tangled to count") from None
-                demoted.update(undemoted[:max(1, len(undemoted) // 3)])
-        if self._deal.total == 0:
-            raise SamplingError("no deal of the unseen cards agrees with the view")
-        self.demoted = sum(len(classes[k]) for k in demoted)
-
-        # ---- per-sample checks: caps above 0, and the weights of known cards
-        self._cap_checks = []
-        loose = {(d, f) for key in demoted for f in set(classes[key]) for d in key[1]
-                 if d not in key[0]}
-        for s in others:
-            for f in range(NF):
-                most = cap[s][f]
-                if 0 < most < need[s][f] + pool[f] + mk[f] or (s, f) in loose:
-                    self._cap_checks.append((s, f, most))
-        self._need_checks = [(s, f, need[s][f]) for s in others for f in range(NF)
-                             if need[s][f] and pool[f] + mk[f] > 0]
-        self._mk_checks = [(f, mk[f], need[maker][f] if maker in need else 0) for f in range(NF)
-                           if mk[f] and pool[f] > 0]
-        self._fixed_items = [(d, fx) for d, fx in fixed.items() if fx]
-        self._hand_ids = tuple(others)
-        self._hands0 = [hand if s == me else None for s in range(n)]
-        self._R = R
-        self._known_kitty = known_kitty
-
-    # ------------------------------------------------------------ throw facts
-    def _throw_facts(self, t, ld, thrown, units, attempt, lead, lvl, faces_e, limit) -> None:
-        """Caps and checks from a throw (two or more units) led at trick t."""
+        A throw that stood: no other hand could beat any of its units. A single or a set caps, in every
+        other hand, the faces of the suit above its level (:meth:`_limit` lowers ``cap``); a tractor leaves
+        a per-sample ``("throw", ...)`` replay, skipped on a sample where no hand holds a set above a
+        tractor's top. A failed throw (``attempt``, of which ``lead`` is the unit kept): under
+        ``first_found`` it is replayed per sample; under ``smallest_lowest`` the units it would have kept
+        before ``lead`` were unbeatable (caps again, or a replay for a tractor), and some other hand could
+        beat ``lead``: a ``_beats`` entry, unless the viewer's hand or a set played since settles it (a
+        replay instead when ``lead`` is a tractor or no unit of the attempt).
+        """
         rules = self.rules
         n = self.n
         others = [(ld + j) % n for j in range(1, n)]
@@ -451,7 +388,7 @@ class Sampler:
                 continue
             higher = [f for f in faces_e if lvl[f] > u.top]
             for s in others:
-                limit(s, t, higher, u.width)
+                self._limit(cap, s, t, higher, u.width)
         kept = [u for u in units if u.cards == lead] if exists is not None else []
         if exists is not None and (not kept or kept[0].length >= 2):
             need_check = True
@@ -485,6 +422,57 @@ class Sampler:
                 if s != self.me:
                     seats.append((s, {f: held[f] for f in higher if held[f]}))
             self._beats.append((frozenset(higher), u.width, seats))
+
+    def _classes(self, pool: list[int], mk: list[int], cap: _Bounds, need: _Bounds, dests: list[int],
+                 esuit: list[int], others: list[int]) -> dict[tuple[tuple[int, ...], tuple[int, ...]], list[int]]:
+        """Caps of 0 as allowed destinations: the cards left to deal grouped into classes keyed by
+        ``(fine, coarse)``. ``fine`` is where a card may go given every cap (a seat whose cap for the face is
+        above the copies already placed there, and always the kitty or stock); ``coarse`` is where the voids
+        alone allow it (a class may later be demoted to that). The maker-or-kitty copies ``mk`` form classes
+        of their own, allowed only the maker and the rest pile."""
+        R = self.n
+        maker = self._maker
+        void = {s: {e for v, e in self.view.voids if v == s} for s in others}
+
+        def allowed_for(f: int, only: Optional[tuple] = None) -> tuple[int, ...]:
+            return tuple(d for d in dests
+                         if (only is None or d in only)
+                         and (d == R or cap[d][f] - need[d][f] > 0))
+
+        def coarse_for(f: int) -> tuple[int, ...]:
+            return tuple(d for d in dests if d == R or esuit[f] not in void[d])
+
+        classes: dict[tuple[tuple[int, ...], tuple[int, ...]], list[int]] = {}
+        for f in range(NF):
+            if pool[f]:
+                classes.setdefault((allowed_for(f), coarse_for(f)), []).extend([f] * pool[f])
+            if mk[f]:
+                a = allowed_for(f, (maker, R))
+                classes.setdefault((a, a), []).extend([f] * mk[f])
+        if any(not a for a, _ in classes):
+            raise SamplingError("an unseen card has nowhere to go")
+        return classes
+
+    def _sample_checks(self, classes: dict, demoted: set, pool: list[int], mk: list[int], cap: _Bounds,
+                       need: _Bounds, others: list[int]) -> tuple[list[tuple[int, int, int]], ...]:
+        """What the deal does not build in, checked on each sample: the caps above 0 that a deal could
+        exceed, and every exclusion of a demoted class, as ``(seat, face, most)``; the lower bounds where
+        more copies of the face could reach the seat, as weights ``(seat, face, need)``; and the
+        maker-or-kitty copies where more could reach those piles, ``(face, mk, copies needed in the hand)``."""
+        maker = self._maker
+        cap_checks = []
+        loose = {(d, f) for key in demoted for f in set(classes[key]) for d in key[1]
+                 if d not in key[0]}
+        for s in others:
+            for f in range(NF):
+                most = cap[s][f]
+                if 0 < most < need[s][f] + pool[f] + mk[f] or (s, f) in loose:
+                    cap_checks.append((s, f, most))
+        need_checks = [(s, f, need[s][f]) for s in others for f in range(NF)
+                       if need[s][f] and pool[f] + mk[f] > 0]
+        mk_checks = [(f, mk[f], need[maker][f] if maker in need else 0) for f in range(NF)
+                     if mk[f] and pool[f] > 0]
+        return cap_checks, need_checks, mk_checks
 
     # ---------------------------------------------------------------- sample
     def sample(self, rng: random.Random) -> World:
@@ -886,6 +874,148 @@ def _order_groups(G: int, allowed: list, sizes: list) -> list:
         chosen.append(best[1])
         left.discard(best[1])
     return chosen[::-1]
+
+
+# ------------------------------------------------------ the tables of a view
+def _suits(trump: Optional[Trump], rules: Rules) -> tuple[list[int], list[int], list[list[int]]]:
+    """Each face's effective suit (4: trumps) and level under ``trump`` (all 0 while the trump is not
+    known), and the faces of each effective suit."""
+    ctx = kernel.context(trump, rules.tractor_past_ace) if trump is not None else None
+    esuit = [ctx.effective_suit(f) for f in range(NF)] if ctx is not None else [0] * NF
+    lvl = [ctx.level(f) for f in range(NF)] if ctx is not None else [0] * NF
+    suit_faces = [[f for f in range(NF) if esuit[f] == e] for e in range(5)]
+    return esuit, lvl, suit_faces
+
+
+def _public_history(view: PlayerView, copies: list[int]) -> tuple[
+        list[_Trick], dict[int, Cards], list[list[tuple[int, Cards]]], list[int]]:
+    """The public play history, the source of every bound that refers to a trick: the tricks as
+    ``(leader, plays)`` (the current trick last, if begun), the failed throws matched to their tricks
+    (trick -> attempted cards, :func:`_match_failed_throws`), each seat's plays as ``(trick, cards)``
+    and the copies of each face played."""
+    n = view.players
+    tricks = [(ld, [parse_cards(p) for p in ps]) for ld, ps in view.tricks]
+    cur_leader, cur_plays = view.current_trick
+    if cur_plays:
+        tricks.append((cur_leader, [parse_cards(p) for p in cur_plays]))
+    attempts = _match_failed_throws(view, tricks, copies, n, view.seat)
+    plays_by: list[list[tuple[int, Cards]]] = [[] for _ in range(n)]     # seat -> [(t, cards)]
+    played = [0] * NF
+    for t, (ld, ps) in enumerate(tricks):
+        for j, p in enumerate(ps):
+            plays_by[(ld + j) % n].append((t, p))
+            for f in p:
+                played[f] += 1
+    return tricks, attempts, plays_by, played
+
+
+def _since_table(plays_by: list[list[tuple[int, Cards]]]) -> Callable[[int, int], list[int]]:
+    """``since(s, t)``: the faces seat s played in tricks t, t+1, ... (what it held at trick t besides
+    its current hand), each list computed once."""
+    since_cache: dict = {}
+
+    def since(s: int, t: int) -> list[int]:
+        """Faces seat s played in tricks t, t+1, ... (what it held at trick t
+        besides its current hand)."""
+        key = (s, t)
+        got = since_cache.get(key)
+        if got is None:
+            got = [f for tt, p in plays_by[s] if tt >= t for f in p]
+            since_cache[key] = got
+        return got
+
+    return since
+
+
+def _unseen_cards(view: PlayerView, copies: list[int], played: list[int], others: list[int]) -> tuple[list[int], int]:
+    """The counts the view fixes: the unseen cards (per face, the deck less the viewer's hand, the cards
+    played and the kitty when the viewer knows it), and ``rest``, how many of them are left for the kitty
+    (or the stock) once every other seat has its hand size; a known kitty leaves none."""
+    hand = view.hand
+    known_kitty = view.kitty
+    unseen = list(copies)
+    for src in (hand, known_kitty or ()):
+        for f in src:
+            unseen[f] -= 1
+    for f in range(NF):
+        unseen[f] -= played[f]
+        if unseen[f] < 0:
+            raise SamplingError(f"the view shows more copies of face {f} than the deal holds")
+    sizes = view.hand_sizes
+    if sizes[view.seat] != len(hand):
+        raise SamplingError("the view's hand size does not match its hand")
+    rest = sum(unseen) - sum(sizes[s] for s in others)
+    if rest < 0 or (known_kitty is not None and rest != 0):
+        raise SamplingError("the unseen cards do not fill the other hands and the kitty")
+    return unseen, rest
+
+
+def _place_known(unseen: list[int], need: _Bounds, mk: list[int], cap: _Bounds,
+                 maker: Optional[int]) -> tuple[list[int], dict[int, list[int]], list[int]]:
+    """Lower bounds as cards placed up front: each seat's ``need`` becomes its ``fixed`` cards (a need
+    above the seat's cap is a contradiction), and the pool is the unseen cards less those and the
+    maker-or-kitty copies. Copies known to be in the maker's hand count towards its maker-or-kitty
+    copies, so ``mk`` comes back less them."""
+    pool = list(unseen)
+    mk = list(mk)
+    fixed: dict[int, list[int]] = {s: [] for s in need}
+    for s in need:
+        for f in range(NF):
+            if need[s][f]:
+                if need[s][f] > cap[s][f]:
+                    raise SamplingError(f"seat {s} must hold a card the view also rules out")
+                fixed[s].extend([f] * need[s][f])
+                pool[f] -= need[s][f]
+    for f in range(NF):
+        if mk[f] and maker in need:
+            mk[f] = max(0, mk[f] - need[cast(int, maker)][f])    # copies known in the hand count too
+        pool[f] -= mk[f]
+        if pool[f] < 0:
+            raise SamplingError("more cards are known to be in hands than are unseen")
+    return pool, fixed, mk
+
+
+def _room(sizes: Sequence[int], rest: int, fixed: dict[int, list[int]], R: int) -> tuple[dict[int, int], list[int]]:
+    """Hand sizes as room: ``cap_left[d]``, the cards still to deal to each destination (the other seats:
+    the hand size less the fixed cards; the rest pile ``R``: ``rest``), and the destinations with room
+    (seats in order, then the rest pile)."""
+    cap_left = {s: sizes[s] - len(fx) for s, fx in fixed.items()}
+    cap_left[R] = rest
+    if any(v < 0 for v in cap_left.values()):
+        raise SamplingError("a seat is known to hold more cards than it has")
+    dests = [d for d in cap_left if cap_left[d] > 0]
+    return cap_left, dests
+
+
+def _deal_demoting(classes: dict, dests: list[int], cap_left: dict[int, int]) -> tuple[_Deal, set]:
+    """The exact deal of the classes to the destinations with room. When its table is too big to count,
+    the classes whose extra exclusions a uniform deal is likeliest to meet anyway are demoted to their
+    coarse destinations (a third of those left at a time, their exclusions then checked per sample)
+    until it is not. Returns the deal and the demoted class keys."""
+    total_cap = {d: cap_left[d] for d in dests}
+
+    def keep_odds(key: tuple) -> float:
+        fine, coarse = key
+        c = sum(total_cap[d] for d in coarse)
+        return (sum(total_cap[d] for d in fine) / c) ** len(classes[key])
+
+    demotable = sorted((k for k in classes if k[0] != k[1]), key=keep_odds, reverse=True)
+    demoted: set = set()
+    while True:
+        merged: dict = {}
+        for key, cards in classes.items():
+            merged.setdefault(key[1] if key in demoted else key[0], []).extend(cards)
+        try:
+            deal = _build_deal(merged, dests, cap_left)
+            break
+        except _TooBig:
+            undemoted = [k for k in demotable if k not in demoted]
+            if not undemoted:
+                raise SamplingError("the constraints of this view are too tangled to count") from None
+            demoted.update(undemoted[:max(1, len(undemoted) // 3)])
+    if deal.total == 0:
+        raise SamplingError("no deal of the unseen cards agrees with the view")
+    return deal, demoted
 
 
 # ---------------------------------------------------------------- history
