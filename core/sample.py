@@ -94,14 +94,13 @@ Limits of the view itself:
 from __future__ import annotations
 
 import random
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from math import comb
 from typing import NamedTuple, Optional, cast
 
 from . import kernel
-from ._kernel import shuffled_lists
 from .cards import Cards, Trump, parse_cards
+from .dealing import Deal, TooBig, build_deal
 from .errors import PengyouError
 from .rules import Rules
 from .view import PlayerView, holds_set, no_set_width
@@ -139,24 +138,6 @@ def _counts(faces) -> list[int]:
     for f in faces:
         c[f] += 1
     return c
-
-
-def _compositions(r: tuple, allowed: tuple, cap: int):
-    """Every x (aligned with r) with x[k] = 0 outside ``allowed``,
-    0 <= x[k] <= r[k] and sum(x) <= cap."""
-    x = [0] * len(r)
-
-    def rec(i: int, left: int):
-        if i == len(allowed):
-            yield tuple(x)
-            return
-        k = allowed[i]
-        for v in range(min(r[k], left) + 1):
-            x[k] = v
-            yield from rec(i + 1, left - v)
-        x[k] = 0
-
-    yield from rec(0, cap)
 
 
 class Sampler:
@@ -579,303 +560,6 @@ def _beaten(out: list, beats: list) -> bool:
     return True
 
 
-class _Deal:
-    """Deal the pool exactly uniformly among the deals where every card goes
-    to a destination its class allows.
-
-    ``groups`` are ``(members, capacities)`` of destinations that allow the
-    same classes; ``free`` is the group that allows every class; ``classes``
-    are ``(allowed group indices, cards)``. Groups are dealt one at a time
-    (the *layers*). At layer i only the groups i, i+1, ... are left, so two
-    classes that those groups allow alike are interchangeable from there on
-    and are merged (the count of completions depends only on their total, by
-    Vandermonde's identity); this keeps the table small. ``W(i, r)`` is the
-    exact number of ways to deal the remaining cards (merged counts ``r``)
-    to the remaining groups; the group at layer i takes ``x`` cards of each
-    merged class with probability proportional to the binomials choosing
-    them times ``W`` of what is left, then the cards themselves uniformly.
-    """
-
-    BUDGET = 40_000                       # table entries to weigh before giving up (_TooBig)
-
-    def __init__(self, groups: list, free: tuple, classes: list, slots: int) -> None:
-        self.slots = slots
-        G = len(groups)
-        free_cards = [f for a, cards in classes if len(a) == G for f in cards]
-        classes = [(a, cards) for a, cards in classes if len(a) < G]
-        order = _order_groups(G, [a for a, _ in classes], [len(c) for _, c in classes])
-        pos = {g: i for i, g in enumerate(order)}
-        self.groups = [groups[g] for g in order]
-        self.free = free
-        allowed = [frozenset(pos[g] for g in a) for a, _ in classes]
-        caps = [sum(c) for _, c in self.groups]
-        # merged classes per layer: key = allowed groups among those left
-        layers = []                        # per layer: list of keys (merged classes)
-        of_class = []                      # per layer: class -> merged index or -1 (free)
-        for i in range(G + 1):
-            left = frozenset(range(i, G))
-            keys: dict = {}
-            idx = []
-            for a in allowed:
-                key = a & left
-                if key == left:
-                    idx.append(-1)
-                else:
-                    idx.append(keys.setdefault(key, len(keys)))
-            layers.append(list(keys))
-            of_class.append(idx)
-        # how merged classes of layer i map into layer i + 1
-        maps = []
-        for i in range(G):
-            to_next = [-1] * len(layers[i])
-            for k, j in enumerate(of_class[i]):
-                if j >= 0:
-                    to_next[j] = of_class[i + 1][k]
-            maps.append(to_next)
-        takes = [tuple(j for j, key in enumerate(layers[i]) if i in key) for i in range(G)]
-        suffix = [0] * (G + 1)
-        suffix[G] = sum(free[1])
-        for i in range(G - 1, -1, -1):
-            suffix[i] = suffix[i + 1] + caps[i]
-        memo: list[dict[tuple[int, ...], tuple]] = [dict() for _ in range(G)]
-        self.memo = memo
-        count = [0]
-
-        def W(i: int, r: tuple) -> int:
-            if i == G:
-                return 1
-            got = memo[i].get(r)
-            if got is not None:
-                return got[0]
-            c = caps[i]
-            r0 = suffix[i] - sum(r)
-            mp = maps[i]
-            width = len(layers[i + 1])
-            opts = []
-            for x in _compositions(r, takes[i], c):
-                count[0] += 1
-                if count[0] > self.BUDGET:
-                    raise _TooBig()
-                x0 = c - sum(x)
-                if x0 > r0:
-                    continue
-                left = [0] * width
-                for j, v in enumerate(r):
-                    if mp[j] >= 0:
-                        left[mp[j]] += v - x[j]
-                nr = tuple(left)
-                w = W(i + 1, nr)
-                if not w:
-                    continue
-                for j in takes[i]:
-                    w *= comb(r[j], x[j])
-                opts.append((w * comb(r0, x0), x, x0, nr))
-            total = sum(o[0] for o in opts)
-            cum = []
-            acc = 0
-            for o in opts:
-                acc += o[0]
-                cum.append(acc / total)
-            memo[i][r] = (total, cum, [o[1:] for o in opts])
-            return total
-
-        start = [0] * len(layers[0])
-        for k, j in enumerate(of_class[0]):
-            if j >= 0:
-                start[j] += len(classes[k][1])
-        self.start = tuple(start)
-        self.G = G
-        self.maps = maps
-        self.takes = takes
-        self.width = [len(layer) for layer in layers]
-        # the cards of each merged class at layer 0, and the free ones
-        lists: list[list[int]] = [[] for _ in layers[0]]
-        free0 = list(free_cards)
-        for k, j in enumerate(of_class[0]):
-            (lists[j] if j >= 0 else free0).extend(classes[k][1])
-        self.lists0 = lists
-        self.free0 = free0
-        self.hyp: dict = {}                # hypergeometric tables, filled as needed
-        self.total = W(0, self.start)
-        for table in memo:
-            for counts, v in table.items():
-                table[counts] = v[1:]
-        # the sampler keeps the layer-0 lists apart (pool 0: the free cards);
-        # a merged class of layer i is the pools that map into it
-        self.pools0 = [free0] + lists
-        where = [-1] + list(range(len(lists)))      # pool -> merged index at layer i
-        self.plan = []
-        for i in range(G):
-            comp: list = [[] for _ in layers[i]]
-            free_i: list[int] = []
-            for pid, m in enumerate(where):
-                if self.pools0[pid]:
-                    (comp[m] if m >= 0 else free_i).append(pid)
-            self.plan.append((memo[i], takes[i], [tuple(c) for c in comp], tuple(free_i), self.groups[i]))
-            where = [maps[i][m] if m >= 0 else -1 for m in where]
-        self.free_ids = tuple(pid for pid, c in enumerate(self.pools0) if c)
-
-    def draw(self, r) -> list:
-        """One deal: the cards of each destination (a list indexed by it).
-
-        Every pool (the free cards, and each class list of layer 0) is
-        shuffled once and then dealt from the front, so what is left of it
-        stays in uniform random order; a uniform x-subset of a merged class
-        is a hypergeometric split of x over its pools, then the next cards
-        of each."""
-        out: list[list[int]] = [[] for _ in range(self.slots)]
-        if not self.G:
-            cards = shuffled_lists([self.free0], r())[0]
-            at = 0
-            for d, c in zip(*self.free):
-                out[d] = cards[at:at + c]
-                at += c
-            return out
-        hyp = self.hyp
-        lists = shuffled_lists(self.pools0, r())
-        pos = [0] * len(lists)
-        state = self.start
-        for memo_i, takes, comp, free_ids, group in self.plan:
-            cum, opts = memo_i[state]
-            if len(cum) > 1:
-                j = bisect_right(cum, r())
-                x, x0, state = opts[j] if j < len(opts) else opts[-1]
-            else:
-                x, x0, state = opts[0]
-            got: list = []
-            if x0:
-                _take(lists, pos, free_ids, x0, r, hyp, got)
-            for m in takes:
-                if x[m]:
-                    _take(lists, pos, comp[m], x[m], r, hyp, got)
-            _share(group, got, out, r, hyp)
-        got = [lst[pos[p]:] if pos[p] else lst for p, lst in enumerate(lists) if len(lst) > pos[p]]
-        _share(self.free, got, out, r, hyp)
-        return out
-
-
-def _hyper(N: int, K: int, n: int, r, cache: dict) -> int:
-    """How many of n cards drawn from N (K of them marked) are marked."""
-    if n == 0 or K == 0:
-        return 0
-    if K == N:
-        return n
-    if n == N:
-        return K
-    got = cache.get((N, K, n))
-    if got is None:
-        lo = max(0, n - (N - K))
-        total = comb(N, n)
-        cum = []
-        acc = 0
-        for k in range(lo, min(K, n) + 1):
-            acc += comb(K, k) * comb(N - K, n - k)
-            cum.append(acc / total)
-        got = cache[(N, K, n)] = (lo, cum)
-    lo, cum = got
-    j = bisect_right(cum, r())
-    return lo + (j if j < len(cum) else len(cum) - 1)
-
-
-def _take(lists: list, pos: list, ids: tuple, x: int, r, cache: dict, out: list) -> None:
-    """Move a uniform random x-subset of the pools ``ids`` (each in random
-    order from ``pos`` on) to ``out`` (as lists)."""
-    if len(ids) == 1:
-        p = ids[0]
-        at = pos[p]
-        out.append(lists[p][at:at + x])
-        pos[p] = at + x
-        return
-    total = 0
-    for p in ids:
-        total += len(lists[p]) - pos[p]
-    for p in ids:
-        a = len(lists[p]) - pos[p]
-        if not a:
-            continue
-        k = x if a == total else _hyper(total, a, x, r, cache)
-        if k:
-            at = pos[p]
-            out.append(lists[p][at:at + k])
-            pos[p] = at + k
-            x -= k
-            if not x:
-                return
-        total -= a
-
-
-def _share(group: tuple, parts: list, out: list, r, cache: dict) -> None:
-    """Share a group's cards (lists, each in random order) among its members."""
-    members, caps = group
-    if len(members) == 1:
-        if len(parts) == 1:
-            out[members[0]] = parts[0]
-        else:
-            mine: list = []
-            for p in parts:
-                mine += p
-            out[members[0]] = mine
-        return
-    if len(parts) == 1:
-        cards = parts[0]
-        at = 0
-        for d, c in zip(members, caps):
-            out[d] = cards[at:at + c]
-            at += c
-        return
-    pos = [0] * len(parts)
-    ids = tuple(range(len(parts)))
-    for d, c in zip(members, caps):
-        got: list = []
-        _take(parts, pos, ids, c, r, cache, got)
-        mine = []
-        for p in got:
-            mine += p
-        out[d] = mine
-
-
-class _TooBig(Exception):
-    """The exact table would take too long to count."""
-
-
-def _build_deal(classes: dict, dests: list, cap_left: dict) -> _Deal:
-    """Group the destinations by the classes they allow and build the deal."""
-    keys = list(classes)
-    pattern: dict = {}
-    for d in dests:
-        pattern.setdefault(tuple(k for k in range(len(keys)) if d in keys[k]), []).append(d)
-    free_group = pattern.pop(tuple(range(len(keys))), [])
-    members = list(pattern.values())
-    groups = [(m, [cap_left[d] for d in m]) for m in members]
-    cls = [(frozenset(i for i, m in enumerate(members) if m[0] in key), classes[key]) for key in keys]
-    return _Deal(groups, (free_group, [cap_left[d] for d in free_group]), cls, max(cap_left) + 1)
-
-
-def _order_groups(G: int, allowed: list, sizes: list) -> list:
-    """An order of the groups that keeps the merged tables small: built from
-    the back, each step adding the group whose layer has the fewest states."""
-    chosen: list = []
-    left = set(range(G))
-    while left:
-        best = None
-        for g in sorted(left):
-            rest = frozenset(chosen) | {g}
-            merged: dict = {}
-            for a, n in zip(allowed, sizes):
-                key = a & rest
-                if key != rest:
-                    merged[key] = merged.get(key, 0) + n
-            cost = 1
-            for v in merged.values():
-                cost *= v + 1
-            if best is None or cost < best[0]:
-                best = (cost, g)
-        assert best is not None                 # left is not empty
-        chosen.append(best[1])
-        left.discard(best[1])
-    return chosen[::-1]
-
-
 # ------------------------------------------------------ the tables of a view
 def _suits(trump: Optional[Trump], rules: Rules) -> tuple[list[int], list[int], list[list[int]]]:
     """Each face's effective suit (4: trumps) and level under ``trump`` (all 0 while the trump is not
@@ -987,7 +671,7 @@ def _room(sizes: Sequence[int], rest: int, fixed: dict[int, list[int]], R: int) 
     return cap_left, dests
 
 
-def _deal_demoting(classes: dict, dests: list[int], cap_left: dict[int, int]) -> tuple[_Deal, set]:
+def _deal_demoting(classes: dict, dests: list[int], cap_left: dict[int, int]) -> tuple[Deal, set]:
     """The exact deal of the classes to the destinations with room. When its table is too big to count,
     the classes whose extra exclusions a uniform deal is likeliest to meet anyway are demoted to their
     coarse destinations (a third of those left at a time, their exclusions then checked per sample)
@@ -1006,9 +690,9 @@ def _deal_demoting(classes: dict, dests: list[int], cap_left: dict[int, int]) ->
         for key, cards in classes.items():
             merged.setdefault(key[1] if key in demoted else key[0], []).extend(cards)
         try:
-            deal = _build_deal(merged, dests, cap_left)
+            deal = build_deal(merged, dests, cap_left)
             break
-        except _TooBig:
+        except TooBig:
             undemoted = [k for k in demotable if k not in demoted]
             if not undemoted:
                 raise SamplingError("the constraints of this view are too tangled to count") from None
