@@ -12,8 +12,13 @@ import time
 from arena.executors import PoolExecutor
 
 
+#: A logger of the test's own: the arena's "pengyou" logger keeps its own
+#: handlers (set up by any command an earlier test ran) and does not propagate.
+LOGGER = "executor-test"
+
+
 def _log_and_pid(i: int) -> int:
-    logging.getLogger("pengyou.test").warning("from worker %d", i)
+    logging.getLogger(LOGGER).warning("from worker %d", i)
     return os.getpid()
 
 
@@ -32,6 +37,9 @@ def _log_threads() -> list[str]:
 
 def test_worker_logs_reach_the_parent_and_the_routing_ends_with_the_pool():
     root = logging.getLogger()
+    mine = logging.getLogger(LOGGER)
+    mine.setLevel(logging.WARNING)
+    mine.propagate = True
     keep = _Keep()
     root.addHandler(keep)
     before = list(root.handlers)
