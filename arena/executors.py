@@ -35,8 +35,11 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from queue import Empty
 from dataclasses import dataclass
 from typing import Any, Optional, Protocol
+
+from multiprocessing_logging import MultiProcessingHandler
 
 from .types import ArenaError
 
@@ -174,12 +177,12 @@ class PoolExecutor(_Base):
         if workers < 1:
             raise ArenaError(f"workers: {workers} is not at least 1")
         self.workers = workers
-        _worker_logs(True)
-        self._closed = False
         self._init = (initializer, initargs)
         #: the next worker's CPU index (shared with the forked workers), or None: no pinning
         self._next_cpu = mp.get_context("fork").Value("i", 0) if pin else None
         self._pool: Optional[ProcessPoolExecutor] = None
+        self._closed = False
+        _worker_logs(True)           # last: a constructor that raised leaves no routing behind
 
     def _start(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -263,41 +266,30 @@ class PoolExecutor(_Base):
 
 
 _LOG_USERS = [0]
-_HANDLER: list[Any] = []
 
 
-def _handler_class() -> Any:
+class _WorkerLogs(MultiProcessingHandler):
     """multiprocessing-logging's handler, with a receiving loop that ends
     once the handler is closed and the pipe is empty. (The library's loop
     waits for the queue's count to reach zero, and a worker killed between
     counting a record and writing it leaves that count above zero for ever.)"""
-    if not _HANDLER:
-        try:
-            from multiprocessing_logging import MultiProcessingHandler
-        except ImportError:  # pragma: no cover - a declared dependency
-            return None
-        from queue import Empty
 
-        class _WorkerLogs(MultiProcessingHandler):
-            def _receive(self) -> None:
-                while True:
-                    try:
-                        record = self.queue.get(timeout=0.2)
-                    except Empty:
-                        if self._is_closed:
-                            break
-                        continue
-                    except (EOFError, OSError, ValueError, TypeError):   # the queue went away
-                        break
-                    try:
-                        self.sub_handler.emit(record)
-                    except Exception:   # a handler's own failure must not end the routing
-                        self.sub_handler.handleError(record)
-                self.queue.close()
-                self.queue.join_thread()
-
-        _HANDLER.append(_WorkerLogs)
-    return _HANDLER[0]
+    def _receive(self) -> None:
+        while True:
+            try:
+                record = self.queue.get(timeout=0.2)
+            except Empty:
+                if self._is_closed:
+                    break
+                continue
+            except (EOFError, OSError, ValueError, TypeError):   # the queue went away
+                break
+            try:
+                self.sub_handler.emit(record)
+            except Exception:   # a handler's own failure must not end the routing
+                self.sub_handler.handleError(record)
+        self.queue.close()
+        self.queue.join_thread()
 
 
 def _worker_logs(on: bool) -> None:
@@ -306,22 +298,19 @@ def _worker_logs(on: bool) -> None:
     last one closes: the receiving threads end (they would otherwise pile up,
     one per pool, and every later fork would copy them) and the root logger
     gets its own handlers back, unclosed."""
-    handler_class = _handler_class()
-    if handler_class is None:  # pragma: no cover - a declared dependency
-        return
     root = logging.getLogger()
     if on:
         _LOG_USERS[0] += 1
         if _LOG_USERS[0] == 1:
             for i, handler in enumerate(list(root.handlers)):
                 root.removeHandler(handler)
-                root.addHandler(handler_class(f"pengyou-logs-{i}", sub_handler=handler))
+                root.addHandler(_WorkerLogs(f"pengyou-logs-{i}", sub_handler=handler))
         return
     _LOG_USERS[0] = max(0, _LOG_USERS[0] - 1)
     if _LOG_USERS[0]:
         return
     for handler in list(root.handlers):
-        if isinstance(handler, handler_class):
+        if isinstance(handler, _WorkerLogs):
             root.removeHandler(handler)
             root.addHandler(handler.sub_handler)
             # what the handler's own close() does, minus closing the wrapped

@@ -11,7 +11,7 @@ from libc.string cimport memset, memcpy
 from libc.stdint cimport uint64_t
 
 from core._kernel cimport (
-    NF, NSUIT, MAXU, Ctx, CLead, CUnit, Flags, cnt_t, TrumpContext,
+    NF, CLead, CUnit, cnt_t, TrumpContext,
     c_read_lead, c_follow_ok, c_random_follow, c_random_lead, c_kept_unit, c_throw_penalty, c_strength,
     multiplier_code, c_kitty_multiplier, c_opponents_points,
     seed_from, to_counts, from_counts, ctx_of, flags_of,
