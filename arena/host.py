@@ -16,19 +16,25 @@ terminal, for trying a bot out.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import sys
 import traceback
 from typing import Any, BinaryIO, Optional, cast
 
+import orjson
+
 from bots.base import BotError, make_bot
 from core.actions import Action
 from core.observe import ViewBuilder
 from core.rules import Rules
 
+from .protocol import COALESCE
+
 __all__ = ["serve", "main"]
+
+def _encode(obj: Any) -> bytes:
+    return orjson.dumps(obj)
 
 
 def _where(exc: BaseException) -> str:
@@ -55,7 +61,7 @@ class _Host:
         self.inform: Any = None
 
     def write(self, obj: dict[str, Any]) -> None:
-        self.out.write(json.dumps(obj, separators=(",", ":")).encode() + b"\n")
+        self.out.write(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE))
         self.out.flush()
 
     def build(self) -> None:
@@ -72,11 +78,12 @@ class _Host:
             self.builder = ViewBuilder(rules)
             self.builder.apply({"view": msg["view"]})
             self.bot.restart(rules, int(msg["seat"]), random.Random(int(msg["seed"])))
-        elif t in ("view", "event"):
+        elif t in ("view", "event", "update"):
             # The referee sends a deal first; a peer that does not gets the AttributeError on None, as ever.
             builder = cast(ViewBuilder, self.builder)
-            builder.apply(msg)
-            if msg.get("action") is not None and self.inform is not None:
+            if "view" in msg or "set" in msg or "add" in msg:
+                builder.apply(msg)
+            if t != "update" and msg.get("action") is not None and self.inform is not None:
                 self.inform(builder.view(), int(msg["seat"]), Action.from_str(msg["action"]))
         elif t == "request":
             action = self.bot.step(cast(ViewBuilder, self.builder).view())
@@ -89,11 +96,16 @@ class _Host:
                 self.write({"type": "error", "kind": "illegal",
                             "message": f"step returned {shown}, not an Action"})
                 return True
-            self.write({"type": "action", "id": msg["id"], "action": str(action)})
+            self.out.write(b'{"type":"action","id":%d,"action":%s}\n'
+                           % (int(msg["id"]), _encode(str(action))))
+            self.out.flush()
         elif t in ("quit", "error"):
             return False
         return True
 
+
+#: How every event line the referee writes begins (``protocol.changes``).
+_EVENT = b'{"type":"event",'
 
 #: Which bot call a message leads to (named in the error when it raises).
 _CALLS = {"deal": "restart()", "request": "step()", "view": "inform()", "event": "inform()"}
@@ -113,12 +125,19 @@ def serve(spec: str, infile: BinaryIO, outfile: BinaryIO) -> int:
     first = infile.readline()
     if not first:
         return 0
-    host.write({"type": "ready", "name": spec[:80]})
+    # A bot that is not told of every action needs its view only when asked to act.
+    want = [] if host.inform is not None else [COALESCE]
+    host.write({"type": "ready", "name": spec[:80], "want": want})
     what = "the bot"
-    decode = json.JSONDecoder().decode
+    decode = orjson.loads
+    # Coalesced, an event only names an action, which a bot without inform()
+    # never hears of: the referee's own event lines are passed over unread.
+    skip = b"" if want == [] else _EVENT
     for line in infile:
+        if skip and line.startswith(skip):
+            continue
         try:
-            msg = decode(line.decode("utf-8"))
+            msg = decode(line)
             t = msg.get("type")
             what = _CALLS.get(t, t)
             if not host.handle(msg):

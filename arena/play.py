@@ -342,6 +342,8 @@ class _Table:
         while not st.broken and self.forfeit is None:
             if st.remote is not None:
                 legal, complete = self._legal(state) if st.remote.legal else (None, True)
+                if st.remote.coalesce:
+                    st.remote.catch_up(lambda: state.view(seat).to_json())
                 text, kind, message, took = st.remote.decide(legal, complete)
                 st.seconds += took
                 if kind is not None:
@@ -405,10 +407,15 @@ class _Table:
         if self.forfeit is not None:
             return                   # the deal is decided: no bot hears more of it
         if self.narrator is not None:
-            lines = protocol.changes(self.narrator.changes(seat, action), seat)
-            for other, st in enumerate(self.seats):
-                if st.remote is not None:
-                    st.remote.send(lines[other])
+            remotes = [st.remote for st in self.seats]
+            coalesced = [r is not None and r.coalesce for r in remotes]
+            ch = self.narrator.changes(seat, action, [r is not None and not r.coalesce for r in remotes])
+            lines = protocol.changes(ch, seat, coalesced)
+            for other, remote in enumerate(remotes):
+                if remote is not None:
+                    if coalesced[other]:
+                        remote.pending.note(ch, other)
+                    remote.send(lines[other])
         for other, st in enumerate(self.seats):
             inform = None if st.broken or st.bot is None else getattr(st.bot, "inform", None)
             if inform is None or not sees(other, seat, action):

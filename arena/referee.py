@@ -23,7 +23,7 @@ import os
 import re
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -326,6 +326,8 @@ class RemoteSeat:
         self.bank = limits.overage
         self.rid = 0
         self.legal = "legal" in item.want
+        self.coalesce = protocol.COALESCE in item.want
+        self.pending = protocol.Pending()
 
     def send(self, line: str) -> None:
         """Queue a message; it reaches the bot before its next request."""
@@ -333,6 +335,14 @@ class RemoteSeat:
 
     def new_deal(self) -> None:
         self.bank = self.limits.overage
+        self.pending = protocol.Pending()
+
+    def catch_up(self, view: Callable[[], Mapping[str, Any]]) -> None:
+        """Before a request to a coalescing bot: queue its pending ``update``
+        (``view()`` is its whole view, for when that is due)."""
+        line = self.pending.take(view)
+        if line is not None:
+            self.proc.queue(line)
 
     def decide(self, legal: Optional[Sequence[str]],
                complete: bool = True) -> tuple[Optional[str], Optional[str], str, float]:

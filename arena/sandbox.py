@@ -187,6 +187,11 @@ class BotProcess:
         self.stderr_cap = 1 << 16
         self.stderr_lost = 0
         self.dead = False
+        # not select(): a referee may hold more than 1024 descriptors; one poller for the process's life
+        self._poller = select.poll()
+        self._poller.register(stdout, select.POLLIN)
+        self._poller.register(stderr, select.POLLIN)
+        self._polling_in = False
 
     def send(self, text: str) -> None:
         """Queue a line and write what the pipe takes now (never blocks)."""
@@ -252,11 +257,13 @@ class BotProcess:
             left = deadline - time.monotonic()
             if left <= 0:
                 return "timeout", b""
-            poller = select.poll()          # not select(): a referee may hold more than 1024 descriptors
-            poller.register(self._out, select.POLLIN)
-            poller.register(self._err, select.POLLIN)
-            if self._pending:
-                poller.register(self._in, select.POLLOUT)
+            poller = self._poller
+            if bool(self._pending) != self._polling_in:
+                if self._pending:
+                    poller.register(self._in, select.POLLOUT)
+                else:
+                    poller.unregister(self._in)
+                self._polling_in = not self._polling_in
             try:
                 events = dict(poller.poll(max(1, math.ceil(min(left, 3600.0) * 1000))))
             except InterruptedError:

@@ -5,7 +5,8 @@ A bot sees :class:`core.state.PlayerView` values, never the state:
 
 - ``restart(rules, seat, rng)`` before each deal;
 - ``inform(view, seat, action)`` (optional) after any seat's action, with the
-  bot's own view after it;
+  bot's own view after it (a bot without it, or whose ``inform`` is None, is
+  not told: the table then builds no view for it between its own turns);
 - ``step(view) -> Action`` whenever the bot is to move.
 
 >>> bot = make_bot("random")

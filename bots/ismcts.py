@@ -33,7 +33,7 @@ import math
 import random
 import time
 from itertools import islice
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Optional, cast
 
 from core._play import PlayCore
@@ -131,6 +131,10 @@ class IsmctsBot:
                            "root": root})
         self._policy = ROLLOUTS.index(rollout)
         self.fallback = make_bot(fallback)
+        # News reaches the fallback only if it listens; otherwise this bot has no inform at all
+        # (None), so the table skips building views for it and a sandboxed host need not follow
+        # every action (it asks for the coalesced protocol).
+        self.inform: Optional[Callable[[PlayerView, int, Action], None]] = getattr(self.fallback, "inform", None)
         self.rng = random.Random(0)
         self.seat = 0
         self.rules: Optional[Rules] = None
@@ -146,12 +150,6 @@ class IsmctsBot:
         self.seat = seat
         self.rng = rng
         self.fallback.restart(rules, seat, random.Random(rng.getrandbits(64)))
-
-    def inform(self, view: PlayerView, seat: int, action: Action) -> None:
-        """Pass news to the fallback bot."""
-        inform = getattr(self.fallback, "inform", None)
-        if inform is not None:
-            inform(view, seat, action)
 
     def step(self, view: PlayerView) -> Action:
         """Search in the play phase (a forced play is made at once); ask the

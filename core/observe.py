@@ -34,7 +34,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, Optional
 
 from .actions import BURY, PASS, Action
@@ -117,11 +117,17 @@ class Narrator:
             self._no_sets = set(s.no_sets)
             self._filled = tuple(pc.calls_filled)
             self._sizes = [len(pc.hand(i)) for i in range(s.rules.players)]
+            self._trick_leader = -1
+            self._trick_texts: list[str] = []
 
-    def _whole(self, actor: int, action: Optional[Action]) -> list[dict[str, Any]]:
+    def _whole(self, actor: int, action: Optional[Action],
+               wanted: Optional[Sequence[bool]] = None) -> list[Any]:
         s = self.s
-        out = []
+        out: list[Any] = []
         for seat in range(s.rules.players):
+            if wanted is not None and not wanted[seat]:
+                out.append(None)
+                continue
             msg: dict[str, Any] = {"view": s.view(seat).to_json()}
             if action is not None:
                 msg["seat"] = actor
@@ -147,14 +153,16 @@ class Narrator:
                         "set": sets, "add": ch.add})
         return out
 
-    def changes(self, actor: int, action: Action) -> Changes:
+    def changes(self, actor: int, action: Action, wanted: Optional[Sequence[bool]] = None) -> Changes:
         """The same as :meth:`after`, with the part every seat shares kept
-        apart from each seat's own (to encode the shared part once)."""
+        apart from each seat's own (to encode the shared part once). When
+        the whole view is due, ``whole`` holds it for the seats marked in
+        ``wanted`` (default: all) and None for the others."""
         s = self.s
         n = s.rules.players
         if s.phase != self._phase or len(s.decks) != self._decks:
             seen = [sees(seat, actor, action) for seat in range(n)]
-            return Changes(str(action), seen, {}, {}, [], self._whole(actor, action))
+            return Changes(str(action), seen, {}, {}, [], self._whole(actor, action, wanted))
         if s.phase == PLAY_PHASE:                        # every seat sees a play
             return self._play_changes(actor, action)
         seen = [sees(seat, actor, action) for seat in range(n)]
@@ -198,8 +206,14 @@ class Narrator:
         hand = pc.hand(actor)
         self._sizes[actor] = len(hand)
         leader, plays = s.current_trick()
+        texts = self._trick_texts                # the trick's plays so far as text, one more each play
+        if leader != self._trick_leader or len(plays) != len(texts) + 1:
+            texts = [format_cards(p) for p in plays]
+        else:
+            texts = texts + [format_cards(plays[-1])]
+        self._trick_leader, self._trick_texts = leader, texts
         pub_set: dict[str, Any] = {"hand_sizes": list(self._sizes), "current_player": s.current_player(),
-                                   "current_trick": [leader, [format_cards(p) for p in plays]]}
+                                   "current_trick": [leader, texts]}
         pub_add: dict[str, list] = {}
         if len(s._trick_text) != self._tricks:
             pub_add["tricks"] = [[w, list(ps)] for w, ps in s._trick_text[self._tricks:]]

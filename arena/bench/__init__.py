@@ -189,7 +189,10 @@ def _search_peak_mb(iterations: int, seed: int) -> float:
 def _arena_rate(workers: int, deals: int, bot: str = "random", trusted: str = "builtins") -> float:
     """Tournament throughput: deals (jobs) per second of wall time, from the
     spec to every result stored in a fresh database; two entrants of ``bot``,
-    in the referee's process (``trusted="builtins"``) or sandboxed."""
+    in the referee's process (``trusted="builtins"``) or sandboxed. Every
+    run has the same secret, so both ways play the very same cards and bot
+    seeds (the same games, for bots that follow their seed): the ratio of
+    two rates measures the wall alone, not a luckier deal."""
     import os
     import tempfile
 
@@ -203,7 +206,8 @@ def _arena_rate(workers: int, deals: int, bot: str = "random", trusted: str = "b
     spec.validate()
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        summary = run_tournament(spec, os.path.join(tmp, "bench.db"), workers=workers, progress=False)
+        summary = run_tournament(spec, os.path.join(tmp, "bench.db"), workers=workers, progress=False,
+                                 secret="bench")
         elapsed = time.perf_counter() - start
     return summary.played / elapsed
 

@@ -20,7 +20,8 @@ Strategy (deliberately simple):
 By default it asks for ``"want": ["legal"]`` and checks its own choice against the list (a
 disagreement is logged on standard error and a listed action is played instead).  With
 ``--no-legal`` it does not ask for the list and works out legal actions from the rules of
-section 8 alone.
+section 8 alone.  With ``--coalesce`` it asks for ``"coalesce"`` too: its view then changes only
+through the ``update`` sent before each request (events name the actions and nothing more).
 
 Run it from the project's root, naming the real interpreter (the sandbox lets the bot read only
 the system, the Python installation and the files named on its command line):
@@ -203,8 +204,9 @@ def decompositions(c: int, widths: list[int]):
 # ---------------------------------------------------------------- the bot
 
 class Bot:
-    def __init__(self, want_legal: bool = True):
+    def __init__(self, want_legal: bool = True, coalesce: bool = False):
         self.want_legal = want_legal
+        self.coalesce = coalesce
         self.view: dict = {}
         self.seat = 0
         self.rules: dict = {}
@@ -235,8 +237,9 @@ class Bot:
                                "message": f"protocol {msg.get('protocol')} not supported"})
                     return
                 ready = {"type": "ready", "name": "standalone-doc-bot"}
-                if self.want_legal:
-                    ready["want"] = ["legal"]
+                want = (["legal"] if self.want_legal else []) + (["coalesce"] if self.coalesce else [])
+                if want:
+                    ready["want"] = want
                 self.send(ready)
             elif kind == "deal":
                 self.seat = msg["seat"]
@@ -247,6 +250,11 @@ class Bot:
                 self.view = msg["view"]
             elif kind == "event":
                 self.apply_event(msg)
+            elif kind == "update":          # only after asking for "coalesce"
+                if "view" in msg:
+                    self.view = msg["view"]
+                else:
+                    self.apply_event(msg)
             elif kind == "request":
                 self.send({"type": "action", "id": msg["id"], "action": self.answer(msg)})
             elif kind in ("quit", "error"):
@@ -580,7 +588,7 @@ class Bot:
 
 
 def main(argv: list[str]) -> int:
-    bot = Bot(want_legal="--no-legal" not in argv)
+    bot = Bot(want_legal="--no-legal" not in argv, coalesce="--coalesce" in argv)
     try:
         bot.run()
     except (BrokenPipeError, KeyboardInterrupt):

@@ -71,6 +71,15 @@ def test_standalone_duel_without_legal_lists(players: int) -> None:
     assert_clean(proc)
 
 
+@pytest.mark.parametrize("players", [5, 12])
+def test_standalone_duel_coalesced(players: int) -> None:
+    # --coalesce: its view changes only by the update before each request; a stale or wrong
+    # view would make the bot (which works out its own actions here) play illegally.
+    proc = run("duel", standalone_spec("--no-legal", "--coalesce"), "random", "--deals", "2",
+               "--players", str(players))
+    assert_clean(proc)
+
+
 def test_standalone_in_arena(tmp_path: Path) -> None:
     db = tmp_path / "x.db"
     spec = standalone_spec()
