@@ -18,6 +18,7 @@ arena.protocol.ProtocolError: answered request 2, but request 3 was asked
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Optional
 
@@ -59,9 +60,14 @@ def hello(limits: Mapping[str, Any]) -> str:
     return _dump({"type": "hello", "protocol": VERSION, "limits": dict(limits)})
 
 
+@functools.lru_cache(maxsize=64)
+def _rules_json(rules: Rules) -> dict[str, Any]:
+    return rules_json(rules)          # the same for every seat and deal of a run: read once
+
+
 def deal(rules: Rules, seat: int, seed: int, first: bool, overage: float, view: Mapping[str, Any]) -> str:
     """A new deal: the rules, the bot's seat, its random seed and its view."""
-    return _dump({"type": "deal", "first": first, "seat": seat, "rules": rules_json(rules),
+    return _dump({"type": "deal", "first": first, "seat": seat, "rules": _rules_json(rules),
                   "seed": seed, "overage": overage, "view": view})
 
 

@@ -137,9 +137,10 @@ class Cards(tuple):
     @classmethod
     def from_counts(cls, counts: Iterable[int]) -> Cards:
         """Build from 54 per-face counts."""
-        out = []
+        out: list[int] = []
         for face, n in enumerate(counts):
-            out.extend([face] * int(n))
+            if n:
+                out.extend([face] * int(n))
         return tuple.__new__(cls, out)
 
     def counts(self) -> list[int]:
