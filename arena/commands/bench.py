@@ -21,8 +21,9 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--search-iterations", type=int, default=100_000,
                    help="iterations of the search whose peak memory is reported")
-    p.add_argument("--arena-search-deals", type=int, default=3,
-                   help="deal seeds for the sandboxed-against-trusted search bots (two rotations each)")
+    p.add_argument("--arena-search-deals", type=int, default=4,
+                   help="deal seeds for the sandboxed-against-trusted search bots (two rotations each, "
+                        "one seed a round)")
     p.add_argument("--arena-search-iterations", type=int, default=1000,
                    help="iterations a decision of that search bot (ismcts)")
     p.add_argument("--arena-deals", type=int, default=300,
