@@ -61,10 +61,12 @@ class _DealAccount:
     """Builds the readable account of one deal while it is replayed: call
     :meth:`sync` after every action (and once at the start)."""
 
-    def __init__(self, state: State, levels: Sequence[PlayerLevel]) -> None:
+    def __init__(self, state: State, levels: Sequence[PlayerLevel], names: Optional[Sequence[str]] = None,
+                 hands: bool = False) -> None:
         r = state.rules
         self.out: list[str] = []
         self.state = state
+        self.hands = hands
         self.levels = list(levels)
         self.exposures = 0
         self.redeals = 0
@@ -80,6 +82,8 @@ class _DealAccount:
         self.out.append(f"{dealt}: {r.name} rules, {r.players} players, {r.packs} packs "
                         f"with {r.red_jokers} red and {r.black_jokers} black jokers, "
                         f"{r.hand_size} cards each, kitty of {r.kitty_size}")
+        if names:
+            self.out.append("seats: " + "  ".join(f"{s}:{name}" for s, name in enumerate(names)))
         self.out.append("levels: " + "  ".join(f"{s}:{_level_text(r, lv)}" for s, lv in enumerate(levels)))
         if state.fixed_maker is not None and r.predetermined_maker:
             self.out.append(f"seat {state.fixed_maker} is the trump maker (predetermined)")
@@ -111,11 +115,18 @@ class _DealAccount:
                 s.rules.predetermined_maker else "made trump"
             assert s.trump is not None          # made at the end of the draw
             out.append(f"trump: {_trump_text(s.trump)}; seat {s.maker} {how}")
+            if self.hands:
+                out.append("hands after the draw" + (" (the maker's with the kitty)" if s.rules.kitty_size else "")
+                           + ":")
+                out.extend(f"  seat {i}: {format_cards(s.hand(i))}" for i in range(n))
         if s.phase == BURY_PHASE:
             return
         if not self.told_bury and s.rules.kitty_size:
             self.told_bury = True
-            out.append(f"seat {s.maker} takes the kitty and buries {s.rules.kitty_size} cards (hidden)")
+            if self.hands:
+                out.append(f"seat {s.maker} takes the kitty and buries {format_cards(s.kitty)}")
+            else:
+                out.append(f"seat {s.maker} takes the kitty and buries {s.rules.kitty_size} cards (hidden)")
         if s.phase < PLAY_PHASE:
             return
         if not self.told_calls:
@@ -172,6 +183,8 @@ class _DealAccount:
             out.append(f"the opponents win the last trick and the kitty: {format_cards(s.kitty)} "
                        f"({res.kitty_points} points x{res.kitty_multiplier} = "
                        f"{res.kitty_points * res.kitty_multiplier})")
+        elif self.hands:
+            out.append(f"the maker side wins the last trick and keeps the kitty: {format_cards(s.kitty)}")
         else:
             out.append("the maker side wins the last trick and keeps the kitty (hidden)")
         pens = s.play.penalties
@@ -193,26 +206,30 @@ class _DealAccount:
         return out
 
 
-def _observer(records: Sequence[dict[str, Any]], accounts: list[_DealAccount]) -> Observer:
+def _observer(records: Sequence[dict[str, Any]], accounts: list[_DealAccount], hands: bool) -> Observer:
     """An observer that tells each deal of ``records`` into ``accounts``."""
     headers = [rec for rec in records if isinstance(rec, dict) and rec.get("type") == "deal"]
+    first = records[0] if records and isinstance(records[0], dict) else {}
 
     def obs(s: State) -> None:
         if not accounts or accounts[-1].state is not s:
             # the replay has checked this deal's header before building its state
-            levels = [PlayerLevel(*lv) for lv in headers[len(accounts)]["levels"]]
-            accounts.append(_DealAccount(s, levels))
+            header = headers[len(accounts)]
+            levels = [PlayerLevel(*lv) for lv in header["levels"]]
+            names = header.get("players") or first.get("players")
+            accounts.append(_DealAccount(s, levels, names, hands))
         accounts[-1].sync(s)
 
     return obs
 
 
-def deal_account(records: Sequence[dict[str, Any]]) -> list[str]:
+def deal_account(records: Sequence[dict[str, Any]], hands: bool = False) -> list[str]:
     """Replay a deal record (checking it) and tell it trick by trick: the
     exposures, trump and maker, the friend calls and when each friend shows,
     every trick with its winner and points, failed throws, then the sides,
-    the points, the game points and the level changes. The buried cards stay
-    hidden unless the opponents take the kitty.
+    the points, the game points and the level changes; the name at each
+    seat when the record has them. The hands and the buried cards stay
+    hidden (the kitty shows if the opponents take it) unless ``hands``.
 
     >>> import random
     >>> from core.records import deal_record
@@ -227,15 +244,15 @@ def deal_account(records: Sequence[dict[str, Any]]) -> list[str]:
     True
     """
     accounts: list[_DealAccount] = []
-    replay_deal(records, _observer(records, accounts))
+    replay_deal(records, _observer(records, accounts, hands))
     return accounts[0].finish()
 
 
-def match_account(records: Sequence[dict[str, Any]]) -> list[str]:
+def match_account(records: Sequence[dict[str, Any]], hands: bool = False) -> list[str]:
     """Replay a match record (checking it) and tell every deal as
     :func:`deal_account` does, then the end of the match."""
     accounts: list[_DealAccount] = []
-    match = replay_match(records, _observer(records, accounts))
+    match = replay_match(records, _observer(records, accounts, hands))
     r = match.rules
     limit = f"up to {match.max_deals} deals" if match.max_deals is not None else "no deal limit"
     out = [f"match seed {match.seed}: {r.name} rules, {r.players} players, {limit}"]
@@ -248,13 +265,14 @@ def match_account(records: Sequence[dict[str, Any]]) -> list[str]:
     return out
 
 
-def account(records: Sequence[dict[str, Any]]) -> list[str]:
-    """The account of a deal or match record (by its first line's type)."""
+def account(records: Sequence[dict[str, Any]], hands: bool = False) -> list[str]:
+    """The account of a deal or match record (by its first line's type);
+    ``hands``: every seat's hand after the draw and the buried cards too."""
     if not records or not isinstance(records[0], dict):
         raise InvalidActionError("line 1: the record is empty")
     kind = records[0].get("type")
     if kind == "deal":
-        return deal_account(records)
+        return deal_account(records, hands)
     if kind == "match":
-        return match_account(records)
+        return match_account(records, hands)
     raise _err(1, f"expected a deal or match header, got type {kind!r}")

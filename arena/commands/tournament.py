@@ -12,7 +12,8 @@ import dataclasses
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Optional
 
 from core.rules import PRESETS
 
@@ -21,6 +22,7 @@ from .common import OneLineParser, parse_settings
 if TYPE_CHECKING:
     from ..spec import TournamentSpec
     from ..store import Store
+    from ..types import Entrant, Job, JobResult
 
 __all__ = ["DEFAULT_SPEC", "add_parsers", "build_spec", "expand_grid", "run"]
 
@@ -81,6 +83,8 @@ def add_parsers(sub: Any) -> None:
         q = asub.add_parser(name, help=hlp)
         if name == "show":
             q.add_argument("run", type=int, nargs="?", default=None, help="run id (default: the latest)")
+            q.add_argument("--jobs", action="store_true",
+                           help=f"list every job (default: the first {_JOBS_SHOWN})")
         else:
             q.add_argument("--run", type=int, default=None, help="run id (default: the latest)")
             q.add_argument("--samples", type=int, default=1000, help="bootstrap samples")
@@ -90,6 +94,12 @@ def add_parsers(sub: Any) -> None:
     q.add_argument("key", help="job key, e.g. g0-l1-r0 (see `arena show`)")
     q.add_argument("--run", type=int, default=None, help="run id (default: the latest)")
     q.add_argument("--out", default=None, help="write to this file instead of the terminal")
+    q.add_argument("--db", default="arena.db")
+    q = asub.add_parser("view", help="a stored job's deal (or match) as a page to step through in a browser")
+    q.add_argument("key", help="job key, e.g. g0-l1-r0 (see `arena show`)")
+    q.add_argument("--run", type=int, default=None, help="run id (default: the latest)")
+    q.add_argument("-o", "--out", default=None, help="the page to write (default: RUN-KEY.html here)")
+    q.add_argument("--open", action="store_true", help="open the page in the web browser too")
     q.add_argument("--db", default="arena.db")
     q = asub.add_parser("runs", help="list the runs in a results database")
     q.add_argument("--db", default="arena.db")
@@ -239,22 +249,48 @@ def _print_record(store: Store, args: argparse.Namespace) -> None:
     from ..types import ArenaError
 
     run_id = _latest(store, args.run, args.db)
-    found = [r for r in store.results(run_id) if r.key == args.key]
-    if not found:
-        raise ArenaError(f"run {run_id} has no result for job {args.key!r} "
-                         "(job keys look like g0-l1-r0; see `pengyou arena show`)")
-    if not found[0].record:
-        raise ArenaError(f"job {args.key!r} of run {run_id} was played without a record (--no-record)")
+    record = _stored_record(store, run_id, args.key)
     if args.out is None:
-        print(found[0].record, end="")
+        print(record, end="")
         return
     try:
         with open(args.out, "x", encoding="utf-8") as fh:
-            fh.write(found[0].record)
+            fh.write(record)
     except FileExistsError:
         raise ArenaError(f"--out {args.out}: the file exists; choose another name") from None
     except OSError as exc:
         raise ArenaError(f"--out {args.out}: {exc.strerror or exc}") from None
+
+
+def _stored_record(store: Store, run_id: int, key: str) -> str:
+    """The record text of job ``key`` of a run (a one-line error if there is none)."""
+    from ..types import ArenaError
+
+    found = [r for r in store.results(run_id) if r.key == key]
+    if not found:
+        raise ArenaError(f"run {run_id} has no result for job {key!r} "
+                         "(job keys look like g0-l1-r0; see `pengyou arena show`)")
+    if not found[0].record:
+        raise ArenaError(f"job {key!r} of run {run_id} was played without a record (--no-record)")
+    return found[0].record
+
+
+def _view(store: Store, args: argparse.Namespace) -> None:
+    """``arena view``: the viewer's page of one stored job."""
+    from core.records import read_records
+
+    from ..viewer import write_page
+    from .deals import open_page
+
+    run_id = _latest(store, args.run, args.db)
+    text = _stored_record(store, run_id, args.key)
+    out = args.out or f"run{run_id}-{args.key}.html"
+    import io
+
+    write_page(read_records(io.StringIO(text)), f"run {run_id}, job {args.key}", out)
+    print(f"wrote {out}")
+    if args.open:
+        open_page(out)
 
 
 def _show(store: Store, args: argparse.Namespace) -> None:
@@ -266,9 +302,13 @@ def _show(store: Store, args: argparse.Namespace) -> None:
     saved = store.spec_json(run_id)
     faults = store.faults(run_id)
     logs = bot_log_dir(args.db, run_id)
+    entrants = store.entrants(run_id)
+    jobs = store.jobs(run_id)
+    played = {r.key: r for r in store.results(run_id)}
     if args.json:
         print(json.dumps({"run": dataclasses.asdict(info), "spec": saved, "bot_logs": logs,
-                          "faults": [dict(job=k, **f.to_json()) for k, f in faults]}))
+                          "faults": [dict(job=k, **f.to_json()) for k, f in faults],
+                          "jobs": [_job_json(j, entrants, played.get(j.key)) for j in jobs]}))
         return
     print(f"run {info.id}: {info.name}, {info.status}, {info.done} of {info.jobs} jobs, "
           f"created {info.created}, updated {info.updated}")
@@ -279,13 +319,52 @@ def _show(store: Store, args: argparse.Namespace) -> None:
     print(f"bots: trusted {saved.get('trusted', 'none')}, on fault {saved.get('on_fault', 'fallback')}; "
           f"what sandboxed bots wrote to stderr: {logs}{'' if os.path.isdir(logs) else ' (none yet)'}")
     print("entrants:")
-    for i, e in enumerate(store.entrants(run_id)):
+    for i, e in enumerate(entrants):
         print(f"  {i}  {e.name}  ({e.spec})")
+    shown = jobs if args.jobs else jobs[:_JOBS_SHOWN]
+    print(f"jobs: {len(played)} of {len(jobs)} played (`pengyou arena record KEY` prints one's record)")
+    for j in shown:
+        print("  " + _job_line(j, entrants, played.get(j.key)))
+    if len(jobs) > len(shown):
+        print(f"  ... {len(jobs) - len(shown)} more (use --jobs or --json)")
     print(f"faults: {len(faults)}")
     for key, f in faults[:50]:
         print(f"  job {key} seat {f.seat} ({f.kind}, decision {f.decision}): {f.message}")
     if len(faults) > 50:
         print(f"  ... {len(faults) - 50} more (use --json)")
+
+
+#: Jobs ``arena show`` lists without ``--jobs``.
+_JOBS_SHOWN = 50
+
+
+def _job_json(job: Job, entrants: Sequence[Entrant], result: Optional[JobResult]) -> dict[str, Any]:
+    """A job for ``arena show --json``: its key, seed, the entrant at each seat, and whether it was played."""
+    return {"key": job.key, "group": job.group, "seed": job.seed,
+            "seats": [entrants[e].name for e in job.seats],
+            "played": result is not None,
+            "faults": len(result.faults) if result is not None else 0}
+
+
+def _job_line(job: Job, entrants: Sequence[Entrant], result: Optional[JobResult]) -> str:
+    """One job as ``arena show`` lists it: key, seed, line-up by seat, and what came of it.
+
+    >>> from arena.types import Entrant, Job
+    >>> e = [Entrant("a", "random"), Entrant("b", "heuristic")]
+    >>> _job_line(Job(0, "g0-l0-r1", 0, 7, 0, 1, (1, 0, 1, 0, 1)), e, None)
+    'g0-l0-r1  seed 7  seats 0:b 1:a 2:b 3:a 4:b  not played'
+    """
+    seats = " ".join(f"{s}:{entrants[e].name}" for s, e in enumerate(job.seats))
+    if result is None:
+        how = "not played"
+    else:
+        forfeits = sum(1 for d in result.deals if d.forfeit >= 0)
+        how = f"played, {len(result.deals)} deal{'s' if len(result.deals) != 1 else ''}"
+        if result.faults:
+            how += f", {len(result.faults)} fault{'s' if len(result.faults) != 1 else ''}"
+        if forfeits:
+            how += f", {forfeits} forfeited"
+    return f"{job.key}  seed {job.seed}  seats {seats}  {how}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -311,4 +390,6 @@ def run(args: argparse.Namespace) -> int:
             _print_record(store, args)
         elif cmd == "show":
             _show(store, args)
+        elif cmd == "view":
+            _view(store, args)
     return 0

@@ -256,3 +256,31 @@ def test_editing_a_bot_module_starts_a_new_run_instead_of_resuming(tmp_path, cap
     assert "run 2 started" in out                     # a new version: a new run, not a merge
     code, out, _ = _run(capsys, "arena", "runs", "--db", db)
     assert code == 0 and len([ln for ln in out.splitlines() if "complete" in ln]) == 2
+
+
+def test_show_lists_jobs_with_their_line_ups_and_replay_names_the_seats(tmp_path, capsys):
+    db = str(tmp_path / "j.db")
+    code, _, err = _run(capsys, "arena", "run", "--bots", "r=random", "h=heuristic", "--players", "5",
+                        "--deals", "2", "--db", db, "--no-progress", "--samples", "10", "--max-jobs", "3")
+    assert code == 0, err
+    code, out, err = _run(capsys, "arena", "show", "--db", db, "--json")
+    assert code == 0, err
+    jobs = json.loads(out)["jobs"]
+    assert len(jobs) == 10 and sum(j["played"] for j in jobs) == 3
+    assert all(sorted(set(j["seats"])) == ["h", "r"] and len(j["seats"]) == 5 for j in jobs)
+    code, out, err = _run(capsys, "arena", "show", "--db", db)
+    assert code == 0, err
+    listed = [line.strip() for line in out.splitlines() if line.startswith("  g")]
+    assert "jobs: 3 of 10 played" in out and len(listed) == 10
+    for job, line in zip(jobs, listed):
+        seats = " ".join(f"{s}:{name}" for s, name in enumerate(job["seats"]))
+        assert line.startswith(f"{job['key']}  seed {job['seed']}  seats {seats}  ")
+        assert line.endswith("not played") != job["played"]
+    played = next(j for j in jobs if j["played"])
+    record = tmp_path / "one.jsonl"
+    code, _, err = _run(capsys, "arena", "record", played["key"], "--db", db, "--out", str(record))
+    assert code == 0, err
+    code, out, err = _run(capsys, "replay", str(record))
+    assert code == 0, err
+    seats = " ".join(f"{s}:{name}" for s, name in enumerate(played["seats"]))
+    assert f"seats: {seats.replace(' ', '  ')}" in out.splitlines()

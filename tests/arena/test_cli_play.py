@@ -300,3 +300,40 @@ def test_subprocess_bad_record(tmp_path):
     assert p.stderr.splitlines() == [f"pengyou: error: {bad}: line 1: deal header: missing field 'rules'"]
     p = run("replay", str(tmp_path / "missing.jsonl"))
     assert p.returncode == 2 and "Traceback" not in p.stderr and len(p.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("args", [[], ["--preset", "heli", "--players", "5"], ["--players", "12"],
+                                  ["--preset", "stack"]])
+def test_replay_hands_shows_every_card_once(capsys, tmp_path, args):
+    from collections import Counter
+
+    from core.cards import Cards
+    from core.rules import Rules
+
+    path = tmp_path / "deal.jsonl"
+    plain = ok(capsys, "play", *args, "--seed", "5", "--record", str(path))
+    lines = ok(capsys, "replay", "--hands", str(path))
+    start = lines.index(next(x for x in lines if x.startswith("hands after the draw")))
+    players = int(re.search(r"(\d+) players", lines[0]).group(1))
+    hands = lines[start + 1:start + 1 + players]
+    assert [h.split(":")[0] for h in hands] == [f"  seat {i}" for i in range(players)]
+    cards = Counter()
+    for h in hands:
+        cards.update(Cards.from_str(h.split(": ", 1)[1]))
+    rec = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    rules = Rules(**rec["rules"])
+    assert sum(cards.values()) == rules.players * rules.hand_size + rules.kitty_size
+    assert max(cards.values()) <= rules.packs          # no card more often than the packs hold
+    buried = [x for x in lines if " takes the kitty and buries " in x]
+    if rules.kitty_size:
+        kitty = Cards.from_str(buried[0].split(" buries ", 1)[1])
+        assert len(kitty) == rules.kitty_size and "hidden" not in buried[0]
+        maker = int(re.search(r"seat (\d+) takes", buried[0]).group(1))
+        assert not Counter(kitty) - Counter(Cards.from_str(hands[maker].split(": ", 1)[1]))
+    else:
+        assert not buried
+    # without --hands nothing of that is told, and the rest of the account is the same
+    assert not any(x.startswith("hands after the draw") for x in plain)
+    assert [x for x in lines if x not in hands and not x.startswith("hands after")
+            and " buries " not in x and "keeps the kitty" not in x] == \
+        [x for x in plain if " buries " not in x and "keeps the kitty" not in x]

@@ -1,0 +1,204 @@
+"""The replay viewer in a real headless browser (Debian's chromium through selenium).
+
+The page of a recorded deal is opened from its file (no server), stepped with
+keys, buttons and the trick list, and what it shows is checked against the
+replay of the same record: the trick, its winner and points at chosen steps,
+one seat's view hiding the other hands, and a layout without overlaps at
+1280x800 for a 5-player and a 12-player, 4-pack deal. Screenshots are saved in
+``build/artifacts/`` for a person to look at.
+
+Without chromium and its driver these tests are skipped, except where
+``PENGYOU_REQUIRE_BROWSER=1`` (CI sets it, and installs both), where a missing
+browser fails them.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from arena.viewer import write_page
+from core.cards import points
+from core.records import deal_record
+from core.rules import Rules
+from core.state import State
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "build" / "artifacts"
+
+
+def _browser_paths() -> tuple[str, str] | None:
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    driver = shutil.which("chromedriver")
+    return (chrome, driver) if chrome and driver else None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    paths = _browser_paths()
+    if paths is None:
+        if os.environ.get("PENGYOU_REQUIRE_BROWSER") == "1":
+            pytest.fail("PENGYOU_REQUIRE_BROWSER=1 but chromium or chromedriver is not installed")
+        pytest.skip("chromium and chromedriver are not installed (apt-get install chromium chromium-driver)")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = paths[0]
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1280,800", "--force-device-scale-factor=1"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(executable_path=paths[1]), options=opts)
+    try:
+        driver.set_window_size(1280, 800)
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _played(preset: str, players: int, seed: int) -> State:
+    s = State(Rules.preset(preset, players=players), seed=seed)
+    rng = random.Random(seed)
+    while not s.is_terminal():
+        s.apply(s.random_legal_action(rng))
+    return s
+
+
+def _open(browser, tmp_path: Path, s: State, name: str) -> None:
+    records = deal_record(s)
+    records[0]["players"] = [f"bot-{i}" for i in range(s.rules.players)]
+    out = tmp_path / f"{name}.html"
+    write_page(records, name, str(out))
+    browser.get(out.resolve().as_uri())
+    assert browser.find_element("id", "step-count").text == f"step 0 / {len(s.history)}"
+
+
+def _shot(browser, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    assert browser.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+
+
+def _step_of_trick_end(s: State, number: int) -> int:
+    """The step (1-based action count) at which trick ``number`` is complete."""
+    probe = State(s.rules, seed=s.seed)
+    for k, (_, action) in enumerate(s.history, 1):
+        probe.apply(action)
+        if len(probe.tricks) == number:
+            return k
+    raise AssertionError("no such trick")
+
+
+def _trick(browser) -> dict:
+    return browser.execute_script(
+        "const t = document.getElementById('trick'); return Object.assign({}, t.dataset);")
+
+
+def test_stepping_shows_the_right_trick_winner_and_points(browser, tmp_path):
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    s = _played("pagat", 6, 21)
+    _open(browser, tmp_path, s, "viewer-6")
+    body = browser.find_element("tag name", "body")
+    total = len(s.history)
+    for number in (1, 3, len(s.tricks)):
+        Select(browser.find_element("id", "jump")).select_by_value(str(number))
+        k = _step_of_trick_end(s, number)
+        assert browser.find_element("id", "step-count").text == f"step {k} / {total}"
+        leader, plays = s.tricks[number - 1]
+        winner = s.tricks[number][0] if number < len(s.tricks) else s.play.last_trick[0]
+        got = _trick(browser)
+        assert got["number"] == str(number) and got["done"] == "true"
+        assert got["winner"] == str(winner)
+        assert got["points"] == str(sum(points(p) for p in plays))
+        shown = browser.find_elements("css selector", "#trick .play")
+        assert len(shown) == len(plays)
+        for line, play in zip(shown, plays):
+            cards = [c.get_attribute("data-card") for c in line.find_elements("css selector", ".card")]
+            assert sorted(cards) == sorted(str(play).split())
+    # keys and buttons step one at a time, and back
+    body.send_keys(Keys.HOME)
+    assert browser.find_element("id", "step-count").text == f"step 0 / {total}"
+    body.send_keys(Keys.ARROW_RIGHT)
+    body.send_keys(Keys.ARROW_RIGHT)
+    assert browser.find_element("id", "step-count").text == f"step 2 / {total}"
+    browser.find_element("id", "prev").click()
+    assert browser.find_element("id", "step-count").text == f"step 1 / {total}"
+    body.send_keys(Keys.END)
+    assert browser.find_element("id", "step-count").text == f"step {total} / {total}"
+    result = browser.find_element("id", "result").text
+    assert f"opponents' points: {s.result.opponents_points} of {s.rules.total_points}" in result
+    _shot(browser, "viewer-6-players-end")
+
+
+def test_a_seat_view_hides_the_other_hands(browser, tmp_path):
+    from selenium.webdriver.support.ui import Select
+
+    s = _played("pagat", 6, 22)
+    _open(browser, tmp_path, s, "viewer-seat")
+    k = _step_of_trick_end(s, 2)
+    probe = State(s.rules, seed=s.seed)
+    for _, action in s.history[:k]:
+        probe.apply(action)
+    Select(browser.find_element("id", "jump")).select_by_value("2")
+    Select(browser.find_element("id", "viewer")).select_by_value("3")
+    for seat in range(6):
+        row = browser.find_element("css selector", f".seat[data-seat='{seat}'] .hand")
+        cards = [c.get_attribute("data-card") for c in row.find_elements("css selector", ".card")]
+        if seat == 3:
+            assert sorted(cards) == sorted(str(probe.view(3).hand).split())
+        else:
+            assert cards == [] and row.find_elements("css selector", ".back")
+    assert "buried" not in browser.find_element("id", "info").text     # the burial is the maker's secret
+    _shot(browser, "viewer-seat-3")
+    Select(browser.find_element("id", "viewer")).select_by_value("all")
+    for seat in range(6):
+        row = browser.find_element("css selector", f".seat[data-seat='{seat}'] .hand")
+        cards = [c.get_attribute("data-card") for c in row.find_elements("css selector", ".card")]
+        assert sorted(cards) == sorted(str(probe.hand(seat)).split())
+
+
+_OVERLAPS = """
+const boxes = [...document.querySelectorAll('.seat, aside, header')].map(e => e.getBoundingClientRect());
+const bad = [];
+for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+  const a = boxes[i], b = boxes[j];
+  if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
+    bad.push([i, j]);
+}
+const cards = [...document.querySelectorAll('.seat .card')].filter(c => {
+  const r = c.getBoundingClientRect(), s = c.closest('.seat').getBoundingClientRect();
+  return r.right > s.right + 0.5 || r.left < s.left - 0.5 || r.bottom > s.bottom + 0.5;
+});
+return {bad: bad, outside: cards.length, width: document.documentElement.scrollWidth};
+"""
+
+
+@pytest.mark.parametrize("preset,players,seed", [("pagat", 12, 23), ("pagat", 5, 24)])
+def test_big_and_small_tables_fit_1280x800_without_overlap(browser, tmp_path, preset, players, seed):
+    from selenium.webdriver.common.keys import Keys
+
+    s = _played(preset, players, seed)
+    assert s.rules.packs == (4 if players == 12 else 2)
+    _open(browser, tmp_path, s, f"viewer-{players}")
+    body = browser.find_element("tag name", "body")
+    # at the start of the play the hands are longest (the maker holds the kitty during the burial)
+    bury = next(k for k in range(1, len(s.history) + 1) if _phase_after(s, k) == "bury")
+    for _ in range(bury):
+        body.send_keys(Keys.ARROW_RIGHT)
+    for moment in ("burial", "end"):
+        got = browser.execute_script(_OVERLAPS)
+        assert got["bad"] == [] and got["outside"] == 0 and got["width"] <= 1280, got
+        _shot(browser, f"viewer-{players}-players-{moment}")
+        body.send_keys(Keys.END)
+
+
+def _phase_after(s: State, k: int) -> str:
+    probe = State(s.rules, seed=s.seed)
+    for _, action in s.history[:k]:
+        probe.apply(action)
+    return probe.view(0).phase
