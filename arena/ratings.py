@@ -64,6 +64,7 @@ from .types import FAULT_KINDS, ArenaError, DealOutcome, Entrant, JobResult
 __all__ = [
     "PRIOR_SD", "Interval", "EloFit", "EloIntervals", "SeatStats", "CrossCell", "Row", "Standings",
     "fit_elo", "bootstrap_elo", "duplicate_scores", "seat_stats", "cross_table", "standings",
+    "ROLES", "RoleMargins", "role_margins",
 ]
 
 
@@ -471,6 +472,54 @@ def seat_stats(results: Iterable[JobResult], n_entrants: int) -> list[SeatStats]
             game[e] += deal.game_points[s] if s < len(deal.game_points) else 0.0
     return [SeatStats(deals[e], seats_[e], margin[e] / seats_[e] if seats_[e] else math.nan,
                       game[e] / seats_[e] if seats_[e] else math.nan) for e in range(n_entrants)]
+
+
+#: The part a seat plays in a deal, as :func:`role_margins` splits the margins.
+ROLES = ("maker", "friend", "opponent")
+
+
+@dataclass(frozen=True)
+class RoleMargins:
+    """One entrant's card margin by the seat it held and by its part in the
+    deal: ``by_seat[s]`` over its deals at seat ``s``, ``by_role[r]`` over its
+    deals as maker, as a friend on the maker's side, or as an opponent."""
+
+    by_seat: tuple[Interval, ...]
+    by_role: Mapping[str, Interval]
+
+
+def role_margins(results: Iterable[JobResult], n_entrants: int, players: int) -> list[RoleMargins]:
+    """Per entrant: the mean card margin of its seats, by seat number and by
+    role, each with a 95 % normal interval over those (deal, seat) pairs
+    (duplicate deals make them a little narrower than they should be; the
+    duplicate score is the fairer comparison). Forfeited deals are left out:
+    their sides are the forfeit's, not the play's.
+
+    >>> from arena.types import DealOutcome, JobResult
+    >>> d = DealOutcome((0, 1, 0, 1, 0), 0, (0, 2), 120, 200, False, (-1, 1, -1, 1, 1),
+    ...                 (-40.0, 40.0, -40.0, 40.0, 40.0))
+    >>> m = role_margins([JobResult("g0", 0, (0, 1, 0, 1, 0), (d,))], 2, 5)
+    >>> m[0].by_role["maker"].mean, m[0].by_role["friend"].mean, m[0].by_role["opponent"].mean
+    (-40.0, -40.0, 40.0)
+    >>> m[1].by_seat[1].mean, m[1].by_seat[0].n
+    (40.0, 0)
+    """
+    seat_xs: list[list[list[float]]] = [[[] for _ in range(players)] for _ in range(n_entrants)]
+    role_xs: list[dict[str, list[float]]] = [{r: [] for r in ROLES} for _ in range(n_entrants)]
+    for _, seats, deal in _deals(list(results), n_entrants):
+        if deal.forfeit >= 0:           # its sides are the forfeit's, not the deal's
+            continue
+        side = set(deal.maker_side)
+        for s, e in enumerate(seats):
+            if s >= len(deal.margins):
+                continue
+            m = deal.margins[s]
+            if s < players:
+                seat_xs[e][s].append(m)
+            role = "maker" if s == deal.maker else "friend" if s in side else "opponent"
+            role_xs[e][role].append(m)
+    return [RoleMargins(tuple(_interval(xs) for xs in seat_xs[e]), {r: _interval(role_xs[e][r]) for r in ROLES})
+            for e in range(n_entrants)]
 
 
 def cross_table(results: Iterable[JobResult], n_entrants: int) -> dict[tuple[int, int], CrossCell]:

@@ -42,6 +42,7 @@ import hashlib
 import json
 import math
 import random
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -49,7 +50,7 @@ from typing import Any, Optional
 from .types import ArenaError, Entrant, JobResult
 
 __all__ = ["TuneParam", "Spsa", "result_of", "ALPHA", "GAMMA", "TuneSpec", "TuneRun", "run_tune",
-           "write_trajectory"]
+           "write_trajectory", "trajectory_figure", "load_tune"]
 
 #: fishtest's exponents of the gain sequences.
 ALPHA = 0.602
@@ -351,6 +352,49 @@ def _open(db: str, spec: TuneSpec, secret: Optional[str]) -> TuneRun:
             return TuneRun(tune_id, Spsa.from_json(json.loads(row[1])), path, True)
 
 
+def load_tune(db: str, tune_id: int) -> tuple[TuneSpec, TuneRun, str]:
+    """A stored tuning run by id: its spec, state and trajectory, and its
+    status (a one-line :class:`ArenaError` for an unknown id)."""
+    from .store import Store
+
+    with Store(db, read_only=True) as store:
+        try:
+            row = store._db.execute("SELECT spec_json, state_json, status FROM tunes WHERE id = ?",
+                                    (tune_id,)).fetchone()
+            steps = store._db.execute("SELECT theta_json FROM tune_steps WHERE tune_id = ? ORDER BY k",
+                                      (tune_id,)).fetchall() if row is not None else []
+        except sqlite3.Error:           # no tuning in this database
+            row = None
+    if row is None:
+        raise ArenaError(f"{db}: no tuning run {tune_id} (`pengyou tune` prints its id)")
+    spec = _spec_from_json(json.loads(row[0]))
+    return spec, TuneRun(tune_id, Spsa.from_json(json.loads(row[1])), [json.loads(t) for (t,) in steps], True), \
+        str(row[2])
+
+
+def trajectory_figure(spec: TuneSpec, trajectory: Sequence[Sequence[float]]) -> Any:
+    """A matplotlib figure of each parameter against the iteration, from its
+    start (dashed) within its bounds: the tuning plot of the trajectory
+    files and of reports."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [p.name for p in spec.params]
+    fig, axes = plt.subplots(len(names), 1, figsize=(8, 2.4 * len(names)), sharex=True, squeeze=False)
+    xs = list(range(0, len(trajectory) + 1))
+    for i, (ax, p) in enumerate(zip(axes[:, 0], spec.params)):
+        ax.plot(xs, [p.start] + [t[i] for t in trajectory], lw=1.2)
+        ax.axhline(p.start, color="grey", lw=0.8, ls="--")
+        ax.set_ylim(p.low, p.high)
+        ax.set_ylabel(p.name)
+    axes[-1, 0].set_xlabel("iteration")
+    fig.suptitle(f"SPSA: {spec.bot}", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
 def _secret(db: str, tune_id: int) -> str:
     from .store import Store
 
@@ -443,21 +487,9 @@ def write_trajectory(spec: TuneSpec, run: TuneRun, folder: str) -> list[str]:
         w.writerow([0] + [p.start for p in spec.params])
         for k, theta in enumerate(run.trajectory, 1):
             w.writerow([k] + [f"{t:.6g}" for t in theta])
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(names), 1, figsize=(8, 2.4 * len(names)), sharex=True, squeeze=False)
-    xs = list(range(0, len(run.trajectory) + 1))
-    for i, (ax, p) in enumerate(zip(axes[:, 0], spec.params)):
-        ax.plot(xs, [p.start] + [t[i] for t in run.trajectory], lw=1.2)
-        ax.axhline(p.start, color="grey", lw=0.8, ls="--")
-        ax.set_ylim(p.low, p.high)
-        ax.set_ylabel(p.name)
-    axes[-1, 0].set_xlabel("iteration")
-    fig.suptitle(f"SPSA: {spec.bot}", fontsize=10)
-    fig.tight_layout()
+    fig = trajectory_figure(spec, run.trajectory)
     fig.savefig(out[2], dpi=100)
     plt.close(fig)
     return out

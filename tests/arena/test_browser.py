@@ -202,3 +202,35 @@ def _phase_after(s: State, k: int) -> str:
     for _, action in s.history[:k]:
         probe.apply(action)
     return probe.view(0).phase
+
+
+def test_a_report_shows_every_section_and_links_to_its_faulting_games(browser, tmp_path):
+    import json as _json
+
+    from arena.commands import main
+
+    db = tmp_path / "rep.db"
+    crash = f"crash={ROOT / 'tests' / 'arena' / 'faulty_bots.py'}:CrashBot"
+    assert main(["arena", "run", "--bots", "random", "heuristic", crash, "--players", "5", "--deals", "2",
+                 "--db", str(db), "--no-progress", "--samples", "50", "--secret", "b"]) == 0
+    out = tmp_path / "report.html"
+    assert main(["report", "--db", str(db), "-o", str(out), "--samples", "50"]) == 0
+    browser.get(out.resolve().as_uri())
+    for section in ("standings", "duplicate", "head-to-head", "faults", "roles"):
+        assert browser.find_element("id", section).is_displayed()
+    assert len(browser.find_elements("css selector", "section svg")) >= 2
+    import io
+    import contextlib
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["arena", "standings", "--db", str(db), "--json", "--samples", "50"]) == 0
+    rows = {r["name"]: r for r in _json.loads(buf.getvalue())["standings"]["rows"]}
+    for name, r in rows.items():
+        cell = browser.find_element("css selector", f"#standings-table tr[data-entrant='{name}'] td.elo")
+        assert cell.text == f"{r['elo']:+.0f}"
+    _shot(browser, "report")
+    link = browser.find_element("css selector", "#fault-list a.game")
+    key = link.text
+    link.click()
+    assert key in browser.title and browser.find_element("id", "step-count").text.startswith("step 0 / ")
