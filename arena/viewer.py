@@ -46,10 +46,10 @@ from core.records import replay_deal, replay_match
 from core.phases import PHASE_NAMES
 from core.state import PLAY_PHASE, State
 
-__all__ = ["viewer_data", "page", "write_page"]
+__all__ = ["viewer_data", "page", "write_page", "card_order"]
 
 
-def _order(trump: Optional[Trump]) -> dict[str, list[int]]:
+def card_order(trump: Optional[Trump]) -> dict[str, list[int]]:
     """Each card's place in a hand on the page (effective suit, then order
     level), and the trump cards, from the kernel; empty before trump is made."""
     if trump is None:
@@ -148,7 +148,7 @@ class _Deal:
         return {
             "seed": s.seed, "rules": s.rules.name, "players": s.rules.players, "packs": s.rules.packs,
             "names": self.names, "maker": s.maker, "trump": None if s.trump is None else list(s.trump),
-            "order": _order(s.trump),
+            "order": card_order(s.trump),
             "steps": self.steps, "views": self.views,
             "result": {"maker_side": sorted(res.maker_side), "opponents_points": res.opponents_points,
                        "total_points": s.rules.total_points, "kitty": format_cards(s.kitty),
@@ -206,6 +206,7 @@ def page(records: Sequence[dict[str, Any]], title: str) -> str:
     return (_asset("viewer.html")
             .replace("{{TITLE}}", html.escape(title))
             .replace("/*{{STYLE}}*/", _asset("viewer.css"))
+            .replace("/*{{CARDS}}*/", _asset("cards.js"))
             .replace("/*{{SCRIPT}}*/", _asset("viewer.js"))
             .replace("{{DATA}}", blob))
 

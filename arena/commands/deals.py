@@ -22,6 +22,17 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--match", action="store_true", help="play a whole match instead of one deal")
     p.add_argument("--max-deals", type=int, default=None, help="stop a match after this many deals")
     p.add_argument("--record", default=None, metavar="FILE", help="write the record (JSON lines) here")
+    p.add_argument("--human", type=int, default=None, metavar="SEAT",
+                   help="play this seat yourself, in the browser (or the terminal with --tui), against --bots")
+    p.add_argument("--bots", nargs="+", default=["heuristic"], metavar="BOT",
+                   help="with --human: the bot of every other seat in seat order, or one for all (default heuristic)")
+    p.add_argument("--port", type=int, default=8765, help="with --human: the table's port on 127.0.0.1 (0: any free)")
+    p.add_argument("--pace", type=float, default=0.8, help="with --human: seconds to show each bot's move")
+    p.add_argument("--time-limit", type=float, default=10.0, help="with --human: seconds per bot decision")
+    p.add_argument("--linger", type=float, default=300.0,
+                   help="with --human: seconds the page stays up after the deal (Ctrl-C ends it sooner)")
+    p.add_argument("--tui", action="store_true", help="with --human: play in this terminal instead of a browser")
+    p.add_argument("--no-open", action="store_true", help="with --human: do not open the browser, print the address")
 
     p = sub.add_parser("replay", help="replay a recorded deal or match (checking it) and tell it")
     p.add_argument("file")
@@ -57,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
     from core.state import State
 
     rules = build_rules(args.preset, args.players, args.set)
+    if args.human is not None:
+        return _play_human(args, rules)
     if args.max_deals is not None:
         if not args.match:
             raise UsageError("--max-deals: only with --match")
@@ -110,3 +123,97 @@ def open_page(path: str) -> None:
     url = pathlib.Path(path).resolve().as_uri()
     if not webbrowser.open(url):
         print(f"no web browser found here: open {url} yourself")
+
+
+def _play_human(args: argparse.Namespace, rules: Any) -> int:
+    """``play --human SEAT``: a deal with a person at one seat, then its record."""
+    import os
+    import threading
+    import time
+
+    from ..human import play_human
+    from ..human_server import TableServer
+
+    if args.match or args.max_deals is not None:
+        raise UsageError("--human: one deal at a time (no --match or --max-deals)")
+    if args.pace < 0 or args.time_limit < 0 or args.linger < 0:
+        raise UsageError("--pace, --time-limit and --linger must not be negative")
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port {args.port}: not a port number")
+    record = args.record or f"human-seed{args.seed}.jsonl"
+    if os.path.exists(record):
+        raise UsageError(f"--record {record}: the file exists; choose another name (nothing is overwritten)")
+    server: list[TableServer] = []
+
+    def serve(session: Any) -> None:
+        if args.tui:
+            threading.Thread(target=_terminal, args=(session,), name="table-terminal", daemon=True).start()
+            return
+        srv = TableServer(session, args.port)
+        srv.start()
+        server.append(srv)
+        print(f"your table: {srv.url}  (seat {args.human}; Ctrl-C ends the game)", flush=True)
+        if not args.no_open:
+            import webbrowser
+
+            if not webbrowser.open(srv.url):
+                print(f"no web browser found here: open {srv.url} yourself", flush=True)
+
+    try:
+        state = play_human(rules, args.human, args.bots, args.seed, record, serve, pace=args.pace,
+                           time_limit=args.time_limit)
+        res = state.result
+        assert res is not None                  # the deal was played to its end
+        side = "the maker side" if res.winner == "maker" else "the opponents"
+        who = "no side scores" if res.winner is None else f"{side} win {res.game_points} game point(s)"
+        you = "you win" if args.human in state.winners() else "you lose"
+        print(f"the deal is over: {who} ({you}); its record: {record} "
+              f"(pengyou view {record} draws it)", flush=True)
+        for srv in server:
+            srv.wait_delivered(10.0)            # the page shows the end before the server goes
+        if server and args.linger > 0:
+            time.sleep(args.linger)
+    except KeyboardInterrupt:
+        print("stopped", flush=True)
+        return 130
+    finally:
+        for srv in server:
+            srv.stop()
+    return 0
+
+
+def _terminal(session: Any) -> None:
+    """``--tui``: the person's turns at this terminal's prompt."""
+    version = -1
+    told = 0
+    while not session.closed:
+        snap = session.wait_newer(version, 1.0)
+        if snap["version"] == version:
+            continue
+        version = snap["version"]
+        events = snap.get("events", [])
+        for e in events[told:]:
+            print(f"  seat {e['seat']}: {e['action'] if e['action'] is not None else '(hidden)'}")
+        told = len(events)
+        if snap.get("done") or not snap.get("waiting"):
+            if snap.get("done"):
+                return
+            continue
+        view = snap["view"]
+        leader, plays = view["current_trick"]
+        print(f"[{view['phase']}] your hand: {view['hand']}")
+        if plays:
+            print("  this trick: " + "  ".join(f"{(leader + j) % view['players']}:{p}" for j, p in enumerate(plays)))
+        if view["options"]:
+            print("  choices: " + ", ".join(view["options"][:30]) + (" ..." if len(view["options"]) > 30 else ""))
+        while True:
+            try:
+                text = input("your action> ")
+            except EOFError:
+                session.close()
+                return
+            ok, why = session.submit(text if " " in text.strip() or text.strip() in ("pass",)
+                                     else (f"play {text}" if view["phase"] == "play" else text))
+            if ok:
+                break
+            print(f"  refused: {why}")

@@ -6,7 +6,6 @@
 "use strict";
 
 const DATA = JSON.parse(document.getElementById("data").textContent);
-const SUITS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
 const SORTED = new Set(["voids", "no_sets"]);
 
 let dealIndex = 0;
@@ -15,18 +14,6 @@ let mode = "all";          // "all" or a seat number as text
 const cache = {};          // seat -> { k, view } of the last view rebuilt
 
 function deal() { return DATA.deals[dealIndex]; }
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
-function cmpLists(a, b) {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
-  return a.length - b.length;
-}
 
 // One seat's view after step k: the narrator's messages applied in order (protocol 7.3).
 function viewAt(seat, k) {
@@ -47,41 +34,7 @@ function viewAt(seat, k) {
   return c.view;
 }
 
-function words(text) { return text ? text.split(" ").filter(Boolean) : []; }
-
-function isTrump(name, trumpKnown) {
-  const o = deal().order[name];
-  return trumpKnown && o !== undefined && o[0] === 4;
-}
-
-function cardEl(name, trumpKnown) {
-  const e = el("span", "card");
-  e.dataset.card = name;
-  if (name === "BJ" || name === "RJ") {
-    e.classList.add("joker");
-    if (name === "RJ") e.classList.add("red");
-    e.textContent = name === "RJ" ? "RJ" : "BJ";
-  } else {
-    const suit = name.slice(-1);
-    e.textContent = name.slice(0, -1);
-    e.appendChild(el("small", "", SUITS[suit] || suit));
-    if (suit === "H" || suit === "D") e.classList.add("red");
-  }
-  if (isTrump(name, trumpKnown)) e.classList.add("trump");
-  return e;
-}
-
-function sortHand(cards, trumpKnown) {
-  const order = deal().order;
-  if (!trumpKnown || !order) return cards;
-  return cards.slice().sort((a, b) => cmpLists(order[a], order[b]));
-}
-
-function cardsEl(text, trumpKnown, cls) {
-  const box = el("span", cls || "cards");
-  for (const c of sortHand(words(text), trumpKnown)) box.appendChild(cardEl(c, trumpKnown));
-  return box;
-}
+function order(trumpKnown) { return trumpKnown ? deal().order : null; }
 
 function seatName(i) { return `${i} \u00b7 ${deal().names[i]}`; }
 
@@ -132,9 +85,9 @@ function render() {
     row.appendChild(who);
     const hand = el("div", "hand");
     if (all) {
-      hand.appendChild(cardsEl(st.hands[i], trumpKnown, "cards"));
+      hand.appendChild(cardsEl(st.hands[i], order(trumpKnown), "cards"));
     } else if (i === seat) {
-      hand.appendChild(cardsEl(view.hand, trumpKnown, "cards"));
+      hand.appendChild(cardsEl(view.hand, order(trumpKnown), "cards"));
     } else {
       hand.appendChild(el("span", "back", `${view.hand_sizes[i]} cards`));
     }
@@ -173,7 +126,7 @@ function render() {
       const line = el("div", "play");
       if (who === t.winner) line.classList.add("best");
       line.appendChild(el("span", "by", seatName(who)));
-      line.appendChild(cardsEl(p, true, "cards"));
+      line.appendChild(cardsEl(p, order(true), "cards"));
       tr.appendChild(line);
     });
   }
@@ -199,8 +152,8 @@ function render() {
     row("calls", view.calls.map(([c, o], j) => `${c} ${o === 0 ? "other" : "#" + o}` +
       (filled[j] !== null && filled[j] !== undefined ? ` (seat ${filled[j]})` : "")).join(", "));
   }
-  if (all && st.buried) row("buried", cardsEl(st.buried, trumpKnown, "cards"));
-  else if (!all && view.kitty) row("kitty", cardsEl(view.kitty, trumpKnown, "cards"));
+  if (all && st.buried) row("buried", cardsEl(st.buried, order(trumpKnown), "cards"));
+  else if (!all && view.kitty) row("kitty", cardsEl(view.kitty, order(trumpKnown), "cards"));
   if (all && view.phase !== "draw") {
     const side = d.result.maker_side;
     let mk = 0, op = 0;
@@ -217,7 +170,7 @@ function render() {
     res.appendChild(el("h2", "", "result"));
     if (r.kitty_to_opponents) {
       const line = el("div", "", `kitty to the opponents: ${r.kitty_points} points \u00d7${r.kitty_multiplier} `);
-      line.appendChild(cardsEl(r.kitty, true, "cards"));
+      line.appendChild(cardsEl(r.kitty, order(true), "cards"));
       res.appendChild(line);
     } else {
       res.appendChild(el("div", "", "the maker side keeps the kitty"));

@@ -234,3 +234,112 @@ def test_a_report_shows_every_section_and_links_to_its_faulting_games(browser, t
     key = link.text
     link.click()
     assert key in browser.title and browser.find_element("id", "step-count").text.startswith("step 0 / ")
+
+
+def test_a_person_plays_a_whole_deal_by_clicking(browser, tmp_path):
+    import json as _json
+    import re as _re
+    import subprocess
+    import sys
+    import time as _time
+    import urllib.request
+
+    from core.observe import view_from_json
+    from core.records import read_records, replay_deal
+
+    record = tmp_path / "mine.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "play", "--human", "0", "--bots", "random",
+                             "--players", "5", "--seed", "11", "--port", "0", "--pace", "0.05", "--no-open",
+                             "--record", str(record), "--linger", "0"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        url = _re.search(r"(http://127\.0\.0\.1:\d+/)", proc.stdout.readline()).group(1)
+        browser.get(url)
+        rng = random.Random(11)
+
+        def state(since: int = -1) -> dict:
+            with urllib.request.urlopen(f"{url}api/state?since={since}", timeout=30) as r:
+                return _json.load(r)
+
+        def click(css: str, skip: frozenset = frozenset()) -> str:
+            """Click the first element matching ``css`` whose index is not in ``skip``
+            (found again if the page redrew it meanwhile); its index."""
+            from selenium.common.exceptions import StaleElementReferenceException
+
+            for _ in range(20):
+                try:
+                    for e in browser.find_elements("css selector", css):
+                        k = e.get_attribute("data-index")
+                        if k not in skip:
+                            e.click()
+                            return k
+                    raise AssertionError(f"nothing to click: {css}")
+                except StaleElementReferenceException:
+                    continue
+            raise AssertionError(f"{css} kept changing")
+
+        def click_cards(names: list[str]) -> None:
+            used: set[str] = set()
+            for name in names:
+                used.add(click(f"#hand .card[data-card='{name}']", frozenset(used)))
+
+        def wait_page(pred, what: str) -> None:
+            end = _time.monotonic() + 20
+            while _time.monotonic() < end:
+                if pred():
+                    return
+                _time.sleep(0.05)
+            raise AssertionError(f"the page never showed {what}")
+
+        tried_wrong = False
+        version = -1
+        while True:
+            snap = state(version)
+            version = snap["version"]
+            if snap["done"]:
+                break
+            if not snap["waiting"]:
+                continue
+            wait_page(lambda: browser.find_element("id", "status").text == "your turn", "the person's turn")
+            view = view_from_json(snap["view"], Rules(**snap["rules"]))
+            action = view.random_action(rng)
+            text = str(action)
+            if view.phase in ("draw", "call"):
+                buttons = browser.find_elements("css selector", f"#choices button[data-action='{text}']")
+                if buttons:
+                    click(f"#choices button[data-action='{text}']")
+                else:
+                    from selenium.webdriver.support.ui import Select
+
+                    Select(browser.find_element("id", "option-list")).select_by_value(text)
+                    browser.find_element("id", "send-option").click()
+            elif view.phase == "bury":
+                click_cards(text.split()[1:])
+                click("#bury")
+            else:
+                if not tried_wrong and view.lead is not None and len(view.hand) > len(view.lead):
+                    tried_wrong = True               # one card too many: refused with the engine's reason
+                    click_cards(str(view.hand).split()[:len(view.lead) + 1])
+                    click("#play")
+                    wait_page(lambda: browser.find_element("id", "message").text != "", "the refusal")
+                    message = browser.find_element("id", "message").text
+                    assert message == state()["error"] and message
+                    assert state()["waiting"]
+                    _shot(browser, "play-table-refused")
+                    while browser.find_elements("css selector", "#hand .card.selected"):
+                        click("#hand .card.selected")  # unselect them
+                click_cards(text.split()[1:])
+                click("#play")
+            wait_page(lambda v=version: state()["version"] > v, "the action taken")
+        assert tried_wrong
+        wait_page(lambda: "The deal is over" in browser.find_element("id", "prompt").text, "the end")
+        assert f"opponents' points: {snap['result']['opponents_points']}" in browser.find_element("id", "result").text
+        _shot(browser, "play-table-end")
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    state_ = replay_deal(read_records(str(record)))
+    assert state_.result.opponents_points == snap["result"]["opponents_points"]

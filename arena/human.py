@@ -1,0 +1,209 @@
+"""A person at the table: one seat played from a browser page (or a terminal)
+against bots, through the arena's own referee.
+
+:class:`HumanTable` is the referee's table (:class:`arena.play._Table`: the
+bots in this process or sandboxed, their faults, their news) with one seat
+kept for a person: when that seat is to act, the table asks the
+:class:`Session` instead of a bot and waits. The session checks every
+action the person sends against the engine (``State.action_error``, the one
+owner of legality) before the table sees it, so a wrong click is refused
+with the engine's message and the deal goes on; it publishes after every
+action what the person's seat may know (its view, and the actions it saw),
+which the page (:mod:`arena.human_server`) or the terminal shows.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Optional
+
+from core.actions import Action
+from core.errors import InvalidActionError
+from core.observe import sees
+from core.records import deal_record, rules_json, write_records
+from core.rules import Rules
+from core.state import State
+
+from .play import _Table
+from .referee import Limits, close_pool
+from .types import ArenaError, Entrant, Job
+from .viewer import card_order
+
+__all__ = ["Session", "HumanTable", "play_human"]
+
+
+class Session:
+    """What the person's seat knows, published after every action, and the
+    person's pending decision. Thread-safe: the table's thread and the
+    server's threads share it."""
+
+    def __init__(self, rules: Rules, seat: int, names: Sequence[str]) -> None:
+        self.rules = rules
+        self.seat = seat
+        self.names = list(names)
+        self._cond = threading.Condition()
+        self._state: Optional[State] = None
+        self._snapshot: dict[str, Any] = {"version": 0, "waiting": False, "done": False}
+        self._events: list[dict[str, Any]] = []
+        self._pending: Optional[Action] = None
+        self._error = ""
+        self._waiting = False
+        self.closed = False
+        self.record = ""
+        self.result: Optional[dict[str, Any]] = None
+
+    # ------------------------------------------------------------ the table's side
+    def publish(self, state: State) -> None:
+        """Take what the seat knows now (called by the table's thread)."""
+        view = state.view(self.seat).to_json()
+        with self._cond:
+            self._state = state
+            self._snapshot = {
+                "version": self._snapshot["version"] + 1, "seat": self.seat, "names": self.names,
+                "rules": rules_json(self.rules), "view": view, "events": self._events[-300:],
+                "order": card_order(state.trump),
+                "waiting": self._waiting, "error": self._error, "done": self.result is not None,
+                "result": self.result, "record": self.record,
+            }
+            self._cond.notify_all()
+
+    def event(self, state: State, seat: int, action: Action) -> None:
+        """An action was taken at the table: note it as the person's seat sees it."""
+        self._events.append({"seat": seat, "action": str(action) if sees(self.seat, seat, action) else None})
+
+    def ask(self, state: State) -> Action:
+        """Wait for the person's action (checked when it was sent)."""
+        with self._cond:
+            self._waiting = True
+            self._pending = None
+        self.publish(state)
+        with self._cond:
+            while self._pending is None:
+                if self.closed:
+                    raise ArenaError("the table was closed before the deal ended")
+                self._cond.wait(0.5)
+            action, self._pending = self._pending, None
+            self._waiting = False
+            self._error = ""
+        return action
+
+    def finish(self, state: State, record: str) -> None:
+        """The deal is over: its result and where its record was saved."""
+        res = state.result
+        assert res is not None                   # asked once the deal is over
+        self.record = record
+        self.result = {"maker_side": sorted(res.maker_side), "opponents_points": res.opponents_points,
+                       "total_points": self.rules.total_points, "winner": res.winner,
+                       "game_points": res.game_points, "winners": sorted(state.winners()),
+                       "kitty": str(state.kitty), "kitty_to_opponents": res.kitty_to_opponents,
+                       "kitty_multiplier": res.kitty_multiplier}
+        self.publish(state)
+
+    # ------------------------------------------------------------ the person's side
+    def snapshot(self) -> dict[str, Any]:
+        """The latest published state of the seat (a JSON-ready dict)."""
+        with self._cond:
+            return self._snapshot
+
+    def wait_newer(self, version: int, timeout: float) -> dict[str, Any]:
+        """The snapshot once it is newer than ``version`` (or after ``timeout``)."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._snapshot["version"] > version or self.closed, timeout)
+            return self._snapshot
+
+    def submit(self, text: Any) -> tuple[bool, str]:
+        """The person's action as text: (True, "") when taken, else (False, why)."""
+        if not isinstance(text, str) or not text.strip():
+            return False, "send an action such as \"play AS AS\", \"pass\", \"bury 3C\" or \"call AC 1\""
+        if len(text) > 400:
+            return False, "that action is too long"
+        with self._cond:
+            if not self._waiting or self._state is None:
+                return False, "it is not your turn"
+            try:
+                action = Action.from_str(text)
+            except InvalidActionError as exc:
+                why = str(exc)
+            else:
+                why = self._state.action_error(action) or ""
+            if why:
+                self._error = why
+                state = self._state
+            else:
+                self._pending = action
+                self._cond.notify_all()
+                return True, ""
+        self.publish(state)                      # the page shows the refusal
+        return False, why
+
+    def close(self) -> None:
+        """Stop waiting for the person (the server is going down)."""
+        with self._cond:
+            self.closed = True
+            self._cond.notify_all()
+
+
+class HumanTable(_Table):
+    """The referee's table with the person's seat asked through a session."""
+
+    def __init__(self, session: Session, pace: float, *args: Any) -> None:
+        super().__init__(*args)
+        self.session = session
+        self.pace = pace
+
+    def start(self, state: State) -> None:
+        super().start(state)
+        self.session.publish(state)
+
+    def choose(self, state: State, seat: int) -> Action:
+        if seat == self.session.seat:
+            return self.session.ask(state)
+        return super().choose(state, seat)
+
+    def played(self, state: State, seat: int, action: Action) -> None:
+        super().played(state, seat, action)
+        self.session.event(state, seat, action)
+        self.session.publish(state)
+        if seat != self.session.seat and self.pace > 0 and not state.is_terminal():
+            time.sleep(self.pace)                # a person can follow the bots' moves
+
+
+def play_human(rules: Rules, seat: int, bots: Sequence[str], seed: int, record_path: str,
+               session_made: Callable[[Session], None], pace: float = 0.8, time_limit: float = 10.0,
+               trusted: str = "builtins") -> State:
+    """Play one deal with the person at ``seat`` and ``bots`` at the other seats
+    (one spec for all, or one per other seat, in seat order); save its record
+    at ``record_path``. ``session_made(session)`` is called before the deal
+    starts (to serve the session). Returns the finished state."""
+    n = rules.players
+    if not 0 <= seat < n:
+        raise ArenaError(f"--human: seat {seat} is not a seat from 0 to {n - 1}")
+    if len(bots) == 1:
+        bots = list(bots) * (n - 1)
+    if len(bots) != n - 1:
+        raise ArenaError(f"--bots: give one bot for every other seat ({n - 1}), or one for all, not {len(bots)}")
+    specs = list(bots)
+    specs.insert(seat, "random")                 # the person's seat: never asked, only told
+    entrants = [Entrant(f"you (seat {seat})" if s == seat else f"{specs[s]}", specs[s]) for s in range(n)]
+    job = Job(0, "human", 0, seed, 0, 0, tuple(range(n)))
+    limits = Limits(move=time_limit, overage=30.0)
+    session = Session(rules, seat, [e.name for e in entrants])
+    table = HumanTable(session, pace, job, entrants, rules, limits, "heuristic", None,
+                       random.Random(seed).randbytes(16), "forfeit", trusted, False)
+    session_made(session)
+    try:
+        state = table.play_deal(State(rules, seed=seed))
+    finally:
+        table.finish()
+        close_pool()
+    records = deal_record(state)
+    records[0]["players"] = session.names
+    try:
+        write_records(records, record_path)
+    except OSError as exc:
+        raise ArenaError(f"--record {record_path}: {exc.strerror or exc}") from None
+    session.finish(state, record_path)
+    return state

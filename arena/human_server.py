@@ -1,0 +1,147 @@
+"""The local web table of ``pengyou play --human``: a page and a small JSON API
+on 127.0.0.1 for one person's seat (:class:`arena.human.Session`).
+
+``GET /`` is the table's page; ``GET /api/state?since=V`` the seat's latest
+state (waiting up to 10 s for one newer than version ``V``); ``POST
+/api/action`` with ``{"action": "play AS AS"}`` the person's decision,
+answered ``200 {"ok": true}`` or ``400 {"ok": false, "error": "..."}`` with
+the engine's reason. The standard library's threading HTTP server is enough
+here: one person, on this machine only, a handful of requests a second.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Any, Optional
+from urllib.parse import parse_qs, urlparse
+
+from .human import Session
+from .types import ArenaError
+
+__all__ = ["TableServer"]
+
+#: Largest request body taken (an action is a line of text).
+MAX_BODY = 4096
+
+
+def _page() -> bytes:
+    web = resources.files("arena").joinpath("web")
+    text = web.joinpath("table.html").read_text(encoding="utf-8")
+    return (text.replace("/*{{STYLE}}*/", web.joinpath("table.css").read_text(encoding="utf-8"))
+            .replace("/*{{CARDS}}*/", web.joinpath("cards.js").read_text(encoding="utf-8"))
+            .replace("/*{{SCRIPT}}*/", web.joinpath("table.js").read_text(encoding="utf-8"))).encode()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:      # quiet: the terminal shows the game
+        pass
+
+    def _send(self, code: int, body: bytes, kind: str) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, code: int, obj: Any) -> None:
+        self._send(code, json.dumps(obj).encode(), "application/json")
+
+    def do_GET(self) -> None:
+        url = urlparse(self.path)
+        if url.path in ("/", "/index.html"):
+            self._send(200, self.server.page, "text/html; charset=utf-8")
+        elif url.path == "/api/state":
+            since = parse_qs(url.query).get("since", ["-1"])[0]
+            try:
+                version = int(since)
+            except ValueError:
+                self._json(400, {"ok": False, "error": "since must be a whole number"})
+                return
+            snap = self.server.session.wait_newer(version, 10.0)
+            self._json(200, snap)
+            self.server.sent(snap["version"])
+        else:
+            self._json(404, {"ok": False, "error": f"no such page: {url.path[:80]}"})
+
+    def do_POST(self) -> None:
+        if urlparse(self.path).path != "/api/action":
+            self._json(404, {"ok": False, "error": "POST /api/action only"})
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if not 0 < length <= MAX_BODY:
+            self._json(400, {"ok": False, "error": f"send a JSON body of at most {MAX_BODY} bytes"})
+            return
+        try:
+            body = json.loads(self.rfile.read(length))
+        except (ValueError, UnicodeDecodeError):
+            self._json(400, {"ok": False, "error": "the body is not JSON"})
+            return
+        text = body.get("action") if isinstance(body, dict) else None
+        ok, why = self.server.session.submit(text)
+        self._json(200 if ok else 400, {"ok": ok, "error": why})
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, addr: tuple[str, int], session: Session) -> None:
+        self.session = session
+        self.page = _page()
+        self.delivered = -1
+        self.cond = threading.Condition()
+        super().__init__(addr, _Handler)
+
+    def sent(self, version: int) -> None:
+        with self.cond:
+            self.delivered = max(self.delivered, version)
+            self.cond.notify_all()
+
+
+class TableServer:
+    """The table's server on ``host:port`` (port 0: any free port), served from a thread."""
+
+    def __init__(self, session: Session, port: int = 8765, host: str = "127.0.0.1") -> None:
+        try:
+            self._server = _Server((host, port), session)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise ArenaError(f"--port {port}: the port is in use; choose another (0 picks a free one)") from None
+            raise ArenaError(f"--port {port}: {exc.strerror or exc}") from None
+        self.session = session
+        self._thread: Optional[threading.Thread] = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/" if isinstance(host, str) else f"http://127.0.0.1:{port}/"
+
+    def start(self) -> None:
+        """Serve from a background thread."""
+        self._thread = threading.Thread(target=self._server.serve_forever, name="table-server", daemon=True)
+        self._thread.start()
+
+    def wait_delivered(self, timeout: float) -> bool:
+        """Wait until the page has been sent the session's latest state (the
+        deal's end, say); False after ``timeout`` seconds without it."""
+        version = self.session.snapshot()["version"]
+        srv = self._server
+        with srv.cond:
+            return srv.cond.wait_for(lambda: srv.delivered >= version, timeout)
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        self.session.close()
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(5)

@@ -1,0 +1,49 @@
+// Cards as the pages draw them (the viewer and the play table share this).
+// `order` maps a card's name to [effective suit, order level] once trump is
+// made (the kernel's, sent with the data); effective suit 4 is trumps.
+"use strict";
+
+const SUITS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function cmpLists(a, b) {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}
+
+function words(text) { return text ? text.split(" ").filter(Boolean) : []; }
+
+function cardEl(name, order) {
+  const e = el("span", "card");
+  e.dataset.card = name;
+  if (name === "BJ" || name === "RJ") {
+    e.classList.add("joker");
+    if (name === "RJ") e.classList.add("red");
+    e.textContent = name;
+  } else {
+    const suit = name.slice(-1);
+    e.textContent = name.slice(0, -1);
+    e.appendChild(el("small", "", SUITS[suit] || suit));
+    if (suit === "H" || suit === "D") e.classList.add("red");
+  }
+  const o = order ? order[name] : undefined;
+  if (o !== undefined && o[0] === 4) e.classList.add("trump");
+  return e;
+}
+
+function sortHand(cards, order) {
+  if (!order || !Object.keys(order).length) return cards;
+  return cards.slice().sort((a, b) => cmpLists(order[a], order[b]));
+}
+
+function cardsEl(text, order, cls) {
+  const box = el("span", cls || "cards");
+  for (const c of sortHand(words(text), order)) box.appendChild(cardEl(c, order));
+  return box;
+}
