@@ -218,11 +218,31 @@ def _roles_section(entrants: Sequence[Entrant], results: Sequence[Any], players:
             "other than the maker. Forfeited deals are left out.</p>")
 
 
+def _games_section(results: Sequence[Any], entrants: Sequence[Entrant], links: Mapping[str, str]) -> str:
+    rows = []
+    for res in results:
+        seats = " ".join(f"{s}:{entrants[e].name}" if 0 <= e < len(entrants) else f"{s}:?"
+                         for s, e in enumerate(res.seats))
+        link = links.get(res.key)
+        key = f'<a class=game href="{_esc(link)}">{_esc(res.key)}</a>' if link else _esc(res.key)
+        told = "; ".join(f"forfeit by seat {d.forfeit}" if d.forfeit >= 0 else
+                         f"seat {d.maker} made trump, the opponents took {d.opponents_points}"
+                         for d in res.deals[:3]) + (" ..." if len(res.deals) > 3 else "")
+        rows.append(f"<tr><td class=name>{key}</td><td class=name>{_esc(seats)}</td><td>{len(res.deals)}</td>"
+                    f"<td class=name>{_esc(told)}</td><td>{len(res.faults)}</td></tr>")
+    unlinked = sum(1 for r in results if r.key not in links)
+    note = (f"<p class=note>{unlinked} game(s) without a page here (raise --games, or "
+            "<code>pengyou arena view KEY</code>).</p>" if unlinked else "")
+    return ("<table id=games-table><tr><th class=name>job</th><th class=name>seats</th><th>deals</th>"
+            f"<th class=name>how it went</th><th>faults</th></tr>{''.join(rows)}</table>{note}")
+
+
 def run_report(db: str, run_id: Optional[int] = None, samples: int = 1000,
-               games_dir: Optional[str] = None) -> tuple[str, dict[str, str]]:
-    """The report page of a stored run (the latest by default), and the viewer
-    pages of its faulting games as ``{relative path: page}`` to write next to it
-    (into ``games_dir``, a folder name relative to the report)."""
+               games_dir: Optional[str] = None, games: int = 200) -> tuple[str, dict[str, str]]:
+    """The report page of a stored run (the latest by default), and viewer
+    pages of its games as ``{relative path: page}`` to write next to it (into
+    ``games_dir``, a folder name relative to the report): the faulting games
+    first, then the others, ``games`` pages at most."""
     from .sprt import saved_state
     from .store import Store
     from .viewer import page as viewer_page
@@ -249,10 +269,13 @@ def run_report(db: str, run_id: Optional[int] = None, samples: int = 1000,
         from core.records import read_records
 
         by_key = {r.key: r for r in results}
-        for key, _ in faults[:200]:
+        order = [k for k, _ in faults] + [r.key for r in results]
+        for key in order:
             res = by_key.get(key)
             if res is None or not res.record or key in links:
                 continue
+            if len(links) >= games:
+                break
             rel = f"{games_dir}/{key}.html"
             pages[rel] = viewer_page(read_records(io.StringIO(res.record)), f"run {run_id}, job {key}")
             links[key] = rel
@@ -263,6 +286,7 @@ def run_report(db: str, run_id: Optional[int] = None, samples: int = 1000,
         ("head-to-head", "Head to head", _cross_table(st, names) + (_heat_plot(st, names) if results else "")),
         ("faults", "Faults", _faults_section(entrants, faults, links)),
         ("roles", "Margins by role and by seat", _roles_section(entrants, results, players)),
+        ("games", "Games", _games_section(results, entrants, links)),
     ]
     for k, test in enumerate(saved_state(db, run_id)):
         state = test["state"]

@@ -22,6 +22,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--db", default=None, help="results database (default: arena.db, sprt.db or tune.db)")
     p.add_argument("-o", "--out", default="report.html", help="the page to write (default: report.html)")
     p.add_argument("--samples", type=int, default=1000, help="bootstrap samples for the Elo intervals")
+    p.add_argument("--games", type=int, default=200,
+                   help="viewer pages written for the run's games, faulting ones first (default 200)")
     p.add_argument("--open", action="store_true", help="open the page in the web browser too")
 
 
@@ -37,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("report: give a run, --sprt ID or --tune ID, not several")
     if args.samples < 1:
         raise UsageError(f"--samples: {args.samples} is not at least 1")
+    if args.games < 0:
+        raise UsageError(f"--games: {args.games} is negative")
     folder = os.path.dirname(os.path.abspath(args.out))
     if not os.path.isdir(folder):
         raise ArenaError(f"--out {args.out}: no such folder {folder}")
@@ -51,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             raise ArenaError(f"{db}: run {args.sprt} is not an SPRT (`pengyou arena runs --db {db}` lists the runs)")
         stem = os.path.splitext(os.path.basename(args.out))[0]
         text, pages = run_report(db, args.sprt if args.sprt is not None else args.run, args.samples,
-                                 games_dir=f"{stem}_games")
+                                 games_dir=f"{stem}_games", games=args.games)
     written = write_report(args.out, text, pages)
     print(f"wrote {args.out}" + (f" and {len(written) - 1} game page(s) in {os.path.splitext(args.out)[0]}_games/"
                                  if len(written) > 1 else ""))

@@ -343,3 +343,32 @@ def test_a_person_plays_a_whole_deal_by_clicking(browser, tmp_path):
             proc.communicate()
     state_ = replay_deal(read_records(str(record)))
     assert state_.result.opponents_points == snap["result"]["opponents_points"]
+
+
+@pytest.mark.parametrize("players", [12, 5])
+def test_the_play_table_fits_1280x800_without_overlap(browser, tmp_path, players):
+    import re as _re
+    import subprocess
+    import sys
+    import time as _time
+
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "play", "--human", "1", "--bots", "random",
+                             "--players", str(players), "--seed", "4", "--port", "0", "--pace", "0", "--no-open",
+                             "--record", str(tmp_path / "t.jsonl"), "--linger", "0"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = _re.search(r"(http://127\.0\.0\.1:\d+/)", proc.stdout.readline()).group(1)
+        browser.get(url)
+        end = _time.monotonic() + 30
+        while browser.find_element("id", "status").text != "your turn" and _time.monotonic() < end:
+            _time.sleep(0.05)
+        assert browser.find_element("id", "status").text == "your turn"
+        got = browser.execute_script(_OVERLAPS.replace(".seat, aside, header", ".seat, aside, header, #me"))
+        assert got["bad"] == [] and got["outside"] == 0 and got["width"] <= 1280, got
+        assert len(browser.find_elements("css selector", ".seat")) == players
+        hand = browser.find_elements("css selector", "#hand .card")
+        assert hand and all(c.is_displayed() for c in hand)
+        _shot(browser, f"play-table-{players}-players")
+    finally:
+        proc.kill()
+        proc.communicate()

@@ -56,7 +56,7 @@ def test_a_run_report_has_every_section_with_the_runs_numbers(run_db, tmp_path, 
     code, printed, err = _run(capsys, "report", "--db", str(run_db), "-o", str(out), "--samples", "50")
     assert code == 0, err
     text = out.read_text(encoding="utf-8")
-    for section in ("standings", "duplicate", "head-to-head", "faults", "roles"):
+    for section in ("standings", "duplicate", "head-to-head", "faults", "roles", "games"):
         assert f'<section id="{section}">' in text
     assert text.count("<svg") >= 2                           # the Elo bars and the heat map
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text)
@@ -77,9 +77,13 @@ def test_a_run_report_has_every_section_with_the_runs_numbers(run_db, tmp_path, 
         entrants = [e.name for e in store.entrants(1)]
     fault_cells = _cells(text, "fault-table")
     assert fault_cells["crash"][1] == str(sum(1 for _, f in faults if f.kind == "crash")) != "0"
-    links = re.findall(r'<a class=game href="([^"]+)">', text)
-    assert len(links) == len({k for k, _ in faults}) and printed.startswith(f"wrote {out} and {len(links)} game")
-    for link in links:
+    fault_part = re.search(r'<section id="faults">(.*?)</section>', text, re.S).group(1)
+    links = re.findall(r'<a class=game href="([^"]+)">', fault_part)
+    assert len(set(links)) == len({k for k, _ in faults})
+    games_part = re.search(r'<section id="games">(.*?)</section>', text, re.S).group(1)
+    every = re.findall(r'<a class=game href="([^"]+)">', games_part)
+    assert len(every) == len(results) == 30 and printed.startswith(f"wrote {out} and 30 game page(s)")
+    for link in every:
         page = (tmp_path / link).read_text(encoding="utf-8")
         assert page.startswith("<!DOCTYPE html>") and link.split("/")[-1][:-5] in page
     # the margins by role, counted here from the stored results
@@ -153,3 +157,13 @@ def test_bad_report_requests_get_one_line(run_db, tmp_path, capsys):
     assert bad.read_bytes() == b"this is not a database" * 100          # left as it was
     code, _, err = _run(capsys, "report", "--db", str(run_db), "-o", str(tmp_path / "no" / "such" / "dir" / "r.html"))
     _one_line_error(code, err)
+
+
+def test_games_caps_the_viewer_pages_written(run_db, tmp_path, capsys):
+    out = tmp_path / "few.html"
+    code, printed, err = _run(capsys, "report", "--db", str(run_db), "-o", str(out), "--samples", "20",
+                              "--games", "3")
+    assert code == 0, err
+    text = out.read_text(encoding="utf-8")
+    assert printed.startswith(f"wrote {out} and 3 game page(s)") and "27 game(s) without a page" in text
+    assert len(list((tmp_path / "few_games").iterdir())) == 3
