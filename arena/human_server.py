@@ -1,8 +1,10 @@
 """The local web table of ``pengyou play --human``: a page and a small JSON API
 on 127.0.0.1 for one person's seat (:class:`arena.human.Session`).
 
-``GET /`` is the table's page; ``GET /api/state?since=V`` the seat's latest
-state (waiting up to 10 s for one newer than version ``V``); ``POST
+``GET /`` is the table's page; ``GET /api/state?since=V&client=ID`` the
+seat's latest state (waiting up to 10 s for one newer than version ``V``;
+when the deal ends the server waits until each page seen lately was sent
+the end); ``POST
 /api/action`` with ``{"action": "play AS AS"}`` the person's decision,
 answered ``200 {"ok": true}`` or ``400 {"ok": false, "error": "..."}`` with
 the engine's reason. The standard library's threading HTTP server is enough
@@ -14,6 +16,7 @@ from __future__ import annotations
 import errno
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any, Optional
@@ -31,7 +34,8 @@ MAX_BODY = 4096
 def _page() -> bytes:
     web = resources.files("arena").joinpath("web")
     text = web.joinpath("table.html").read_text(encoding="utf-8")
-    return (text.replace("/*{{STYLE}}*/", web.joinpath("table.css").read_text(encoding="utf-8"))
+    return (text.replace("/*{{BASE}}*/", web.joinpath("base.css").read_text(encoding="utf-8"))
+            .replace("/*{{STYLE}}*/", web.joinpath("table.css").read_text(encoding="utf-8"))
             .replace("/*{{CARDS}}*/", web.joinpath("cards.js").read_text(encoding="utf-8"))
             .replace("/*{{SCRIPT}}*/", web.joinpath("table.js").read_text(encoding="utf-8"))).encode()
 
@@ -64,9 +68,11 @@ class _Handler(BaseHTTPRequestHandler):
             except ValueError:
                 self._json(400, {"ok": False, "error": "since must be a whole number"})
                 return
+            client = parse_qs(url.query).get("client", [""])[0][:40]
+            self.server.seen(client)
             snap = self.server.session.wait_newer(version, 10.0)
             self._json(200, snap)
-            self.server.sent(snap["version"])
+            self.server.sent(client, snap["version"])
         else:
             self._json(404, {"ok": False, "error": f"no such page: {url.path[:80]}"})
 
@@ -97,14 +103,25 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, addr: tuple[str, int], session: Session) -> None:
         self.session = session
         self.page = _page()
-        self.delivered = -1
+        self.clients: dict[str, list[float]] = {}      # client id -> [version sent, last seen]
         self.cond = threading.Condition()
         super().__init__(addr, _Handler)
 
-    def sent(self, version: int) -> None:
+    def seen(self, client: str) -> None:
         with self.cond:
-            self.delivered = max(self.delivered, version)
+            self.clients.setdefault(client, [-1.0, 0.0])[1] = time.monotonic()
+
+    def sent(self, client: str, version: int) -> None:
+        with self.cond:
+            entry = self.clients.setdefault(client, [-1.0, 0.0])
+            entry[0] = max(entry[0], version)
+            entry[1] = time.monotonic()
             self.cond.notify_all()
+
+    def all_have(self, version: int) -> bool:
+        """Whether every page seen in the last 15 s has been sent ``version``."""
+        now = time.monotonic()
+        return all(v >= version for v, t in self.clients.values() if now - t < 15.0)
 
 
 class TableServer:
@@ -136,7 +153,7 @@ class TableServer:
         version = self.session.snapshot()["version"]
         srv = self._server
         with srv.cond:
-            return srv.cond.wait_for(lambda: srv.delivered >= version, timeout)
+            return srv.cond.wait_for(lambda: srv.all_have(version), timeout)
 
     def stop(self) -> None:
         """Stop serving and close the socket."""

@@ -205,6 +205,7 @@ def page(records: Sequence[dict[str, Any]], title: str) -> str:
     blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")   # never ends the script early
     return (_asset("viewer.html")
             .replace("{{TITLE}}", html.escape(title))
+            .replace("/*{{BASE}}*/", _asset("base.css"))
             .replace("/*{{STYLE}}*/", _asset("viewer.css"))
             .replace("/*{{CARDS}}*/", _asset("cards.js"))
             .replace("/*{{SCRIPT}}*/", _asset("viewer.js"))

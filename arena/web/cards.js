@@ -47,3 +47,31 @@ function cardsEl(text, order, cls) {
   for (const c of sortHand(words(text), order)) box.appendChild(cardEl(c, order));
   return box;
 }
+
+function trumpText(trump) {
+  if (!trump) return "not made yet";
+  const [rank, suit] = trump;
+  const r = rank === null ? "no trump rank (a Joker level)" :
+    ({ 11: "J", 12: "Q", 13: "K", 14: "A" }[rank] || String(rank)) + "s";
+  const s = suit === null ? "no trump suit" : ["clubs", "diamonds", "hearts", "spades"][suit];
+  return `${r}, ${s}`;
+}
+
+function callsText(calls, filled) {
+  return calls.map(([c, o], j) => `${c} ${o === 0 ? "other" : "#" + o}` +
+    (filled[j] !== null && filled[j] !== undefined ? ` (seat ${filled[j]})` : "")).join(", ");
+}
+
+// A two-column table: `row(label, text or element)` adds a line.
+function infoTable() {
+  const t = el("table");
+  t.row = (k, v) => {
+    const r = el("tr");
+    r.appendChild(el("td", "", k));
+    const td = el("td");
+    if (typeof v === "string") td.textContent = v; else td.appendChild(v);
+    r.appendChild(td);
+    t.appendChild(r);
+  };
+  return t;
+}

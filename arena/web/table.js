@@ -131,24 +131,14 @@ function render() {
   }
   const info = document.getElementById("info");
   info.replaceChildren();
-  const t = el("table");
-  const row = (k, val) => {
-    const r = el("tr");
-    r.appendChild(el("td", "", k));
-    const td = el("td");
-    if (typeof val === "string") td.textContent = val; else td.appendChild(val);
-    r.appendChild(td);
-    t.appendChild(r);
-  };
+  const t = infoTable();
+  const row = t.row;
   row("you", `seat ${snap.seat}`);
   row("phase", v.phase);
-  row("trump", v.trump ? `${v.trump[0]} of ${["clubs", "diamonds", "hearts", "spades"][v.trump[1]] || "no suit"}` :
-    "not made yet");
+  row("trump", trumpText(v.trump));
   row("maker", v.maker === null ? "not yet" : seatName(v.maker));
   if (v.calls.length) {
-    row("calls", v.calls.map(([c, o], k) => `${c} ${o === 0 ? "other" : "#" + o}` +
-      (v.calls_filled[k] !== null && v.calls_filled[k] !== undefined ? ` (seat ${v.calls_filled[k]})` : ""))
-      .join(", "));
+    row("calls", callsText(v.calls, v.calls_filled));
   }
   if (v.kitty) row("your kitty", cardsEl(v.kitty, order(), "cards"));
   info.appendChild(t);
@@ -172,11 +162,13 @@ function render() {
   renderMe();
 }
 
+const CLIENT = Math.random().toString(36).slice(2, 12);
+
 async function poll() {
   let version = -1;
   for (;;) {
     try {
-      const r = await fetch(`/api/state?since=${version}`);
+      const r = await fetch(`/api/state?since=${version}&client=${CLIENT}`);
       const next = await r.json();
       if (next.version !== version) {
         const turnStarted = !snap || (next.waiting && !snap.waiting);

@@ -38,15 +38,6 @@ function order(trumpKnown) { return trumpKnown ? deal().order : null; }
 
 function seatName(i) { return `${i} \u00b7 ${deal().names[i]}`; }
 
-function trumpText(trump) {
-  if (!trump) return "not made yet";
-  const [rank, suit] = trump;
-  const r = rank === null ? "no trump rank (a Joker level)" :
-    ({ 11: "J", 12: "Q", 13: "K", 14: "A" }[rank] || String(rank)) + "s";
-  const s = suit === null ? "no trump suit" : ["clubs", "diamonds", "hearts", "spades"][suit];
-  return `${r}, ${s}`;
-}
-
 function render() {
   const d = deal();
   const st = d.steps[step];
@@ -134,23 +125,15 @@ function render() {
   // trump, calls, exposures, points per side
   const info = document.getElementById("info");
   info.replaceChildren();
-  const table = el("table");
-  const row = (k, v) => {
-    const r = el("tr");
-    r.appendChild(el("td", "", k));
-    const td = el("td");
-    if (typeof v === "string") td.textContent = v; else td.appendChild(v);
-    r.appendChild(td);
-    table.appendChild(r);
-  };
+  const table = infoTable();
+  const row = table.row;
   row("trump", trumpText(view.trump));
   row("maker", view.maker === null ? "not yet" : seatName(view.maker));
   if (view.exposures.length) {
     row("exposures", view.exposures.map(([s, kind, c]) => `${s} ${kind} ${c}`).join("; "));
   }
   if (view.calls.length) {
-    row("calls", view.calls.map(([c, o], j) => `${c} ${o === 0 ? "other" : "#" + o}` +
-      (filled[j] !== null && filled[j] !== undefined ? ` (seat ${filled[j]})` : "")).join(", "));
+    row("calls", callsText(view.calls, filled));
   }
   if (all && st.buried) row("buried", cardsEl(st.buried, order(trumpKnown), "cards"));
   else if (!all && view.kitty) row("kitty", cardsEl(view.kitty, order(trumpKnown), "cards"));
