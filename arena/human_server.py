@@ -57,7 +57,22 @@ class _Handler(BaseHTTPRequestHandler):
     def _json(self, code: int, obj: Any) -> None:
         self._send(code, json.dumps(obj).encode(), "application/json")
 
+    def _ours(self) -> bool:
+        """Whether the request names this table as its host (no other site's
+        page may reach it through a name that points here) and, if it says
+        where it comes from, comes from the table's own page."""
+        want = f"127.0.0.1:{self.server.server_address[1]}"
+        host = self.headers.get("Host", "")
+        origin = self.headers.get("Origin")
+        if host not in (want, f"localhost:{self.server.server_address[1]}") or (
+                origin is not None and origin not in (f"http://{host}",)):
+            self._json(403, {"ok": False, "error": "this table only answers its own page on 127.0.0.1"})
+            return False
+        return True
+
     def do_GET(self) -> None:
+        if not self._ours():
+            return
         url = urlparse(self.path)
         if url.path in ("/", "/index.html"):
             self._send(200, self.server.page, "text/html; charset=utf-8")
@@ -77,6 +92,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"ok": False, "error": f"no such page: {url.path[:80]}"})
 
     def do_POST(self) -> None:
+        if not self._ours():
+            return
         if urlparse(self.path).path != "/api/action":
             self._json(404, {"ok": False, "error": "POST /api/action only"})
             return
@@ -84,6 +101,10 @@ class _Handler(BaseHTTPRequestHandler):
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
             length = -1
+        if (self.headers.get("Content-Type") or "").split(";")[0].strip() != "application/json":
+            # a form another site's page could post without asking first is not taken
+            self._json(415, {"ok": False, "error": "send the action as application/json"})
+            return
         if not 0 < length <= MAX_BODY:
             self._json(400, {"ok": False, "error": f"send a JSON body of at most {MAX_BODY} bytes"})
             return

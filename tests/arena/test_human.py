@@ -121,6 +121,15 @@ def test_bad_requests_get_clear_answers(tmp_path):
         assert exc.value.code == 400
         page = urllib.request.urlopen(url, timeout=30).read().decode()
         assert page.startswith("<!DOCTYPE html>") and "function cardEl" in page
+        # another site's page: a form post (no JSON type), a foreign Origin, a name pointing here
+        code, body = _post(url, b'{"action": "pass"}', kind="text/plain")
+        assert code == 415 and "application/json" in body["error"]
+        port = url.rsplit(":", 1)[1].strip("/")
+        for headers in ({"Origin": "http://evil.example"}, {"Host": f"evil.example:{port}"}):
+            req = urllib.request.Request(url + "api/state?since=-1", headers=headers)
+            with pytest.raises(urllib.error.HTTPError) as exc:
+                urllib.request.urlopen(req, timeout=30)
+            assert exc.value.code == 403
     finally:
         proc.kill()
         proc.communicate()
