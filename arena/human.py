@@ -129,15 +129,16 @@ class Session:
                 why = str(exc)
             else:
                 why = self._state.action_error(action) or ""
+            state = self._state
             if why:
                 self._error = why
-                state = self._state
             else:
                 self._pending = action
+                self._waiting = False            # from now on no poll shows the turn as still open
+                self._error = ""
                 self._cond.notify_all()
-                return True, ""
-        self.publish(state)                      # the page shows the refusal
-        return False, why
+        self.publish(state)                      # the page shows the refusal, or that the turn is over
+        return (False, why) if why else (True, "")
 
     def close(self) -> None:
         """Stop waiting for the person (the server is going down)."""

@@ -87,9 +87,15 @@ def test_a_whole_deal_through_the_api_with_refusals(tmp_path, players, seat, see
                 refused += 1
                 again = _get(f"{url}api/state?since=-1")
                 assert again["waiting"] and again["error"] == body["error"]
+                version = again["version"]
             code, body = _post(url, json.dumps({"action": str(view.random_action(rng))}).encode())
             assert code == 200 and body == {"ok": True, "error": ""}
             decisions += 1
+            after = _get(f"{url}api/state?since=-1")             # the turn is over at once, for every poller
+            assert not after["waiting"] or after["version"] > version + 1
+            if after["done"]:                                     # (then the server may go at once)
+                snap = after
+                break
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
