@@ -18,6 +18,7 @@ import html
 import io
 import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
@@ -25,6 +26,10 @@ from .ratings import ROLES, Interval, Standings, role_margins, standings
 from .types import FAULT_KINDS, ArenaError, Entrant
 
 __all__ = ["run_report", "tune_report", "write_report"]
+
+
+#: Job keys that may name a game's page file (the arena writes keys like ``g3-l1-r0``).
+_SAFE_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 
 def _esc(x: Any) -> str:
@@ -272,8 +277,8 @@ def run_report(db: str, run_id: Optional[int] = None, samples: int = 1000,
         order = [k for k, _ in faults] + [r.key for r in results]
         for key in order:
             res = by_key.get(key)
-            if res is None or not res.record or key in links:
-                continue
+            if res is None or not res.record or key in links or not _SAFE_KEY.fullmatch(key):
+                continue                         # (a key that is not a plain name never becomes a path)
             if len(links) >= games:
                 break
             rel = f"{games_dir}/{key}.html"

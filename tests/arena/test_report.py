@@ -167,3 +167,24 @@ def test_games_caps_the_viewer_pages_written(run_db, tmp_path, capsys):
     text = out.read_text(encoding="utf-8")
     assert printed.startswith(f"wrote {out} and 3 game page(s)") and "27 game(s) without a page" in text
     assert len(list((tmp_path / "few_games").iterdir())) == 3
+
+
+def test_a_stored_key_never_becomes_a_path_outside_the_report(run_db, tmp_path, capsys):
+    import shutil
+    import sqlite3
+
+    db = tmp_path / "crafted.db"
+    shutil.copy(run_db, db)
+    con = sqlite3.connect(db)
+    key, text = con.execute("SELECT key, result_json FROM results WHERE run_id = 1 ORDER BY job_idx LIMIT 1").fetchone()
+    result = json.loads(text)
+    result["key"] = "../../escaped"                      # a result whose key is a path
+    con.execute("UPDATE results SET result_json = ? WHERE key = ?", (json.dumps(result), key))
+    con.commit()
+    con.close()
+    out = tmp_path / "deep" / "r.html"
+    out.parent.mkdir()
+    code, _, err = _run(capsys, "report", "--db", str(db), "-o", str(out), "--samples", "20")
+    assert code == 0, err
+    assert not list(tmp_path.glob("**/escaped*")) and not (tmp_path.parent / "escaped.html").exists()
+    assert "../../escaped" in out.read_text(encoding="utf-8")          # listed, but without a page
