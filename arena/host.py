@@ -33,9 +33,6 @@ from .protocol import COALESCE
 
 __all__ = ["serve", "main"]
 
-def _encode(obj: Any) -> bytes:
-    return orjson.dumps(obj)
-
 
 def _where(exc: BaseException) -> str:
     tb = traceback.extract_tb(exc.__traceback__)
@@ -97,7 +94,7 @@ class _Host:
                             "message": f"step returned {shown}, not an Action"})
                 return True
             self.out.write(b'{"type":"action","id":%d,"action":%s}\n'
-                           % (int(msg["id"]), _encode(str(action))))
+                           % (int(msg["id"]), orjson.dumps(str(action))))
             self.out.flush()
         elif t in ("quit", "error"):
             return False

@@ -70,7 +70,7 @@ class Session:
             }
             self._cond.notify_all()
 
-    def event(self, state: State, seat: int, action: Action) -> None:
+    def event(self, seat: int, action: Action) -> None:
         """An action was taken at the table: note it as the person's seat sees it."""
         self._events.append({"seat": seat, "action": str(action) if sees(self.seat, seat, action) else None})
 
@@ -166,7 +166,7 @@ class HumanTable(_Table):
 
     def played(self, state: State, seat: int, action: Action) -> None:
         super().played(state, seat, action)
-        self.session.event(state, seat, action)
+        self.session.event(seat, action)
         self.session.publish(state)
         if seat != self.session.seat and self.pace > 0 and not state.is_terminal():
             time.sleep(self.pace)                # a person can follow the bots' moves

@@ -10,8 +10,8 @@ page's script and its style into one HTML file that opens with no server
 and no network.
 
 Nothing here knows a rule: which cards are trumps and how a hand is
-ordered come from the kernel, the captions' wording from the deal's
-account (:mod:`core.account`).
+ordered come from the kernel, the captions from the deal's account
+(:mod:`core.account`), told as the replay goes.
 
 >>> import random
 >>> from core.records import deal_record
@@ -38,13 +38,14 @@ from importlib import resources
 from typing import Any, Optional
 
 from core import kernel
-from core.account import account
+from core.account import DealAccount
 from core.cards import NUM_FACES, Trump, card_name, format_cards, points
 from core.errors import InvalidActionError, PengyouError
 from core.observe import Narrator, sees
 from core.records import replay_deal, replay_match
 from core.phases import PHASE_NAMES
-from core.state import PLAY_PHASE, State
+from core.levels import PlayerLevel
+from core.state import State
 
 __all__ = ["viewer_data", "page", "write_page", "card_order"]
 
@@ -58,19 +59,21 @@ def card_order(trump: Optional[Trump]) -> dict[str, list[int]]:
 
 
 class _Deal:
-    """Follows one deal while it is replayed and keeps its steps."""
+    """Follows one deal while it is replayed and keeps its steps; each step's
+    notes are the lines the deal's account (:class:`core.account.DealAccount`)
+    told at that step."""
 
-    def __init__(self, state: State, names: Optional[Sequence[str]]) -> None:
+    def __init__(self, state: State, levels: Sequence[PlayerLevel], names: Optional[Sequence[str]]) -> None:
         self.s = state
         n = state.rules.players
         self.names = list(names) if names else [f"seat {i}" for i in range(n)]
         self.narrator = Narrator(state)
         self.views: list[list[Any]] = [[msg] for msg in self.narrator.opening()]
+        self.account = DealAccount(state, levels, names)
+        self.account.sync(state)
+        self._told = len(self.account.out)
         self._done_tricks = 0                    # tricks complete at the last step
         self.steps: list[dict[str, Any]] = [self._step(None, None, [])]
-        self._tricks = 0
-        self._filled: list[Optional[int]] = []
-        self._throws = 0
 
     def _step(self, actor: Optional[int], action: Optional[str], notes: list[str]) -> dict[str, Any]:
         s = self.s
@@ -109,38 +112,12 @@ class _Deal:
         msgs = self.narrator.after(actor, action)
         for seat, msg in enumerate(msgs):
             self.views[seat].append(msg)
-        self.steps.append(self._step(actor, str(action), self._notes()))
+        self.account.sync(s)
+        notes, self._told = self.account.out[self._told:], len(self.account.out)
+        self.steps.append(self._step(actor, str(action), notes))
         self.steps[-1]["seen"] = [sees(seat, actor, action) for seat in range(s.rules.players)]
 
-    def _notes(self) -> list[str]:
-        """What the last action settled: a failed throw, a friend shown, a trick won."""
-        s = self.s
-        out: list[str] = []
-        if s.phase < PLAY_PHASE or s.play is None:
-            return out
-        pc = s.play
-        for seat, attempt, played in s.failed_throws[self._throws:]:
-            out.append(f"seat {seat} tried to throw {format_cards(attempt)}: it fails, "
-                       f"{format_cards(played)} is led instead")
-        self._throws = len(s.failed_throws)
-        if not self._filled:
-            self._filled = [None] * len(s.calls)
-        for i, who in enumerate(pc.calls_filled):
-            if who is not None and self._filled[i] is None:
-                self._filled[i] = who
-                face, ordinal = s.calls[i]
-                out.append(f"seat {who} plays the called {card_name(face)}"
-                           + (": the maker itself, no friend joins" if who == s.maker else
-                              ": revealed as the maker's friend"))
-        while self._tricks < len(s.tricks):
-            leader, plays = s.tricks[self._tricks]
-            self._tricks += 1
-            last = self._tricks == len(s.tricks) and pc.done
-            winner = pc.last_trick[0] if last else pc.leader
-            out.append(f"trick {self._tricks} to seat {winner}, {sum(points(p) for p in plays)} points")
-        return out
-
-    def data(self, lines: list[str]) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         s = self.s
         res = s.result
         assert res is not None                    # a replay ends with the deal's result
@@ -155,7 +132,7 @@ class _Deal:
                        "kitty_points": res.kitty_points, "kitty_multiplier": res.kitty_multiplier,
                        "kitty_to_opponents": res.kitty_to_opponents, "winner": res.winner,
                        "game_points": res.game_points, "winners": winners},
-            "account": lines,
+            "account": self.account.finish(),
         }
 
 
@@ -173,8 +150,10 @@ def viewer_data(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
     def observe(s: State) -> None:
         if not deals or deals[-1].s is not s:
-            names = headers[len(deals)].get("players") or first.get("players")
-            deals.append(_Deal(s, names))
+            # the replay has checked this deal's header before building its state
+            header = headers[len(deals)]
+            levels = [PlayerLevel(*lv) for lv in header["levels"]]
+            deals.append(_Deal(s, levels, header.get("players") or first.get("players")))
         else:
             deals[-1].after()
 
@@ -182,17 +161,7 @@ def viewer_data(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         replay_deal(records, observe)
     else:
         replay_match(records, observe)
-    text = account(records, hands=True)
-    if kind == "match":              # the account's deals, each after its "== deal k ==" line
-        parts: list[list[str]] = []
-        for line in text:
-            if line.startswith("== deal "):
-                parts.append([])
-            elif parts and line:
-                parts[-1].append(line)
-    else:
-        parts = [text]
-    return {"kind": kind, "deals": [d.data(parts[i] if i < len(parts) else []) for i, d in enumerate(deals)]}
+    return {"kind": kind, "deals": [d.data() for d in deals]}
 
 
 def _asset(name: str) -> str:

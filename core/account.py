@@ -27,7 +27,7 @@ from .rules import Rules
 from .scoring import MAKER
 from .state import BURY_PHASE, DRAW, PLAY_PHASE, State
 
-__all__ = ["account", "deal_account", "match_account"]
+__all__ = ["account", "deal_account", "match_account", "DealAccount"]
 
 _SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
@@ -57,9 +57,10 @@ def _seats(seats: Iterable[int]) -> str:
     return " ".join(str(s) for s in sorted(seats)) or "none"
 
 
-class _DealAccount:
+class DealAccount:
     """Builds the readable account of one deal while it is replayed: call
-    :meth:`sync` after every action (and once at the start)."""
+    :meth:`sync` after every action (and once at the start); ``out`` holds
+    the lines told so far, :meth:`finish` adds the result."""
 
     def __init__(self, state: State, levels: Sequence[PlayerLevel], names: Optional[Sequence[str]] = None,
                  hands: bool = False) -> None:
@@ -206,7 +207,7 @@ class _DealAccount:
         return out
 
 
-def _observer(records: Sequence[dict[str, Any]], accounts: list[_DealAccount], hands: bool) -> Observer:
+def _observer(records: Sequence[dict[str, Any]], accounts: list[DealAccount], hands: bool) -> Observer:
     """An observer that tells each deal of ``records`` into ``accounts``."""
     headers = [rec for rec in records if isinstance(rec, dict) and rec.get("type") == "deal"]
     first = records[0] if records and isinstance(records[0], dict) else {}
@@ -217,7 +218,7 @@ def _observer(records: Sequence[dict[str, Any]], accounts: list[_DealAccount], h
             header = headers[len(accounts)]
             levels = [PlayerLevel(*lv) for lv in header["levels"]]
             names = header.get("players") or first.get("players")
-            accounts.append(_DealAccount(s, levels, names, hands))
+            accounts.append(DealAccount(s, levels, names, hands))
         accounts[-1].sync(s)
 
     return obs
@@ -243,7 +244,7 @@ def deal_account(records: Sequence[dict[str, Any]], hands: bool = False) -> list
     >>> lines[-1].startswith("levels: 0:2")
     True
     """
-    accounts: list[_DealAccount] = []
+    accounts: list[DealAccount] = []
     replay_deal(records, _observer(records, accounts, hands))
     return accounts[0].finish()
 
@@ -251,7 +252,7 @@ def deal_account(records: Sequence[dict[str, Any]], hands: bool = False) -> list
 def match_account(records: Sequence[dict[str, Any]], hands: bool = False) -> list[str]:
     """Replay a match record (checking it) and tell every deal as
     :func:`deal_account` does, then the end of the match."""
-    accounts: list[_DealAccount] = []
+    accounts: list[DealAccount] = []
     match = replay_match(records, _observer(records, accounts, hands))
     r = match.rules
     limit = f"up to {match.max_deals} deals" if match.max_deals is not None else "no deal limit"

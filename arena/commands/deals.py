@@ -212,8 +212,7 @@ def _terminal(session: Any) -> None:
             except EOFError:
                 session.close()
                 return
-            ok, why = session.submit(text if " " in text.strip() or text.strip() in ("pass",)
-                                     else (f"play {text}" if view["phase"] == "play" else text))
+            ok, why = session.submit(text)     # "AS AS" reads as a play, as everywhere
             if ok:
                 break
             print(f"  refused: {why}")

@@ -277,6 +277,8 @@ def _stored_record(store: Store, run_id: int, key: str) -> str:
 
 def _view(store: Store, args: argparse.Namespace) -> None:
     """``arena view``: the viewer's page of one stored job."""
+    import io
+
     from core.records import read_records
 
     from ..viewer import write_page
@@ -285,8 +287,6 @@ def _view(store: Store, args: argparse.Namespace) -> None:
     run_id = _latest(store, args.run, args.db)
     text = _stored_record(store, run_id, args.key)
     out = args.out or f"run{run_id}-{args.key}.html"
-    import io
-
     write_page(read_records(io.StringIO(text)), f"run {run_id}, job {args.key}", out)
     print(f"wrote {out}")
     if args.open:

@@ -44,7 +44,7 @@ def browser():
         if os.environ.get("PENGYOU_REQUIRE_BROWSER") == "1":
             pytest.fail("PENGYOU_REQUIRE_BROWSER=1 but chromium or chromedriver is not installed")
         pytest.skip("chromium and chromedriver are not installed (apt-get install chromium chromium-driver)")
-    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium import webdriver              # a test dependency (pyproject's test extra)
     from selenium.webdriver.chrome.service import Service
 
     opts = webdriver.ChromeOptions()
