@@ -328,10 +328,10 @@ class _Table:
     def _legal(self, state: State) -> tuple[list[str], bool]:
         """Up to :data:`protocol.MAX_LEGAL` legal actions, and whether that is all."""
         out: list[str] = []
-        for a in state.legal_actions():
+        for text in state.legal_actions().texts():
             if len(out) == protocol.MAX_LEGAL:
                 return out, False
-            out.append(str(a))
+            out.append(text)
         return out, True
 
     def choose(self, state: State, seat: int) -> Action:

@@ -1227,19 +1227,49 @@ cdef bint _check_counts(Lead ld, cnt_t* h, list combo, bytearray buf, object rul
 
 
 def _multisets(list faces, int n, int start=0):
-    """Every multiset of n cards drawn from (face, copies) pairs, as face lists."""
+    """Every multiset of n cards drawn from (face, copies) pairs, as face lists:
+    the first pair's face as often as it can first, then fewer (depth first,
+    without recursion)."""
+    cdef int m = len(faces) - start, i, j, r, lo
+    if n < 0:
+        return
     if n == 0:
         yield []
         return
-    if start >= len(faces):
+    if m <= 0:
         return
-    left = sum(k for _, k in faces[start:])
-    if left < n:
+    cdef list fs = [int(faces[start + j][0]) for j in range(m)]
+    cdef list ks = [max(0, int(faces[start + j][1])) for j in range(m)]
+    cdef list suffix = [0] * (m + 1)            # copies left from pair j on
+    for j in range(m - 1, -1, -1):
+        suffix[j] = suffix[j + 1] + ks[j]
+    if suffix[0] < n:
         return
-    f, k = faces[start]
-    for take in range(min(k, n), -1, -1):
-        for rest in _multisets(faces, n - take, start + 1):
-            yield [f] * take + rest
+    cdef list take = [0] * m, rem = [0] * m     # the copies taken at each pair, and the cards still wanted there
+    cdef list out
+    i = 0
+    rem[0] = n
+    take[0] = min(ks[0], n)
+    while True:
+        r = rem[i] - take[i]
+        while r > 0:                            # the rest from the next pairs, as many as possible first
+            i += 1
+            rem[i] = r
+            take[i] = min(ks[i], r)
+            r -= take[i]
+        out = []
+        for j in range(i + 1):
+            if take[j]:
+                out.extend([fs[j]] * take[j])
+        yield out
+        while i >= 0:                           # one fewer at the deepest pair that can spare it
+            lo = rem[i] - suffix[i + 1]
+            if take[i] > lo and take[i] > 0:
+                take[i] -= 1
+                break
+            i -= 1
+        if i < 0:
+            return
 
 
 def trick_winner(plays, trump, rules, lead=None) -> int:

@@ -25,7 +25,7 @@ from .errors import IllegalActionError, InvalidActionError
 from .levels import level_rank, redeal_levels
 from .rules import Rules
 from .scoring import DealScore, score_deal
-from .view import holds_set, no_set_width, play_actions
+from .view import holds_set, no_set_width, play_actions, play_options
 
 if TYPE_CHECKING:
     from .state import State
@@ -95,6 +95,11 @@ class PhaseRules:
     def actions(self, s: State, seat: int) -> Iterator[Action]:
         """Each legal action of ``seat`` once."""
         return iter(())
+
+    def texts(self, s: State, seat: int) -> Iterator[str]:
+        """Each legal action of ``seat`` once, in the notation (as :meth:`actions`)."""
+        for a in self.actions(s, seat):
+            yield str(a)
 
 
 # ---------------------------------------------------------------------- draw
@@ -484,6 +489,14 @@ class PlayRules(PhaseRules):
         assert s.play is not None and s.trump is not None     # both set before the play phase
         lead = None if s.play.is_leading else s._trick[1][0]
         yield from play_actions(s.play.hand(seat), lead, s.trump, s.rules)
+
+    def texts(self, s: State, seat: int) -> Iterator[str]:
+        """Every legal lead or follow in the notation, written straight from
+        the faces (a referee lists them for every decision of a bot that asks)."""
+        assert s.play is not None and s.trump is not None
+        lead = None if s.play.is_leading else s._trick[1][0]
+        for faces in play_options(s.play.hand(seat), lead, s.trump, s.rules):
+            yield "play " + format_cards(faces)
 
 
 class DoneRules(PhaseRules):

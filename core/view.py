@@ -21,15 +21,20 @@ from .rules import Rules
 if TYPE_CHECKING:
     from .state import State
 
-__all__ = ["PlayerView", "play_actions", "play_from_view", "random_legal", "no_set_width", "holds_set", "view_of"]
+__all__ = ["PlayerView", "play_actions", "play_options", "play_from_view", "random_legal", "no_set_width", "holds_set", "view_of"]
 
 
-def play_actions(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules) -> Iterator[Action]:
-    """Every legal play, lazily: any non-empty part of one suit's holding when
-    leading, else the legal follows of ``lead``."""
+def play_options(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules) -> Iterator[Sequence[int]]:
+    """Every legal play as its faces in ascending order, lazily: any non-empty
+    part of one suit's holding when leading, else the legal follows of ``lead``
+    (the one enumeration behind :func:`play_actions` and the referee's lists).
+
+    >>> from core.cards import format_cards, parse_cards, SPADES
+    >>> [format_cards(p) for p in play_options(parse_cards("3S 3S 4H"), None, Trump(2, SPADES), Rules.preset("pagat"))]
+    ['4H', '3S', '3S 3S']
+    """
     if lead is not None:
-        for p in kernel.legal_follows(hand, lead, trump, rules):
-            yield Action.play(p)
+        yield from kernel.legal_follows(hand, lead, trump, rules)
         return
     ctx = kernel.context(trump, rules.tractor_past_ace)
     by_suit: dict[int, list[tuple[int, int]]] = {}
@@ -38,8 +43,13 @@ def play_actions(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules)
     for e in sorted(by_suit):
         faces = by_suit[e]
         for size in range(1, sum(k for _, k in faces) + 1):
-            for combo in kernel.multisets(faces, size):
-                yield Action.play(Cards(combo))
+            yield from kernel.multisets(faces, size)
+
+
+def play_actions(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules) -> Iterator[Action]:
+    """Every legal play, lazily, as actions (:func:`play_options`)."""
+    for faces in play_options(hand, lead, trump, rules):
+        yield Action.play(faces if isinstance(faces, Cards) else Cards(faces))
 
 
 def no_set_width(lead: Cards, trump: Optional[Trump], rules: Rules) -> int:

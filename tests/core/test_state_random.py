@@ -12,7 +12,8 @@ action is applied until the deal is over, and at *every* step:
   progress + points in hands + kitty points = 100 per pack;
 - the random action is legal (``action_error`` is None, ``in legal_actions()``)
   and, where the enumeration is small (at most 200 actions), is one of the
-  enumerated actions, which are all distinct and all accepted by ``in``;
+  enumerated actions, which are all distinct and all accepted by ``in``, and
+  whose notation is exactly what ``legal_actions().texts()`` lists;
 - views: ``view.hand`` is the seat's hand, the kitty shows only to the maker
   (and to everyone once the opponents take it), the inferred voids and missing
   sets are true of the hidden hands;
@@ -178,6 +179,8 @@ def _check_actions(s: State, a, rng: random.Random, stats: Counter) -> None:
         assert a in set(acts), f"random action {a} is not among the {len(acts)} enumerated"
         for b in acts:
             assert b in legal, f"enumerated {b} refused: {s.action_error(b)}"
+        # the notation list a referee sends is the same actions, in the same order
+        assert list(legal.texts()) == [str(b) for b in acts]
     # a follow is also legal for the naive reference (sampled: it is slow)
     if s.phase == PLAY_PHASE and not s.play.is_leading and rng.random() < 0.05:
         lead = s.current_trick()[1][0]
