@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 from core import kernel, reference
 from core._play import PlayCore, playouts
 from core.cards import Cards, Trump, make_face
+from core.errors import PengyouError
 from core.rules import Rules
 
 from .positions import Position, random_position
@@ -209,6 +210,11 @@ def _arena_rate(workers: int, deals: int, bot: str = "random", trusted: str = "b
         summary = run_tournament(spec, os.path.join(tmp, "bench.db"), workers=workers, progress=False,
                                  secret="bench")
         elapsed = time.perf_counter() - start
+    if summary.failed or not summary.played or summary.faults * 10 > summary.played:
+        # a faulting bot's deals end early (a bot that cannot start forfeits every one):
+        # a rate of them would measure nothing real
+        raise PengyouError(f"bench: {bot} ({'in-process' if trusted == 'builtins' else 'sandboxed'}) played "
+                           f"{summary.played} deals with {summary.faults} faults and {summary.failed} failed jobs")
     return summary.played / elapsed
 
 
