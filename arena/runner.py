@@ -22,6 +22,7 @@ only the missing ones, and a result is never stored twice.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import multiprocessing as mp
@@ -40,7 +41,7 @@ from .spec import TournamentSpec
 from .store import DEFAULT_DB, Owner, Store
 from .types import ArenaError, Job, JobResult
 
-__all__ = ["RunSummary", "run_tournament", "setup_logging", "bot_log_dir", "BotLogs"]
+__all__ = ["RunSummary", "run_tournament", "Workers", "setup_logging", "bot_log_dir", "BotLogs"]
 
 log = logging.getLogger("pengyou.arena")
 
@@ -189,10 +190,51 @@ def setup_logging(path: Optional[str], level: int = logging.INFO) -> None:
     logger.propagate = False
 
 
+class Workers:
+    """Worker processes kept for several calls of :func:`run_tournament` on
+    one run (a sequential test plays its run in batches): each call would
+    otherwise start its workers, and every worker its sandbox and bot
+    processes, again. A call whose context (rules, entrants, limits, the
+    run's secret) differs from the last one gets fresh workers.
+
+    >>> with Workers(1) as keep:
+    ...     keep.workers
+    1
+    """
+
+    def __init__(self, workers: int, cluster: str = "", pin: bool = True) -> None:
+        self.workers, self.cluster, self.pin = workers, cluster, pin
+        self._ex: Any = None
+        self._context: Optional[dict[str, Any]] = None
+
+    def executor(self, context: dict[str, Any]) -> Any:
+        """The kept executor for ``context`` (started, or started again, now if need be)."""
+        if self._ex is None or self._context != context:
+            self.close()
+            self._ex = make_executor(self.workers, self.cluster, _init_worker, (context,), self.pin)
+            self._context = context
+        return self._ex
+
+    def close(self) -> None:
+        """Stop the workers and this process's bot processes."""
+        ex, self._ex, self._context = self._ex, None, None
+        try:
+            if ex is not None:
+                ex.close()
+        finally:
+            close_pool()
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optional[int] = None,
                    cluster: Optional[str] = None, progress: bool = True,
                    max_jobs: Optional[int] = None, secret: Optional[str] = None,
-                   pin: bool = True, grow: bool = False) -> RunSummary:
+                   pin: bool = True, grow: bool = False, keep: Optional[Workers] = None) -> RunSummary:
     """Play every job of ``spec`` that has no result in ``db`` yet.
 
     ``workers`` and ``cluster`` override the spec's (they never change the
@@ -203,8 +245,9 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
     the bots it starts) holds one CPU, when there are as many CPUs as
     workers (:func:`arena.executors.pin_cpu`). ``grow``: the run of this
     spec with any number of deals, on a generated suite (``gen:TEXT``), so
-    that asking for more deals extends it (sequential tests do). Returns a
-    :class:`RunSummary`.
+    that asking for more deals extends it (sequential tests do). ``keep``:
+    play on these kept workers (its worker count and cluster, not the
+    arguments') and leave them running. Returns a :class:`RunSummary`.
     """
     start = time.perf_counter()
     workers = spec.workers if workers is None else workers
@@ -245,7 +288,12 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
             bar = _bar(progress, len(jobs), len(done), spec.name)
             heart = _Heartbeat(db, run_id, owner)
             try:
-                with make_executor(min(workers, len(todo)), cluster or "", _init_worker, (context,), pin) as ex:
+                with contextlib.ExitStack() as stack:
+                    if keep is not None:
+                        ex = keep.executor(context)
+                    else:
+                        ex = stack.enter_context(make_executor(min(workers, len(todo)), cluster or "",
+                                                               _init_worker, (context,), pin))
                     for item in _with_lost_replayed(ex.imap_unordered(_run_job, todo), context):
                         status, payload = item
                         if status == "ok":
@@ -264,10 +312,13 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
                             bar.update(1)
             except BaseException:           # Ctrl-C, an unreachable cluster, ...: results so far stay
                 store.set_status(run_id, "interrupted")
+                if keep is not None:
+                    keep.close()            # workers in an unknown state are not kept
                 raise
             finally:
                 heart.stop()
-                close_pool()
+                if keep is None:
+                    close_pool()
                 if bar is not None:
                     bar.close()
                 store.release(run_id, owner)

@@ -456,7 +456,7 @@ def run_sprt(test: SprtTest, db: str, *, workers: Optional[int] = None, cluster:
     groups are played; the final state. Resumes what ``db`` holds of the
     same test (a higher ``deals`` continues a test stopped at its limit).
     ``report`` is called with the state after every batch."""
-    from .runner import run_tournament
+    from .runner import Workers, run_tournament
 
     test.hypotheses.check()
     spec = test.spec
@@ -467,6 +467,15 @@ def run_sprt(test: SprtTest, db: str, *, workers: Optional[int] = None, cluster:
     summary = run_tournament(spec, db, workers=w, cluster=cluster, progress=False, max_jobs=0,
                              secret=secret, grow=True)
     run_id = summary.run_id
+    with Workers(w, spec.cluster if cluster is None else cluster) as keep:     # one set of workers (and bot processes) for every batch
+        return _batches(test, db, run_id, keep, max_groups, per, batch, report, secret)
+
+
+def _batches(test: SprtTest, db: str, run_id: int, keep: Any, max_groups: int, per: int, batch: int,
+             report: Optional[Callable[[SprtState], None]], secret: Optional[str]) -> SprtState:
+    from .runner import run_tournament
+
+    spec = test.spec
     stalled = 0
     while True:
         with Store(db, read_only=True) as store:
@@ -481,8 +490,7 @@ def run_sprt(test: SprtTest, db: str, *, workers: Optional[int] = None, cluster:
             return state
         before = len(results)
         started = time.monotonic()
-        run_tournament(spec, db, workers=w, cluster=cluster, progress=False, max_jobs=batch * per,
-                       secret=secret, grow=True)
+        run_tournament(spec, db, progress=False, max_jobs=batch * per, secret=secret, grow=True, keep=keep)
         with Store(db, read_only=True) as store:
             after = len(store.done_keys(run_id))
         if after == before:

@@ -158,6 +158,40 @@ def test_batches_and_workers_do_not_change_the_verdict(tmp_path):
     assert one == two
 
 
+def test_every_batch_plays_on_the_same_workers_and_bot_processes(tmp_path, monkeypatch):
+    """A sandboxed test starts one fork server (and so one set of bot
+    processes) for all its batches, not one a batch, and stops it at the end."""
+    import arena.referee as referee
+
+    started = []
+    real = referee.Zygote
+
+    class Counted(real):
+        def __init__(self) -> None:
+            started.append(1)
+            super().__init__()
+
+    monkeypatch.setattr(referee, "Zygote", Counted)
+    test = _test(tmp_path, batch=2, a="heuristic", b="random")
+    test = dataclasses.replace(test, spec=dataclasses.replace(test.spec, trusted="none"))
+    seen = []
+    state = run_sprt(test, str(tmp_path / "s.db"), workers=1, report=seen.append, secret="k")
+    assert state.verdict == "H1" and len(seen) > 3          # several batches ...
+    assert len(started) == 1                                 # ... on one fork server
+    assert referee._POOL.get(os.getpid()) is None            # stopped with the test
+    trusted = run_sprt(_test(tmp_path, batch=2), str(tmp_path / "t.db"), workers=1, secret="k")
+    assert trusted == state                                  # the walls change no result
+
+
+def test_kept_workers_start_again_for_another_context():
+    from arena.runner import Workers
+
+    with Workers(1) as keep:
+        first = keep.executor({"x": 1})
+        assert keep.executor({"x": 1}) is first
+        assert keep.executor({"x": 2}) is not first
+
+
 def test_a_test_stopped_at_its_limit_continues_with_a_higher_one(tmp_path):
     db = str(tmp_path / "s.db")
     short = run_sprt(_test(tmp_path, max_groups=12, low=0.0, high=20.0), db, workers=1, secret="k")
