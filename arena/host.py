@@ -20,7 +20,7 @@ import os
 import random
 import sys
 import traceback
-from typing import Any, BinaryIO, Optional, cast
+from typing import Any, BinaryIO, Optional
 
 import orjson
 
@@ -66,24 +66,29 @@ class _Host:
         self.inform = getattr(self.bot, "inform", None)
 
     def handle(self, msg: dict[str, Any]) -> bool:
-        """One message; False when the host should end."""
+        """One message; False when the host should end. What the bot's own
+        calls raise comes out as :class:`_BotRaised`; anything else raised
+        here is the message's fault (the peer broke the protocol)."""
         t = msg.get("type")
         if t == "deal":
             rules = Rules(**msg["rules"])
+            seat, seed = int(msg["seat"]), int(msg["seed"])
+            builder = ViewBuilder(rules)
+            builder.apply({"view": msg["view"]})
+            self.builder = builder
             if msg.get("first") or self.bot is None:
-                self.build()
-            self.builder = ViewBuilder(rules)
-            self.builder.apply({"view": msg["view"]})
-            self.bot.restart(rules, int(msg["seat"]), random.Random(int(msg["seed"])))
+                _bot_call("loading the bot", self.build)
+            _bot_call("restart()", self.bot.restart, rules, seat, random.Random(seed))
         elif t in ("view", "event", "update"):
-            # The referee sends a deal first; a peer that does not gets the AttributeError on None, as ever.
-            builder = cast(ViewBuilder, self.builder)
+            builder = self._builder(t)
             if "view" in msg or "set" in msg or "add" in msg:
                 builder.apply(msg)
             if t != "update" and msg.get("action") is not None and self.inform is not None:
-                self.inform(builder.view(), int(msg["seat"]), Action.from_str(msg["action"]))
+                view, seat, action = builder.view(), int(msg["seat"]), Action.from_str(msg["action"])
+                _bot_call("inform()", self.inform, view, seat, action)
         elif t == "request":
-            action = self.bot.step(cast(ViewBuilder, self.builder).view())
+            rid, view = int(msg["id"]), self._builder(t).view()
+            action = _bot_call("step()", self.bot.step, view)
             if not isinstance(action, Action):
                 try:
                     shown = repr(action)
@@ -93,20 +98,46 @@ class _Host:
                 self.write({"type": "error", "kind": "illegal",
                             "message": f"step returned {shown}, not an Action"})
                 return True
-            self.out.write(b'{"type":"action","id":%d,"action":%s}\n'
-                           % (int(msg["id"]), orjson.dumps(str(action))))
+            try:
+                text = str(action)
+            except BaseException as exc:    # an Action subclass of the bot's
+                raise _BotRaised("step()", exc) from None
+            self.out.write(b'{"type":"action","id":%d,"action":%s}\n' % (rid, orjson.dumps(text)))
             self.out.flush()
-        elif t in ("quit", "error"):
+        elif t in ("quit", "error", "stop"):
             return False
         return True
+
+    def _builder(self, t: Any) -> ViewBuilder:
+        if self.builder is None:
+            raise ValueError(f"{t!r} before any deal")
+        return self.builder
+
+
+class _BotRaised(Exception):
+    """What one of the bot's own calls raised (``what`` names the call)."""
+
+    def __init__(self, what: str, exc: BaseException) -> None:
+        super().__init__(what)
+        self.what, self.exc = what, exc
+
+
+def _bot_call(what: str, fn: Any, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except BaseException as exc:       # anything the bot raised (KeyboardInterrupt and exit too)
+        raise _BotRaised(what, exc) from None
+
+
+def _bad_message(exc: BaseException) -> dict[str, Any]:
+    text = " ".join(str(exc).split())[:200] or type(exc).__name__
+    if isinstance(exc, KeyError):
+        text = f"no field {text}"
+    return {"type": "error", "kind": "protocol", "message": f"bad message from the referee: {text}"}
 
 
 #: How every event line the referee writes begins (``protocol.changes``).
 _EVENT = b'{"type":"event",'
-
-#: Which bot call a message leads to (named in the error when it raises).
-_CALLS = {"deal": "restart()", "request": "step()", "view": "inform()", "event": "inform()"}
-
 
 def serve(spec: str, infile: BinaryIO, outfile: BinaryIO) -> int:
     """Speak the protocol for the bot ``spec`` on these streams; the exit status."""
@@ -122,10 +153,16 @@ def serve(spec: str, infile: BinaryIO, outfile: BinaryIO) -> int:
     first = infile.readline()
     if not first:
         return 0
+    try:
+        hello = orjson.loads(first)
+        if not isinstance(hello, dict) or hello.get("type") != "hello":
+            raise ValueError("the first message must be hello")
+    except ValueError as exc:
+        host.write(_bad_message(exc))
+        return 3
     # A bot that is not told of every action needs its view only when asked to act.
     want = [] if host.inform is not None else [COALESCE]
     host.write({"type": "ready", "name": spec[:80], "want": want})
-    what = "the bot"
     decode = orjson.loads
     # Coalesced, an event only names an action, which a bot without inform()
     # never hears of: the referee's own event lines are passed over unread.
@@ -135,13 +172,19 @@ def serve(spec: str, infile: BinaryIO, outfile: BinaryIO) -> int:
             continue
         try:
             msg = decode(line)
-            t = msg.get("type")
-            what = _CALLS.get(t, t)
+            if not isinstance(msg, dict):
+                raise ValueError("a message must be a JSON object")
             if not host.handle(msg):
                 return 0
-        except BaseException as exc:   # anything the bot raised (KeyboardInterrupt and exit too)
+        except _BotRaised as raised:
             try:
-                host.write(_problem(what, exc))
+                host.write(_problem(raised.what, raised.exc))
+            except BaseException:
+                pass
+            return 3
+        except Exception as exc:        # the message, not the bot: the peer broke the protocol
+            try:
+                host.write(_bad_message(exc))
             except BaseException:
                 pass
             return 3

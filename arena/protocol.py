@@ -230,7 +230,7 @@ def _object(line: str | bytes) -> dict[str, Any]:
 def _bot_error(obj: Mapping[str, Any]) -> tuple[str, str]:
     kind = obj.get("kind")
     message = obj.get("message")
-    kind = kind if kind in ("crash", "memory", "illegal") else "crash"
+    kind = kind if kind in ("crash", "memory", "illegal", "protocol") else "crash"
     text = message if isinstance(message, str) else "gave up"
     return kind, " ".join(text.split())[:200]
 
@@ -261,8 +261,8 @@ def read_ready(line: str | bytes) -> tuple[str, Any]:
 
 def read_answer(line: str | bytes, rid: int) -> tuple[str, str]:
     """The bot's answer to request ``rid``: ``("action", text)``, or
-    ``(kind, message)`` when the bot reports a ``crash``, ``memory`` or
-    ``illegal`` error; :class:`ProtocolError` for anything else."""
+    ``(kind, message)`` when the bot reports a ``crash``, ``memory``,
+    ``illegal`` or ``protocol`` error; :class:`ProtocolError` for anything else."""
     obj = _reply(line, "action", "a request")
     if isinstance(obj, tuple):
         return obj
