@@ -27,6 +27,7 @@ import dataclasses
 import logging
 import multiprocessing as mp
 import os
+import sys
 import time
 import traceback
 from dataclasses import dataclass
@@ -169,6 +170,20 @@ class BotLogs:
                                 self.root, exc.strerror or exc)
 
 
+class _Stderr(logging.StreamHandler):
+    """A handler that writes to whatever ``sys.stderr`` is when a record
+    comes (a handler that kept the stream it started with writes to a closed
+    one once the program, or a test harness, has replaced it)."""
+
+    @property                                       # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
 def setup_logging(path: Optional[str], level: int = logging.INFO) -> None:
     """Send the arena's log (workers' included) to ``path``; warnings also to stderr."""
     logger = logging.getLogger("pengyou")
@@ -183,7 +198,7 @@ def setup_logging(path: Optional[str], level: int = logging.INFO) -> None:
             raise ArenaError(f"log file {path}: {exc.strerror or exc}") from None
         fh.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
         logger.addHandler(fh)
-    sh = logging.StreamHandler()
+    sh = _Stderr()
     sh.setLevel(logging.WARNING)
     sh.setFormatter(logging.Formatter("pengyou: %(levelname)s: %(message)s"))
     logger.addHandler(sh)

@@ -182,3 +182,27 @@ def test_on_dask_a_job_whose_workers_die_is_played_again_here(tmp_path):
     with Store(str(tmp_path / "d.db"), create=False) as store:
         faults = [f for _, f in store.faults(summary.run_id)]
     assert faults and {(f.kind, f.message) for f in faults} == {("died", "its process ended (exit code 7)")}
+
+
+def test_warnings_go_to_the_stderr_of_the_moment(monkeypatch):
+    """The arena's warnings are written to whatever sys.stderr is when they
+    come: one that was closed since logging was set up is not written to
+    (that printed '--- Logging error ---' with a traceback)."""
+    import io
+    import logging
+
+    from arena.runner import setup_logging
+
+    first = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", first)
+    setup_logging(None)
+    try:
+        logging.getLogger("pengyou.arena").warning("one")
+        first.close()
+        second = io.StringIO()
+        monkeypatch.setattr(sys, "stderr", second)
+        logging.getLogger("pengyou.arena").warning("two")
+        assert second.getvalue() == "pengyou: WARNING: two\n"
+    finally:
+        for h in list(logging.getLogger("pengyou").handlers):
+            logging.getLogger("pengyou").removeHandler(h)
