@@ -61,10 +61,11 @@ class State:
     ``levels`` are the players' levels (all active 2 by default); ``starter``
     draws first; ``maker`` is a predetermined trump maker (``heli`` and
     ``stack`` after the first deal) or None. ``seed`` makes the shuffle; or
-    give ``decks`` (one list of faces per (re)deal) to replay a record.
+    give ``decks`` (one list of faces per (re)deal) to replay a record
+    (``seed`` None: decks built by hand, which no seed deals).
     """
 
-    def __init__(self, rules: Rules, seed: int = 0, levels: Optional[Sequence[PlayerLevel]] = None,
+    def __init__(self, rules: Rules, seed: Optional[int] = 0, levels: Optional[Sequence[PlayerLevel]] = None,
                  starter: int = 0, maker: Optional[int] = None,
                  decks: Optional[Sequence[Sequence[int]]] = None) -> None:
         if not isinstance(rules, Rules):
