@@ -19,7 +19,9 @@ code runs, and applies every layer the system allows, in this order:
    engine's packages and system libraries, writing only in its directory,
    no TCP, and (ABI 6) no signals or abstract sockets outside itself;
 6. a seccomp filter refusing ``socket()`` and ``io_uring`` (no network
-   or Unix-socket channel even where a namespace is missing).
+   or Unix-socket channel even where a namespace is missing), and
+   ``setsid()`` / ``setpgid()``: no process of the bot leaves its process
+   group, which the referee stops between the bot's turns.
 
 A layer the kernel refuses is skipped and named in the list :func:`enter`
 returns, so the caller can warn; nothing here ever raises for that.
@@ -227,8 +229,8 @@ def _landlock(home: str, paths: Sequence[str], missing: list[str]) -> None:
 
 
 # ------------------------------------------------------------------ seccomp
-_ARCH = {"x86_64": (0xC000003E, {"socket": 41}, True),
-         "aarch64": (0xC00000B7, {"socket": 198}, False)}
+_ARCH = {"x86_64": (0xC000003E, {"socket": 41, "setpgid": 109, "setsid": 112}, True),
+         "aarch64": (0xC00000B7, {"socket": 198, "setpgid": 154, "setsid": 157}, False)}
 _IO_URING = (425, 426, 427)
 
 

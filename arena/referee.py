@@ -230,6 +230,7 @@ class BotPool:
             self.last_stderr = proc.take_stderr()
             proc.kill()
             raise
+        proc.pause()                    # it runs only when asked to act
         return _Idle(proc, value["want"])
 
     def release(self, item: _Idle, spec: str, seed: int, cap: int) -> None:
@@ -353,8 +354,10 @@ class RemoteSeat:
         self.proc.send(protocol.request(self.rid, move if move > 0 else 0.0, self.bank,
                                         legal if self.legal else None, complete))
         start = time.monotonic()
+        self.proc.resume()
         status, line = self.proc.read_line(start + budget, protocol.MAX_LINE)
         took = time.monotonic() - start
+        self.proc.pause()
         if move > 0 and took > move:
             self.bank = max(0.0, self.bank - (took - move))
         if status == "timeout":

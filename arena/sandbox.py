@@ -12,7 +12,8 @@ The referee holds a :class:`BotProcess` per bot: pipes to its standard
 input, output and error, and the process id to kill. Nothing a bot sends is
 trusted: lines are read with a size cap and a deadline, and a bot that
 stops answering is killed (its whole PID namespace, or its process group
-where namespaces are not available).
+where namespaces are not available). Between its turns a bot is stopped
+(``SIGSTOP`` to its process group, which it cannot leave).
 
 When the referee dies, its zygote sees its socket close and kills every bot
 it started; each bot also dies with the zygote (``PR_SET_PDEATHSIG``), and
@@ -187,6 +188,7 @@ class BotProcess:
         self.stderr_cap = 1 << 16
         self.stderr_lost = 0
         self.dead = False
+        self.paused = False
         # not select(): a referee may hold more than 1024 descriptors; one poller for the process's life
         self._poller = select.poll()
         self._poller.register(stdout, select.POLLIN)
@@ -282,6 +284,26 @@ class BotProcess:
                 if not data:
                     return "eof", b""
                 self._read += data
+
+    def pause(self) -> None:
+        """Stop every process of the bot (its process group, which the walls
+        keep it in) until :meth:`resume`: a bot uses no CPU between its turns,
+        so it can neither think on other seats' time nor slow their bots."""
+        if not self.paused and not self.dead:
+            self.paused = True
+            self._signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let a paused bot run again (before it is asked to act)."""
+        if self.paused and not self.dead:
+            self.paused = False
+            self._signal(signal.SIGCONT)
+
+    def _signal(self, sig: int) -> None:
+        try:
+            os.killpg(self.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
 
     def kill(self) -> None:
         """Kill it now (idempotent); its pipes are closed."""

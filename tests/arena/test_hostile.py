@@ -418,6 +418,19 @@ def test_exits_are_faults_and_the_run_resumes(tmp_path: Path, how: str, kind: st
     assert len(faults(db)) == n
 
 
+# ------------------------------------------------------------------ 11b. thinking between turns
+@as_root
+def test_no_cpu_between_turns(tmp_path: Path) -> None:
+    """A bot is stopped between its turns: its threads and its children
+    (even one that tried to leave its process group) use no CPU while the
+    other seats decide (here searches of some tens of milliseconds)."""
+    start = time.monotonic()
+    proc, db = arena(tmp_path, ["ismcts:iterations=400", bot("ponder.py", "PonderBot")], 2, 1)
+    assert_complete(proc, db)
+    assert_no_attack(db)
+    assert time.monotonic() - start < 100
+
+
 # ------------------------------------------------------------------ 12. faults rank last
 @as_root
 def test_always_faulting_bot_ranks_below_random(tmp_path: Path) -> None:
