@@ -20,6 +20,15 @@ _SHARED = mmap.mmap(-1, 16)
 _STARTED = [False]
 
 
+def _spin(slot: int, clock) -> None:
+    """Spin for ever, noting ``clock()`` (this spinner's CPU time) in ``slot``."""
+    n = 0
+    while True:
+        n += 1
+        if n % 2000 == 0:
+            struct.pack_into("d", _SHARED, 8 * slot, clock())
+
+
 def _spin_child() -> None:
     try:
         pid = os.fork()
@@ -31,19 +40,7 @@ def _spin_child() -> None:
         os.setsid()                         # out of the bot's process group, if the walls allow
     except OSError:
         pass
-    n = 0
-    while True:
-        n += 1
-        if n % 2000 == 0:
-            struct.pack_into("d", _SHARED, 8, time.process_time())
-
-
-def _spin_thread() -> None:
-    n = 0
-    while True:
-        n += 1
-        if n % 2000 == 0:
-            struct.pack_into("d", _SHARED, 0, time.thread_time())
+    _spin(1, time.process_time)
 
 
 def _used() -> float:
@@ -73,7 +70,7 @@ class PonderBot:
             _STARTED[0] = True
             sys.setswitchinterval(1e-4)         # the spinning thread lets the host's own work run
             _spin_child()
-            threading.Thread(target=_spin_thread, daemon=True).start()
+            threading.Thread(target=_spin, args=(0, time.thread_time), daemon=True).start()
         self.last_cpu = self.last_wall = None
 
     def step(self, view):
