@@ -357,7 +357,10 @@ class RemoteSeat:
         self.proc.resume()
         status, line = self.proc.read_line(start + budget, protocol.MAX_LINE)
         took = time.monotonic() - start
-        self.proc.pause()
+        if status == "line":
+            # stopped again until its next request (not a process that ended: the
+            # process that waits for it must stay free to report how it ended)
+            self.proc.pause()
         if move > 0 and took > move:
             self.bank = max(0.0, self.bank - (took - move))
         if status == "timeout":
