@@ -50,12 +50,15 @@ import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
 from .store import Store, _now
 from .types import ArenaError, JobResult
+
+if TYPE_CHECKING:
+    from .runner import Workers
 
 __all__ = ["Hypotheses", "MIN_GROUPS", "elo_to_score", "score_to_elo", "Walk", "verdict", "counts_llr", "decide", "group_score",
            "group_scores", "Estimate", "estimate", "SprtState", "SprtTest", "run_sprt", "format_state"]
@@ -467,11 +470,12 @@ def run_sprt(test: SprtTest, db: str, *, workers: Optional[int] = None, cluster:
     summary = run_tournament(spec, db, workers=w, cluster=cluster, progress=False, max_jobs=0,
                              secret=secret, grow=True)
     run_id = summary.run_id
-    with Workers(w, spec.cluster if cluster is None else cluster) as keep:     # one set of workers (and bot processes) for every batch
+    # one set of workers (and so of bot processes) for every batch
+    with Workers(w, spec.cluster if cluster is None else cluster) as keep:
         return _batches(test, db, run_id, keep, max_groups, per, batch, report, secret)
 
 
-def _batches(test: SprtTest, db: str, run_id: int, keep: Any, max_groups: int, per: int, batch: int,
+def _batches(test: SprtTest, db: str, run_id: int, keep: Workers, max_groups: int, per: int, batch: int,
              report: Optional[Callable[[SprtState], None]], secret: Optional[str]) -> SprtState:
     from .runner import run_tournament
 

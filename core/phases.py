@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Optional, cast
 
 from . import kernel
 from ._play import PlayCore
-from .actions import BURY, CALL, EXPOSE, PASS, PLAY, Action, NumberEnum
+from .actions import BURY, CALL, EXPOSE, KIND_NAMES, PASS, PLAY, Action, NumberEnum
 from .cards import Cards, Trump, card_name, format_cards, points, rank_of, suit_of
 from .errors import IllegalActionError, InvalidActionError
 from .levels import level_rank, redeal_levels
@@ -484,19 +484,22 @@ class PlayRules(PhaseRules):
         if pc.done:
             _finish(s)
 
-    def actions(self, s: State, seat: int) -> Iterator[Action]:
-        """Every legal lead or follow."""
+    def _position(self, s: State, seat: int) -> tuple[Cards, Optional[Cards], Trump, Rules]:
+        """The seat's hand, the lead to follow (None: it leads), the trump and the rules."""
         assert s.play is not None and s.trump is not None     # both set before the play phase
         lead = None if s.play.is_leading else s._trick[1][0]
-        yield from play_actions(s.play.hand(seat), lead, s.trump, s.rules)
+        return s.play.hand(seat), lead, s.trump, s.rules
+
+    def actions(self, s: State, seat: int) -> Iterator[Action]:
+        """Every legal lead or follow."""
+        yield from play_actions(*self._position(s, seat))
 
     def texts(self, s: State, seat: int) -> Iterator[str]:
         """Every legal lead or follow in the notation, written straight from
         the faces (a referee lists them for every decision of a bot that asks)."""
-        assert s.play is not None and s.trump is not None
-        lead = None if s.play.is_leading else s._trick[1][0]
-        for faces in play_options(s.play.hand(seat), lead, s.trump, s.rules):
-            yield "play " + format_cards(faces)
+        verb = KIND_NAMES[PLAY] + " "
+        for faces in play_options(*self._position(s, seat)):
+            yield verb + format_cards(faces)
 
 
 class DoneRules(PhaseRules):
