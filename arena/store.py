@@ -48,12 +48,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, UTC
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Optional, TypeVar, Union
 from collections.abc import Iterator, Sequence
 
 from .types import ArenaError, Entrant, Fault, Job, JobResult
 
-__all__ = ["DEFAULT_DB", "SCHEMA_VERSION", "STATUSES", "RunInfo", "Store", "Owner"]
+__all__ = ["DEFAULT_DB", "SCHEMA_VERSION", "STATUSES", "RunInfo", "SQLiteFile", "Store", "Owner"]
 
 #: The results database used when none is given (in the current directory).
 DEFAULT_DB = "arena.db"
@@ -244,18 +244,35 @@ def _seed_value(seed: int) -> Union[int, str]:
     return seed if seed in _INT64 else str(seed)
 
 
-class Store:
-    """A results database, opened (and created if missing when ``create``).
+_F = TypeVar("_F", bound="SQLiteFile")
 
-    ``path`` is the file (:data:`DEFAULT_DB` by default). ``busy_timeout`` is
-    how long, in seconds, to wait for another process's write lock before
-    giving up with "... is locked by another process". ``read_only``: the
-    caller only reads; a file it may not write (or on read-only media) is
-    then opened for reading instead of refused. Use it as a context
-    manager, or call :meth:`close`. Every method raises
-    :class:`~arena.types.ArenaError` with a one-line message naming the file
-    when the database cannot be used.
+
+class SQLiteFile:
+    """One pengyou SQLite file, opened (and created if missing when ``create``).
+
+    The opening, checking and error rules every database of the project
+    shares; a subclass names its kind and schema (:class:`Store`, the
+    ladder's store). ``busy_timeout`` is how long, in seconds, to wait for
+    another process's write lock before giving up with "... is locked by
+    another process". ``read_only``: the caller only reads; a file it may
+    not write (or on read-only media) is then opened for reading instead of
+    refused. Use it as a context manager, or call :meth:`close`. Every
+    method raises :class:`~arena.types.ArenaError` with a one-line message
+    naming the file when the database cannot be used.
     """
+
+    #: What the file is, in messages ("results database").
+    KIND = "results database"
+    #: What to do when the file is missing.
+    CREATE_HINT = "run `pengyou arena run` first"
+    #: What to do instead of using this file.
+    OTHER = "use another --db"
+    #: ``PRAGMA application_id`` and ``user_version`` of the kind.
+    APPLICATION_ID = _APPLICATION_ID
+    SCHEMA_VERSION = SCHEMA_VERSION
+    #: The schema written into a new file, and the tables an intact one has.
+    SCHEMA = _SCHEMA
+    TABLES: tuple[str, ...] = _TABLES
 
     def __init__(self, path: Union[str, os.PathLike[str]] = DEFAULT_DB, create: bool = True,
                  busy_timeout: float = 5.0, read_only: bool = False) -> None:
@@ -270,11 +287,11 @@ class Store:
         p = self.path
         target = Path(p)
         if target.is_dir():
-            raise ArenaError(f"{p} is a directory, not a results database")
+            raise ArenaError(f"{p} is a directory, not a {self.KIND}")
         exists = target.exists()
         if not exists:
             if not create:
-                raise ArenaError(f"no results database {p}; run `pengyou arena run` first")
+                raise ArenaError(f"no {self.KIND} {p}; {self.CREATE_HINT}")
             parent = target.parent
             if not parent.exists():
                 raise ArenaError(f"cannot create {p}: directory {parent} does not exist")
@@ -284,7 +301,7 @@ class Store:
                 raise ArenaError(f"cannot create {p}: directory {parent} is not writable")
         empty = exists and self._check_header()
         if empty and not create:
-            raise ArenaError(f"no results database {p} (the file is empty); run `pengyou arena run` first")
+            raise ArenaError(f"no {self.KIND} {p} (the file is empty); {self.CREATE_HINT}")
         if self.read_only and not _writable(p):
             uri, prepare = self._read_only_uri(), self._validate
         else:
@@ -332,7 +349,7 @@ class Store:
         if not head:
             return True
         if head != _HEADER:
-            raise ArenaError(f"{self.path} is not a pengyou results database (file is not a database)")
+            raise ArenaError(f"{self.path} is not a pengyou {self.KIND} (file is not a database)")
         return False
 
     def _blank(self) -> bool:
@@ -367,34 +384,34 @@ class Store:
         with self._transaction():
             if con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                 return False
-            con.execute(f"PRAGMA application_id={_APPLICATION_ID}")
-            con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            for statement in _SCHEMA.split(";"):
+            con.execute(f"PRAGMA application_id={self.APPLICATION_ID}")
+            con.execute(f"PRAGMA user_version={self.SCHEMA_VERSION}")
+            for statement in self.SCHEMA.split(";"):
                 if statement.strip():
                     con.execute(statement)
         return True
 
     def _validate(self) -> None:
-        """Check an existing file is an intact results database, without writing to it."""
+        """Check an existing file is an intact database of this kind, without writing to it."""
         con = self._db
         p = self.path
         problem = self._quick_check()
         if problem is not None:
             raise ArenaError(f"{p} is damaged ({problem}); it was left as it is: "
-                             "restore a copy or use another --db")
+                             f"restore a copy or {self.OTHER}")
         app = con.execute("PRAGMA application_id").fetchone()[0]
         version = con.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if app != _APPLICATION_ID:
-            raise ArenaError(f"{p} is not a pengyou results database "
+        if app != self.APPLICATION_ID:
+            raise ArenaError(f"{p} is not a pengyou {self.KIND} "
                              "(an SQLite database of another application); it was left as it is")
-        if version != SCHEMA_VERSION:
-            raise ArenaError(f"{p} is a pengyou results database of schema version {version}, "
-                             f"but this version reads {SCHEMA_VERSION}; use another --db")
-        missing = [t for t in _TABLES if t not in tables]
+        if version != self.SCHEMA_VERSION:
+            raise ArenaError(f"{p} is a pengyou {self.KIND} of schema version {version}, "
+                             f"but this version reads {self.SCHEMA_VERSION}; {self.OTHER}")
+        missing = [t for t in self.TABLES if t not in tables]
         if missing:
             raise ArenaError(f"{p} is damaged (table {missing[0]} is missing); it was left as it is: "
-                             "restore a copy or use another --db")
+                             f"restore a copy or {self.OTHER}")
 
     def _quick_check(self) -> Optional[str]:
         """None if ``PRAGMA quick_check`` passes, else its first complaint."""
@@ -419,21 +436,21 @@ class Store:
         primary = code & 0xFF if isinstance(code, int) else None
         low = msg.lower()
         if primary in (_BUSY, _LOCKED) or "locked" in low or "busy" in low:
-            return ArenaError(f"{p} is locked by another process; wait for it or use another --db")
+            return ArenaError(f"{p} is locked by another process; wait for it or {self.OTHER}")
         if primary in (_READONLY, _PERM) or "readonly" in low or "read-only" in low:
             return ArenaError(f"{p} is read-only (the file or its directory); "
-                              "change its permissions or use another --db")
+                              f"change its permissions or {self.OTHER}")
         if primary == _FULL or "full" in low:
             return ArenaError(f"{p}: the disk is full ({msg})")
         if primary == _CANTOPEN or "unable to open" in low:
             return ArenaError(f"cannot open {p} ({msg})")
         if primary == _NOTADB or "not a database" in low:
-            return ArenaError(f"{p} is not a pengyou results database (file is not a database)")
+            return ArenaError(f"{p} is not a pengyou {self.KIND} (file is not a database)")
         if isinstance(exc, sqlite3.IntegrityError):
             return ArenaError(f"{p}: {msg}")
         if primary in (_CORRUPT, _IOERR) or "malformed" in low or "corrupt" in low:
             return ArenaError(f"{p} is damaged ({msg}); it was left as it is: "
-                              "restore a copy or use another --db")
+                              f"restore a copy or {self.OTHER}")
         if check and isinstance(exc, sqlite3.DatabaseError) and self._con is not None:
             try:
                 problem = self._quick_check()
@@ -441,7 +458,7 @@ class Store:
                 problem = _one_line(str(again)) or msg
             if problem is not None:
                 return ArenaError(f"{p} is damaged ({problem}); it was left as it is: "
-                                  "restore a copy or use another --db")
+                                  f"restore a copy or {self.OTHER}")
         return ArenaError(f"{p}: {msg}")
 
     @contextmanager
@@ -480,14 +497,20 @@ class Store:
                 pass
             con.close()
 
-    def __enter__(self) -> Store:
+    def __enter__(self: _F) -> _F:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __repr__(self) -> str:
-        return f"Store({self.path!r})"
+        return f"{type(self).__name__}({self.path!r})"
+
+
+class Store(SQLiteFile):
+    """A results database (the tournaments' runs, jobs and results), opened
+    and checked as every :class:`SQLiteFile`; ``path`` is the file
+    (:data:`DEFAULT_DB` by default)."""
 
     # ------------------------------------------------------------------ runs
 
