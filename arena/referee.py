@@ -111,16 +111,31 @@ def code_hash(spec: str) -> str:
         return "missing"
 
 
+#: A file of this name next to a bot's module or program makes that folder a
+#: bot folder: the bot may read every file in it (its data), not only its own.
+BOT_FOLDER = ".pengyou-bot"
+
+
+def _with_folder(files: tuple[str, ...]) -> tuple[str, ...]:
+    """``files``, and the folder of the first where it is a bot folder."""
+    if files:
+        folder = os.path.dirname(os.path.realpath(files[0]))
+        if os.path.isfile(os.path.join(folder, BOT_FOLDER)):
+            return files + (folder,)
+    return files
+
+
 def target_of(spec: str) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """What the fork server runs for ``spec``, and the files the bot may read."""
+    """What the fork server runs for ``spec``, and the files the bot may
+    read (with the whole folder of a bot folder, :data:`BOT_FOLDER`)."""
     if is_program(spec):
         argv = program_argv(spec)
-        return {"argv": argv}, tuple(a for a in argv if os.path.isfile(a))
+        return {"argv": argv}, _with_folder(tuple(a for a in argv if os.path.isfile(a)))
     if is_module(spec):
         head, q, params = spec.partition("?")
         path, _, cls = head.rpartition(":")
         real = os.path.realpath(path)             # the bot's working directory is not ours
-        return {"spec": f"{real}:{cls}{q}{params}"}, (real,)
+        return {"spec": f"{real}:{cls}{q}{params}"}, _with_folder((real,))
     return {"spec": spec}, ()
 
 
