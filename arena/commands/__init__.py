@@ -18,13 +18,13 @@ from collections.abc import Callable, Sequence
 
 from core.errors import PengyouError
 
-from . import bench, bots, deals, duel, report, rules, seeds, sprt, tournament, tune
+from . import bench, bots, deals, duel, ladder, report, rules, seeds, sprt, tournament, tune
 from .common import OneLineParser
 
 __all__ = ["GROUPS", "main"]
 
 #: The command groups, in the order ``pengyou --help`` lists their commands.
-GROUPS = (bots, bench, duel, sprt, tune, rules, deals, tournament, report, seeds)
+GROUPS = (bots, bench, duel, sprt, tune, rules, deals, tournament, ladder, report, seeds)
 
 
 def _tree() -> tuple[argparse.ArgumentParser, dict[str, Callable[[argparse.Namespace], int]]]:

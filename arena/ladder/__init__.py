@@ -1,0 +1,15 @@
+"""The ladder: submitted bots validated in the sandbox, playing continuously,
+with persistent ratings (guide: ``docs/ladder.md``).
+
+- :mod:`arena.ladder.ladder`: a ladder's folder, its rules, submission and
+  validation, retirement;
+- :mod:`arena.ladder.files`: an upload's files taken into storage safely;
+- :mod:`arena.ladder.store`: its SQLite database;
+- :mod:`arena.ladder.run`: scheduling rounds, playing them, the ratings.
+"""
+
+from .ladder import Ladder, LadderRules, validate_entrant
+from .run import LadderSummary, RatingRow, pick_pairs, ratings, run_ladder
+
+__all__ = ["Ladder", "LadderRules", "validate_entrant", "LadderSummary", "RatingRow", "pick_pairs", "ratings",
+           "run_ladder"]

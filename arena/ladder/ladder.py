@@ -1,0 +1,324 @@
+"""A ladder: a folder holding its database, its entrants' files and logs.
+
+``FOLDER/ladder.db`` is the :class:`~arena.ladder.store.LadderStore`,
+``FOLDER/bots/ID/`` the files of entrant version ``ID`` (read-only), and
+``FOLDER/logs/`` what its bots wrote to stderr. The rules (preset, players,
+rule settings, time per move and overage bank, memory) are fixed when the
+ladder is created: every game of a ladder is played under the same ones.
+
+Every submission is checked before it is accepted: its files are taken in
+safely (:mod:`arena.ladder.files`), and it must play a whole validation
+deal in the sandbox, holding every seat, within the ladder's limits and
+with legal moves only; otherwise it is refused with one line and nothing of
+it is kept.
+
+>>> import tempfile, os
+>>> folder = os.path.join(tempfile.mkdtemp(), "lad")
+>>> lad = Ladder.create(folder, LadderRules(players=5))
+>>> row = lad.submit_builtin("random", name="rnd", owner="admin")
+>>> row.label, row.kind, [e.label for e in lad.entrants()]
+('rnd', 'builtin', ['rnd'])
+>>> Ladder(folder + "-nope")
+Traceback (most recent call last):
+...
+arena.types.ArenaError: no ladder at ...-nope; create it with `pengyou ladder create`
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+import os
+import re
+import secrets
+import shlex
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from core.rules import Rules
+
+from ..referee import Limits
+from ..spec import TournamentSpec
+from ..types import ArenaError, Entrant
+from . import files as _files
+from .store import EntrantRow, LadderStore
+
+__all__ = ["Ladder", "LadderRules", "DB_NAME", "NAME_RE", "validate_name"]
+
+#: The database file in a ladder's folder.
+DB_NAME = "ladder.db"
+
+#: An entrant's name: letters, digits, ``_ . -``, up to 40.
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+
+
+def validate_name(name: str, what: str = "name") -> str:
+    """``name`` if it is a valid entrant or owner name, else one-line :class:`ArenaError`."""
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        shown = str(name)[:40]
+        raise ArenaError(f"{what} {shown!r}: use 1 to 40 letters, digits and _ . - (starting with a letter or digit)")
+    return name
+
+
+@dataclass(frozen=True)
+class LadderRules:
+    """What every game of a ladder is played under.
+
+    ``time_limit`` seconds per decision plus ``overage`` banked per deal
+    (the referee kills a bot past both); ``memory_mb`` per bot process;
+    ``trusted``: ``"builtins"`` runs built-in entrants inside the referee
+    (submissions are always sandboxed); ``upload_mb``: the largest upload
+    the server takes; ``provisional``: deals before a rating loses its
+    provisional mark.
+    """
+
+    preset: str = "pagat"
+    players: int = 6
+    settings: tuple[tuple[str, Any], ...] = ()
+    time_limit: float = 1.0
+    overage: float = 10.0
+    memory_mb: int = 1024
+    trusted: str = "builtins"
+    upload_mb: int = 8
+    provisional: int = 40
+
+    def spec(self, entrants: tuple[Entrant, ...] = ()) -> TournamentSpec:
+        """A tournament spec with these rules (for its checks and settings)."""
+        return TournamentSpec(name="ladder", entrants=entrants, preset=self.preset, players=self.players,
+                              settings=self.settings, time_limit=float(self.time_limit),
+                              overage=float(self.overage), memory_mb=self.memory_mb, trusted=self.trusted)
+
+    def rules(self) -> Rules:
+        """The game's rules."""
+        return self.spec().rules()
+
+    def limits(self) -> Limits:
+        """The sandbox's limits."""
+        return self.spec().limits()
+
+    def validate(self) -> None:
+        """Check every field (one-line :class:`ArenaError`)."""
+        self.spec((Entrant("a", "random"), Entrant("b", "random"))).validate()
+        if not isinstance(self.upload_mb, int) or not 1 <= self.upload_mb <= 256:
+            raise ArenaError(f"upload_mb: {self.upload_mb!r} is not from 1 to 256")
+        if not isinstance(self.provisional, int) or not 0 <= self.provisional <= 100_000:
+            raise ArenaError(f"provisional: {self.provisional!r} is not a number of deals from 0 to 100000")
+        if self.time_limit <= 0 or not math.isfinite(self.time_limit):
+            raise ArenaError("time_limit: a ladder needs a time limit per move above 0")
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON form."""
+        d = dataclasses.asdict(self)
+        d["settings"] = [list(p) for p in self.settings]
+        return d
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> LadderRules:
+        """Inverse of :meth:`to_json`."""
+        kw = {f.name: obj[f.name] for f in dataclasses.fields(cls) if f.name in obj}
+        kw["settings"] = tuple(tuple(p) for p in kw.get("settings", ()))
+        return cls(**kw)
+
+
+class Ladder:
+    """An existing ladder's folder (:meth:`create` makes one)."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = os.path.abspath(folder)
+        self.db = os.path.join(self.folder, DB_NAME)
+        if not os.path.isfile(self.db):
+            raise ArenaError(f"no ladder at {folder}; create it with `pengyou ladder create`")
+        with self.store(read_only=True) as st:
+            self.rules = LadderRules.from_json(st.rules())
+
+    @classmethod
+    def create(cls, folder: str, rules: LadderRules, secret: Optional[str] = None) -> Ladder:
+        """Make a new ladder in ``folder`` (which must not hold one)."""
+        rules.validate()
+        if os.path.exists(os.path.join(folder, DB_NAME)):
+            raise ArenaError(f"{folder} holds a ladder already")
+        parent = os.path.dirname(os.path.abspath(folder))
+        if not os.path.isdir(parent):
+            raise ArenaError(f"cannot create the ladder {folder}: {parent} is not a folder")
+        os.makedirs(os.path.join(folder, "bots"), exist_ok=True)
+        os.makedirs(os.path.join(folder, "logs"), exist_ok=True)
+        with LadderStore(os.path.join(folder, DB_NAME)) as st:
+            st.init(rules.to_json(), secret)
+        return cls(folder)
+
+    @contextlib.contextmanager
+    def store(self, read_only: bool = False) -> Iterator[LadderStore]:
+        """The ladder's database, open for the ``with`` block."""
+        with LadderStore(self.db, create=False, read_only=read_only) as st:
+            yield st
+
+    # ------------------------------------------------------------------ entrants
+
+    def spec_of(self, row: EntrantRow) -> str:
+        """The bot spec that plays ``row`` (files found in this folder)."""
+        if row.kind == "builtin":
+            return row.spec
+        if row.kind == "module":
+            rel, _, cls = row.spec.rpartition(":")
+            return f"{os.path.join(self.folder, rel)}:{cls}"
+        path = shlex.quote(os.path.join(self.folder, row.spec))
+        if row.spec.endswith(".py"):            # a Python script is run by this Python, in any sandbox
+            return f"cmd:{shlex.quote(sys.executable)} {path}"
+        return f"cmd:{path}"
+
+    def entrant_of(self, row: EntrantRow) -> Entrant:
+        """The arena entrant that plays ``row``."""
+        return Entrant(row.label, self.spec_of(row))
+
+    def entrants(self, active: bool = False) -> list[EntrantRow]:
+        """Every entrant version (``active``: not retired)."""
+        with self.store(read_only=True) as st:
+            return st.entrants(active)
+
+    def _check_name(self, st: LadderStore, name: str, owner: str) -> None:
+        validate_name(name)
+        validate_name(owner, "owner")
+        have = st.name_owner(name)
+        if have is not None and have != owner:
+            raise ArenaError(f"the name {name!r} belongs to another owner; choose another name")
+
+    def submit_builtin(self, spec: str, *, name: str, owner: str, note: str = "") -> EntrantRow:
+        """Enter a built-in bot (``ismcts:iterations=200``); an admin's act,
+        never the server's (a built-in runs in the referee)."""
+        from ..referee import code_hash, is_module, is_program
+
+        if is_module(spec) or is_program(spec):
+            raise ArenaError(f"{spec!r} is not a built-in bot: submit its file instead")
+        entrant = Entrant(name, spec)
+        self.rules.spec((entrant, Entrant("~other", "random"))).validate()
+        with self.store() as st:
+            self._check_name(st, name, owner)
+            return st.add_entrant(name, owner, "builtin", spec, code_hash(spec), _note(note))
+
+    def submit(self, source: str, *, name: str, owner: str, cls: Optional[str] = None,
+               entry: Optional[str] = None, note: str = "", program: Optional[bool] = None) -> EntrantRow:
+        """Submit a module (``bot.py``, with ``cls`` or its one bot class), a
+        program, a folder or a zip; validated, then a new version of ``name``.
+
+        ``program``: whether the entry is a program speaking the protocol
+        (None: a ``.py`` entry is a module if it defines a class with
+        ``step()``, else a Python program; any other entry is a program)."""
+        with self.store(read_only=True) as st:
+            self._check_name(st, name, owner)
+        return self._accept(lambda folder: _files.take(source, folder, entry), name, owner, cls, note, program)
+
+    def submit_zip(self, data: Any, *, name: str, owner: str, cls: Optional[str] = None,
+                   entry: Optional[str] = None, note: str = "", program: Optional[bool] = None) -> EntrantRow:
+        """:meth:`submit` for a zip archive given as a binary stream (an upload)."""
+        with self.store(read_only=True) as st:
+            self._check_name(st, name, owner)
+        return self._accept(lambda folder: _files.take_zip(data, folder, entry), name, owner, cls, note, program)
+
+    def submit_file(self, data: Any, filename: str, *, name: str, owner: str, cls: Optional[str] = None,
+                    note: str = "", entry: Optional[str] = None, program: Optional[bool] = None) -> EntrantRow:
+        """:meth:`submit` for one uploaded file (a binary stream and its name)."""
+        base = _files.safe_name(os.path.basename(filename.replace("\\", "/")) or "bot")
+        if base.endswith(".zip"):
+            return self.submit_zip(data, name=name, owner=owner, cls=cls, note=note, entry=entry, program=program)
+        with self.store(read_only=True) as st:
+            self._check_name(st, name, owner)
+
+        def take(folder: str) -> _files.Taken:
+            os.makedirs(folder)
+            budget = _files._Budget()
+            try:
+                budget.file(base)
+                _files._copy_stream(data, os.path.join(folder, base), budget, 0o755 if not base.endswith(".py") else 0)
+                return _files._finish(folder, base, budget)
+            except BaseException:
+                _files.remove(folder)
+                raise
+
+        return self._accept(take, name, owner, cls, note, program)
+
+    def _accept(self, take: Any, name: str, owner: str, cls: Optional[str], note: str,
+                program: Optional[bool] = None) -> EntrantRow:
+        bots = os.path.join(self.folder, "bots")
+        staging = os.path.join(bots, f".new-{secrets.token_hex(8)}")
+        taken = take(staging)
+        try:
+            kind = taken.kind
+            if kind == "module":
+                found = _files.bot_classes(os.path.join(staging, taken.entry))
+                if program is None:
+                    program = not found and cls is None
+                kind = "program" if program else "module"
+            elif program is False:
+                raise ArenaError(f"{taken.entry} is not a Python module (.py)")
+            if kind == "module":
+                if cls is None:
+                    if len(found) != 1:
+                        raise ArenaError(f"{taken.entry}: name the bot class ({', '.join(found) or 'none'} "
+                                         "define step()): FILE:Class")
+                    cls = found[0]
+                elif cls not in found:
+                    raise ArenaError(f"{taken.entry} has no class {cls!r} with a step() method")
+                stored = f"{taken.entry}:{cls}"
+            elif cls is not None:
+                raise ArenaError(f"{taken.entry} is a program, not a Python module: it has no class to name")
+            else:
+                stored = taken.entry
+            code = _files.folder_hash(staging)
+            with self.store() as st:
+                self._check_name(st, name, owner)
+                new_id = st.next_entrant_id()
+            final = os.path.join(bots, str(new_id))
+            if os.path.exists(final):
+                _files.remove(final)            # a folder a refused or killed submission left
+            os.chmod(staging, 0o755)
+            os.rename(staging, final)
+            os.chmod(final, 0o555)
+            staging = final
+            rel = os.path.join("bots", str(new_id), stored)
+            probe = EntrantRow(new_id, name, 0, owner, kind, rel, code, "", 0.0, None)
+            problem = validate_entrant(self, probe)
+            if problem is not None:
+                raise ArenaError(f"refused: {problem}")
+            with self.store() as st:
+                self._check_name(st, name, owner)
+                return st.add_entrant(name, owner, kind, rel, code, _note(note), entrant_id=new_id)
+        except BaseException:
+            _files.remove(staging)
+            raise
+
+    def retire(self, name: str, owner: str, version: Optional[int] = None) -> list[EntrantRow]:
+        """Retire an owner's entrant (every version, or one)."""
+        with self.store() as st:
+            return st.retire(name, owner, version)
+
+
+def _note(note: str) -> str:
+    return " ".join(str(note).split())[:200]
+
+
+def validate_entrant(ladder: Ladder, row: EntrantRow, seed: Optional[int] = None) -> Optional[str]:
+    """Play one deal with ``row`` in every seat, sandboxed, under the
+    ladder's limits: None if it played it through with legal moves in time,
+    else one line saying why not."""
+    from ..play import play_job
+    from ..referee import close_pool
+    from ..types import Job
+
+    rules = ladder.rules
+    entrant = ladder.entrant_of(row)
+    players = rules.players
+    job = Job(0, "validation", 0, seed if seed is not None else secrets.randbelow(1 << 30), 0, 0, (0,) * players)
+    try:
+        res = play_job(job, [entrant], rules.rules(), time_limit=rules.time_limit, secret=secrets.token_bytes(16),
+                       trusted="none", limits=rules.limits(), record=False)
+    except ArenaError as exc:
+        return str(exc)
+    finally:
+        close_pool()
+    if res.faults:
+        f = res.faults[0]
+        return f"the validation deal: seat {f.seat}: {f.kind}: {f.message}"
+    return None

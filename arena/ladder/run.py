@@ -1,0 +1,346 @@
+"""Running a ladder: scheduling rounds of duplicate groups, playing them on
+the arena's executors, storing each game once, refitting the ratings.
+
+A round picks line-ups that teach the most (:func:`pick_pairs`): the
+entrants with the fewest deals come first (every new submission, as soon as
+the round after it is accepted), then those with the widest intervals,
+each against an active entrant of a similar rating that it has met least.
+Each pair plays a duplicate group: one deal seed with the pair's seating
+rotated through every seat (:func:`arena.schedule.lineups`). The groups of a
+round are written before a game is played; each game is written as it
+comes back, unique by (group, rotation), and a runner started again first
+finishes the groups left open, so a runner killed at any moment (``kill
+-9`` included) loses at most the games in flight and counts none twice.
+
+After each round the ratings are refitted from every game of the ladder
+(:func:`ratings`: the arena's maximum-likelihood Elo with its maker-side
+term, and 95 % bootstrap intervals over the duplicate groups) and kept, so
+each entrant has a rating history.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from ..executors import Lost, make_executor
+from ..schedule import lineups, period
+from ..store import Owner
+from ..types import ArenaError, FAULT_KINDS, Job, JobResult
+from .ladder import Ladder
+from .store import EntrantRow, GroupRow
+
+__all__ = ["LadderSummary", "run_ladder", "ratings", "pick_pairs", "RatingRow"]
+
+log = logging.getLogger("pengyou.ladder")
+
+#: How long the runner's claim on its ladder lasts without renewal (seconds).
+CLAIM_SECONDS = 60.0
+
+#: Tries of a group whose games cannot be played (a worker lost, an engine
+#: error) before it is given up.
+ABANDON_AFTER = 3
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """One entrant version's rating in the ladder."""
+
+    id: int
+    label: str
+    name: str
+    version: int
+    owner: str
+    elo: float
+    lo: float
+    hi: float
+    deals: int
+    provisional: bool
+    retired: bool
+    faults: dict[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON form (non-finite numbers as None)."""
+        def num(x: float) -> Optional[float]:
+            return round(x, 2) if math.isfinite(x) else None
+
+        return {"id": self.id, "label": self.label, "name": self.name, "version": self.version,
+                "owner": self.owner, "elo": num(self.elo), "lo": num(self.lo), "hi": num(self.hi),
+                "deals": self.deals, "provisional": self.provisional, "retired": self.retired,
+                "faults": dict(self.faults)}
+
+
+def _global_results(games: Sequence[Any], index: dict[int, int]) -> list[JobResult]:
+    """The games as results over the ladder's entrant positions ``index``
+    (entrant id -> position), each game's group its own duplicate group."""
+    from dataclasses import replace
+
+    from ..types import DealOutcome, Fault
+
+    out = []
+    for g in games:
+        pair = g.pair
+        m = [index[pair[0]], index[pair[1]]]
+        res: JobResult = g.result
+        deals = tuple(DealOutcome(tuple(m[e] for e in d.seats), d.maker, d.maker_side, d.opponents_points,
+                                  d.total_points, d.maker_won, d.game_points, d.margins, d.forfeit)
+                      for d in res.deals)
+        faults = tuple(Fault(f.seat, m[f.entrant] if 0 <= f.entrant < 2 else -1, f.kind, f.message, f.decision)
+                       for f in res.faults)
+        out.append(replace(res, key=f"{g.group_id}-{g.rotation}", group=g.group_id,
+                           seats=tuple(m[e] for e in res.seats), deals=deals, faults=faults))
+    return out
+
+
+def ratings(ladder: Ladder, samples: int = 200, seed: int = 0) -> tuple[int, list[RatingRow]]:
+    """(games, rows): every entrant version rated from all the ladder's
+    games, best first (unrated last)."""
+    from ..ratings import standings
+    from ..types import Entrant
+
+    with ladder.store(read_only=True) as st:
+        rows = st.entrants()
+        games = st.games()
+    index = {r.id: k for k, r in enumerate(rows)}
+    results = _global_results(games, index)
+    table = standings(results, [Entrant(r.label, r.spec) for r in rows], samples=samples, seed=seed)
+    by_index = {row.index: row for row in table.rows}
+    out = []
+    for k, r in enumerate(rows):
+        row = by_index[k]
+        faults = {kind: int(row.faults.get(kind, 0)) for kind in FAULT_KINDS}
+        out.append(RatingRow(r.id, r.label, r.name, r.version, r.owner,
+                             row.elo if row.rated else math.nan, row.elo_lo, row.elo_hi, row.deals,
+                             row.deals < ladder.rules.provisional, r.retired is not None, faults))
+    out.sort(key=lambda x: (math.isnan(x.elo), -x.elo if not math.isnan(x.elo) else 0.0, x.id))
+    return len(games), out
+
+
+def pick_pairs(active: Sequence[EntrantRow], rated: dict[int, RatingRow], met: dict[tuple[int, int], int],
+               count: int, rng: random.Random) -> list[tuple[int, int]]:
+    """``count`` pairs of active entrant ids for the next round.
+
+    The entrant that needs games most goes first: fewest deals, then the
+    widest interval; its opponent is the active entrant nearest in rating,
+    counting each earlier meeting of the two as 50 Elo further away (so new
+    pairings are tried), ties broken at random.
+    """
+    if len(active) < 2:
+        return []
+    deals = {e.id: 0 for e in active}
+    width = {e.id: math.inf for e in active}
+    elo = {e.id: 0.0 for e in active}
+    for e in active:
+        r = rated.get(e.id)
+        if r is not None:
+            deals[e.id] = r.deals
+            if math.isfinite(r.hi - r.lo):
+                width[e.id] = r.hi - r.lo
+            if math.isfinite(r.elo):
+                elo[e.id] = r.elo
+    planned = {e.id: 0 for e in active}
+    met = dict(met)
+    pairs: list[tuple[int, int]] = []
+    ids = [e.id for e in active]
+    for _ in range(count):
+        first = min(ids, key=lambda i: (deals[i] + 10 * planned[i], -width[i], rng.random()))
+
+        def distance(j: int, first: int = first) -> tuple[float, float]:
+            key = (min(first, j), max(first, j))
+            return (abs(elo[j] - elo[first]) + 50.0 * met.get(key, 0) + 25.0 * planned[j], rng.random())
+
+        second = min((j for j in ids if j != first), key=distance)
+        key = (min(first, second), max(first, second))
+        met[key] = met.get(key, 0) + 1
+        planned[first] += 1
+        planned[second] += 1
+        pairs.append((first, second))
+    return pairs
+
+
+@dataclass(frozen=True)
+class LadderSummary:
+    """What one call of :func:`run_ladder` did."""
+
+    rounds: int
+    groups: int
+    games: int
+    faults: int
+    twice: int
+    failed: int
+    seconds: float
+    scheduling_seconds: float
+
+
+def _jobs_of(group: GroupRow, players: int, played: set[int]) -> list[Job]:
+    base = lineups(2, players, "pairs")[0]
+    out = []
+    for r in range(period(base)):
+        if r in played:
+            continue
+        seats = tuple(base[(s + r) % players] for s in range(players))
+        out.append(Job(r, f"g{group.id}-r{r}", group.id, group.seed, 0, r, seats))
+    return out
+
+
+def _play_item(item: tuple[Job, list[Any], int]) -> tuple[str, Any]:
+    """In a worker: play one ladder game (``(job, entrants, group id)``)."""
+    from ..play import play_job
+    from ..runner import _CONTEXT as c
+
+    job, entrants, group_id = item
+    try:
+        res = play_job(job, entrants, c["rules"], time_limit=c["time_limit"], secret=c["secret"],
+                       trusted=c["trusted"], limits=c["limits"], record=True)
+    except Exception as exc:           # an engine error, not a bot's: the group is tried again later
+        return ("error", (group_id, job.rotation, f"{type(exc).__name__}: {exc}"))
+    return ("ok", (group_id, job.rotation, res))
+
+
+def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Optional[int] = None,
+               rounds: Optional[int] = None, until_stopped: bool = False, groups_per_round: int = 0,
+               pin: bool = True, samples: int = 200, on_round: Optional[Callable[[int, int], None]] = None,
+               seed: Optional[int] = None) -> LadderSummary:
+    """Play the ladder: rounds of duplicate groups until ``games`` new games
+    (at least; a round is finished), ``rounds`` rounds, or for ever with
+    ``until_stopped`` (Ctrl-C ends it cleanly, and so does SIGTERM under
+    the ``pengyou`` command, which turns it into Ctrl-C).
+
+    ``groups_per_round``: groups scheduled a round (default: twice the
+    workers); new submissions join at the next round. ``on_round(round,
+    games)`` is called after each round's ratings are kept. Only one runner
+    may run a ladder at a time.
+    """
+    if games is None and rounds is None and not until_stopped:
+        raise ArenaError("say how long to run: --games N, --rounds N or --until-stopped")
+    if workers < 1:
+        raise ArenaError(f"--workers: {workers} is not at least 1")
+    start = time.perf_counter()
+    rng = random.Random(seed)
+    owner = Owner.me()
+    with ladder.store() as st:
+        held = st.claim_runner(owner.id, owner.host, owner.pid, CLAIM_SECONDS, owner.alive)
+        if held is not None:
+            raise ArenaError(f"the ladder {ladder.folder} is being run by process {held[1]} on {held[0]}; "
+                             "stop it first")
+        secret = st.secret()
+    rules = ladder.rules
+    context = {"rules": rules.rules(), "time_limit": rules.time_limit, "secret": secret,
+               "trusted": rules.trusted, "limits": rules.limits()}
+    per_round = groups_per_round or max(2, 2 * workers)
+    played = rounds_done = groups_done = faults = twice = failed = 0
+    sched = 0.0
+    from ..referee import close_pool
+    from ..runner import BotLogs, _init_worker
+
+    logs_cache: dict[tuple[int, int], BotLogs] = {}
+    try:
+        with make_executor(workers, cluster, _init_worker, (context,), pin) as ex:
+            while True:
+                if games is not None and played >= games:
+                    break
+                if rounds is not None and rounds_done >= rounds:
+                    break
+                t0 = time.perf_counter()
+                with ladder.store() as st:
+                    st.claim_runner(owner.id, owner.host, owner.pid, CLAIM_SECONDS, owner.alive)
+                    todo = st.open_groups()
+                    if not todo:
+                        active = st.entrants(active=True)
+                        last_games, last_rows = st.latest_ratings()
+                        rated = {r["id"]: _row_from_json(r) for r in last_rows}
+                        pairs = pick_pairs(active, rated, st.meetings(), per_round, rng)
+                        if not pairs:
+                            if until_stopped:
+                                time.sleep(1.0)
+                                continue
+                            raise ArenaError(f"the ladder {ladder.folder} has {len(active)} active entrant(s); "
+                                             "it needs at least 2 to play")
+                        todo = st.add_groups(pairs, period(lineups(2, rules.players, "pairs")[0]),
+                                             st.rounds() + 1)
+                    rows = {e.id: e for e in st.entrants()}
+                    items = []
+                    for g in todo:
+                        pair = [ladder.entrant_of(rows[g.a]), ladder.entrant_of(rows[g.b])]
+                        for job in _jobs_of(g, rules.players, st.played_rotations(g.id)):
+                            items.append((job, pair, g.id))
+                by_id = {g.id: g for g in todo}
+                sched += time.perf_counter() - t0
+                bad: set[int] = set()
+                for item in ex.imap_unordered(_play_item, items):
+                    if isinstance(item, Lost):
+                        log.warning("%s; its games are played again in a later round", item.reason)
+                        bad.update(i[2] for i in item.items)
+                        failed += len(item.items)
+                        continue
+                    status, payload = item
+                    if status != "ok":
+                        gid, rot, text = payload
+                        log.warning("group %d rotation %d was not played: %s", gid, rot, text)
+                        bad.add(gid)
+                        failed += 1
+                        continue
+                    gid, rot, res = payload
+                    g = by_id[gid]
+                    with ladder.store() as st:
+                        if st.add_game(g, rot, res):
+                            played += 1
+                            faults += len(res.faults)
+                        else:
+                            twice += 1
+                    _keep_logs(ladder, logs_cache, g, res)
+                t1 = time.perf_counter()
+                with ladder.store() as st:
+                    for gid in bad:
+                        if st.tried(gid, ABANDON_AFTER):
+                            log.warning("group %d is given up after %d tries", gid, ABANDON_AFTER)
+                n_games, table = ratings(ladder, samples=samples, seed=rounds_done)
+                with ladder.store() as st:
+                    st.add_ratings(n_games, [r.to_json() for r in table])
+                sched += time.perf_counter() - t1
+                groups_done += len(todo)
+                rounds_done += 1
+                if on_round is not None:
+                    on_round(rounds_done, played)
+    except KeyboardInterrupt:
+        log.info("the ladder run was stopped; every game stored so far is kept")
+    finally:
+        close_pool()
+        try:
+            with ladder.store() as st:
+                st.release_runner(owner.id)
+        except ArenaError:
+            pass
+    return LadderSummary(rounds_done, groups_done, played, faults, twice, failed,
+                         time.perf_counter() - start, sched)
+
+
+def _row_from_json(r: dict[str, Any]) -> RatingRow:
+    def num(x: Any) -> float:
+        return math.nan if x is None else float(x)
+
+    return RatingRow(int(r["id"]), str(r["label"]), str(r["name"]), int(r["version"]), str(r["owner"]),
+                     num(r["elo"]), num(r["lo"]) if r["lo"] is not None else -math.inf,
+                     num(r["hi"]) if r["hi"] is not None else math.inf, int(r["deals"]),
+                     bool(r["provisional"]), bool(r["retired"]), dict(r["faults"]))
+
+
+def _keep_logs(ladder: Ladder, cache: dict[tuple[int, int], Any], group: GroupRow, res: JobResult) -> None:
+    """What the game's sandboxed bots wrote to stderr, under ``logs/LABEL/``."""
+    if not res.logs:
+        return
+    from ..runner import BotLogs
+
+    key = (group.a, group.b)
+    logs = cache.get(key)
+    if logs is None:
+        with ladder.store(read_only=True) as st:
+            names = [f"{st.entrant(group.a).label}", f"{st.entrant(group.b).label}"]
+        logs = cache[key] = BotLogs(os.path.join(ladder.folder, "logs"), names, ladder.rules.limits().log_bytes)
+    logs.keep(res)
