@@ -273,6 +273,26 @@ def _paired_rates(bot: str, deals: int, rounds: int) -> tuple[float, float]:
     return rounds * deals / times["builtins"], rounds * deals / times["none"]
 
 
+def _ladder_rate(games: int, workers: int = 2) -> tuple[float, float]:
+    """A fresh ladder of four ``random`` entrants on ``workers`` workers:
+    games per second of wall time from the first round to the last stored
+    game and ratings refit, and the scheduling time per game (picking
+    line-ups, writing groups, refitting ratings after each round), in ms."""
+    import os
+    import tempfile
+
+    from ..ladder import Ladder, LadderRules, run_ladder
+
+    with tempfile.TemporaryDirectory() as tmp:
+        lad = Ladder.create(os.path.join(tmp, "bench"), LadderRules(players=6), secret="bench")
+        for k in range(4):
+            lad.submit_builtin("random", name=f"random{k}", owner="bench")
+        summary = run_ladder(lad, workers=workers, games=games, seed=1)
+    if summary.failed or not summary.games:
+        raise PengyouError(f"bench: the ladder played {summary.games} games and {summary.failed} failed")
+    return summary.games / summary.seconds, 1000.0 * summary.scheduling_seconds / summary.games
+
+
 def _arena_figures(deals: int, search_deals: int = 10, search_iterations: int = 1000) -> dict[str, float]:
     """Arena throughput on 1 and 2 workers, and sandboxed against trusted
     (1 worker each, in alternating rounds): random bots on ``deals`` seeds,
@@ -287,7 +307,9 @@ def _arena_figures(deals: int, search_deals: int = 10, search_iterations: int = 
     # one seed a round: a search deal takes seconds, and this machine's speed drifts over that
     # long; the more often the two ways alternate, the less the drift weighs on their ratio
     ism_trusted, ism_boxed = _paired_rates(ism, 1, max(1, search_deals))
-    return {"arena_deals_per_s_1_worker": one, "arena_deals_per_s_2_workers": two,
+    ladder_rate, ladder_ms = _ladder_rate(max(40, deals))
+    return {"ladder_games_per_s": ladder_rate, "ladder_scheduling_ms_per_game": ladder_ms,
+            "arena_deals_per_s_1_worker": one, "arena_deals_per_s_2_workers": two,
             "arena_2_workers_over_1": two / one,
             "arena_deals_per_s_trusted": trusted, "arena_deals_per_s_sandboxed": boxed,
             "arena_sandboxed_over_trusted": boxed / trusted,

@@ -180,7 +180,8 @@ def test_bench_json():
     assert set(arena) == {"arena_deals_per_s_1_worker", "arena_deals_per_s_2_workers", "arena_2_workers_over_1",
                           "arena_deals_per_s_trusted", "arena_deals_per_s_sandboxed", "arena_sandboxed_over_trusted",
                           "arena_ismcts_deals_per_s_trusted", "arena_ismcts_deals_per_s_sandboxed",
-                          "arena_ismcts_sandboxed_over_trusted"}
+                          "arena_ismcts_sandboxed_over_trusted", "ladder_games_per_s",
+                          "ladder_scheduling_ms_per_game"}
     assert all(arena[k] > 0 for k in arena)
     assert arena["arena_sandboxed_over_trusted"] == pytest.approx(
         arena["arena_deals_per_s_sandboxed"] / arena["arena_deals_per_s_trusted"])
