@@ -1,0 +1,496 @@
+"""The ladder's web server (:mod:`arena.ladder.server`), served for real on
+127.0.0.1 (a free port) from a thread, and asked over HTTP.
+
+A small ladder is built once for the module: two built-in entrants and a
+submitted bot that plays legally through its validation and crashes in its
+later games (so pages have faults to link), a few rounds played. Then:
+submissions and retirements with the owner's token succeed; without it,
+with a wrong one, or on another owner's name they are refused and change
+nothing; oversized, malformed and hostile uploads are refused with one line
+and leave no file behind, inside the ladder or out of it; unknown entrants
+and games are 404s; the pages show what :func:`arena.ladder.run.ratings`
+says.
+"""
+
+from __future__ import annotations
+
+import http.client
+import io
+import json
+import os
+import re
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from arena.ladder import Ladder, LadderRules, ratings, run_ladder
+from arena.ladder.server import serve
+from arena.types import ArenaError
+
+TOKENS = {"ann": "tok-ann-0123456789", "bob": "tok-bob-9876543210"}
+
+GOOD_BOT = b"""class Good:
+    def restart(self, rules, seat, rng):
+        self.rng = rng
+
+    def step(self, view):
+        return view.random_action(self.rng)
+"""
+
+FAILING_BOT = b"""class Failing:
+    def restart(self, rules, seat, rng):
+        self.rng = rng
+
+    def step(self, view):
+        raise ValueError("this bot always fails")
+"""
+
+
+def flaky_bot(deadline: float) -> bytes:
+    """A bot that plays legally until ``deadline`` (its validation) and crashes in every play step after."""
+    return f"""import time
+
+DEADLINE = {deadline!r}
+
+
+class Flaky:
+    def restart(self, rules, seat, rng):
+        self.rng = rng
+
+    def step(self, view):
+        if time.time() > DEADLINE and view.phase == "play":
+            raise RuntimeError("past its deadline")
+        return view.random_action(self.rng)
+""".encode()
+
+
+def build_ladder(folder: Path) -> Ladder:
+    """The test ladder: ``rnd`` (ann), ``heur`` and ``flaky`` (bob), three rounds played."""
+    lad = Ladder.create(str(folder), LadderRules(players=5, time_limit=1.0, upload_mb=1))
+    with lad.store() as st:
+        for owner, token in TOKENS.items():
+            st.add_owner(owner, token)
+    lad.submit_builtin("random", name="rnd", owner="ann")
+    lad.submit_builtin("heuristic", name="heur", owner="bob")
+    deadline = time.time() + 1.5
+    lad.submit_file(io.BytesIO(flaky_bot(deadline)), "flaky.py", name="flaky", owner="bob", note="crashes later")
+    time.sleep(max(0.0, deadline - time.time()))
+    run_ladder(lad, workers=1, games=15, groups_per_round=1)
+    return lad
+
+
+class Served:
+    """The ladder's server on a free port, from a thread, until :meth:`stop`."""
+
+    def __init__(self, lad: Ladder) -> None:
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self.url = ""
+        self.error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                serve(lad, "127.0.0.1", 0, ready=self._listening, stop=self._stop)
+            except BaseException as exc:      # shown by the fixture
+                self.error = exc
+                self._ready.set()
+
+        self._thread = threading.Thread(target=run, name="ladder-server-test", daemon=True)
+        self._thread.start()
+        assert self._ready.wait(30), "the server did not start"
+        assert self.error is None, self.error
+
+    def _listening(self, url: str) -> None:
+        self.url = url.rstrip("/")
+        self._ready.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(30)
+        assert not self._thread.is_alive(), "the server did not stop"
+
+
+@pytest.fixture(scope="module")
+def ladder(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ladder-server")
+    return build_ladder(root / "lad")
+
+
+@pytest.fixture(scope="module")
+def server(ladder):
+    served = Served(ladder)
+    try:
+        yield served
+    finally:
+        served.stop()
+
+
+# ---------------------------------------------------------------------- HTTP helpers
+
+
+def call(server: Served, method: str, path: str, body: bytes | None = None,
+         headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    req = urllib.request.Request(server.url + path, data=body, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as exc:
+        with exc:
+            return exc.code, dict(exc.headers), exc.read()
+
+
+def get_json(server: Served, path: str) -> tuple[int, object]:
+    status, headers, body = call(server, "GET", path)
+    assert headers["Content-Type"].startswith("application/json"), (path, headers)
+    return status, json.loads(body)
+
+
+def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes]]) -> tuple[bytes, str]:
+    """A multipart/form-data body and its content type."""
+    boundary = "----ladder-test-boundary-7MA4YWxkTrZu0gW"
+    out = io.BytesIO()
+    for name, value in fields.items():
+        out.write(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'.encode())
+        out.write(value.encode() + b"\r\n")
+    for name, (filename, data) in files.items():
+        out.write(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
+                  "Content-Type: application/octet-stream\r\n\r\n".encode())
+        out.write(data + b"\r\n")
+    out.write(f"--{boundary}--\r\n".encode())
+    return out.getvalue(), f"multipart/form-data; boundary={boundary}"
+
+
+def auth(owner: str | None = None, token: str | None = None) -> dict[str, str]:
+    if token is None and owner is not None:
+        token = TOKENS[owner]
+    return {} if token is None else {"Authorization": f"Bearer {token}"}
+
+
+def submit(server: Served, fields: dict[str, str], filename: str = "bot.py", data: bytes = GOOD_BOT,
+           headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], dict]:
+    body, kind = multipart(fields, {"file": (filename, data)} if filename else {})
+    status, got, raw = call(server, "POST", "/api/submit", body, {"Content-Type": kind, **(headers or {})})
+    assert got["Content-Type"].startswith("application/json"), raw[:200]
+    return status, got, json.loads(raw)
+
+
+def retire(server: Served, name: str, body: object = None, headers: dict[str, str] | None = None
+           ) -> tuple[int, dict[str, str], dict]:
+    data = None if body is None else json.dumps(body).encode()
+    status, got, raw = call(server, "POST", f"/api/entrants/{name}/retire", data or b"",
+                            {"Content-Type": "application/json", **(headers or {})})
+    return status, got, json.loads(raw)
+
+
+def snapshot(lad: Ladder) -> tuple[list[dict], set[str]]:
+    """The entrants in the database and every file under the ladder's folder (the database's journal aside)."""
+    files = set()
+    for root, dirs, names in os.walk(lad.folder):
+        for n in dirs + names:
+            rel = os.path.relpath(os.path.join(root, n), lad.folder)
+            if not rel.startswith("ladder.db"):
+                files.add(rel)
+    return [e.to_json() for e in lad.entrants()], files
+
+
+def outside(lad: Ladder) -> set[str]:
+    """Every file around the ladder's folder (its parent), and in the working folder."""
+    parent = os.path.dirname(lad.folder)
+    names = {os.path.join(parent, n) for n in os.listdir(parent)}
+    return names | {os.path.join(os.getcwd(), n) for n in os.listdir(os.getcwd())}
+
+
+# ---------------------------------------------------------------------- reading
+
+
+def test_the_api_reads_the_ladder(server, ladder):
+    status, info = get_json(server, "/api/ladder")
+    assert status == 200 and info["rules"]["players"] == 5 and info["rules"]["time_limit"] == 1.0
+    with ladder.store(read_only=True) as st:
+        games = st.count_games()
+    assert info["games"] == games >= 15
+    status, got = get_json(server, "/api/standings")
+    n, rows = ratings(ladder)
+    assert status == 200 and got["games"] == n
+    assert got["rows"] == [r.to_json() for r in rows]
+    status, got = get_json(server, "/api/entrants")
+    assert status == 200
+    assert [e["label"] for e in got["entrants"]] == [e.label for e in ladder.entrants()]
+    by_id = {r.id: r.to_json() for r in rows}
+    for e in got["entrants"]:
+        assert e["rating"]["elo"] == by_id[e["id"]]["elo"] and e["rating"]["deals"] == by_id[e["id"]]["deals"]
+
+
+def test_an_entrant_has_its_history_games_and_faults(server, ladder):
+    status, got = get_json(server, "/api/entrants/flaky")
+    assert status == 200 and got["owner"] == "bob" and [v["version"] for v in got["versions"]] == [1]
+    v = got["versions"][0]
+    assert v["note"] == "crashes later"
+    with ladder.store(read_only=True) as st:
+        row = st.versions("flaky")[0]
+        faults = st.faults_of(row.id)
+        history = st.rating_history(row.id)
+        recent = st.games_of(row.id, 20)
+    assert faults, "the flaky bot crashed in its games"
+    assert v["faults"]["crash"]["count"] == len(faults)
+    assert sorted(v["faults"]["crash"]["games"]) == sorted({g for g, _ in faults})
+    assert [h["games"] for h in v["history"]] == [n for _, n, _ in history] and len(history) >= 2
+    assert [g["id"] for g in v["games"]] == [g.id for g in recent]
+    first = v["games"][0]
+    me = next(s for s in first["entrants"] if s["id"] == row.id)
+    deal = recent[0].result.deals[0]
+    assert me["points"] == sum(deal.game_points[s] for s in me["seats"])
+    assert first["viewer"] == f"/games/{first['id']}" and first["record"] == f"/api/games/{first['id']}/record"
+
+
+def test_a_game_and_its_record(server, ladder):
+    with ladder.store(read_only=True) as st:
+        row, record = st.game(1)
+        labels = {e.id: e.label for e in st.entrants()}
+    status, got = get_json(server, "/api/games/1")
+    assert status == 200 and got["id"] == 1
+    assert [s["label"] for s in got["seats"]] == [labels[e] for e in row.seats]
+    assert got["deal"]["opponents_points"] == row.result.deals[0].opponents_points
+    status, headers, body = call(server, "GET", "/api/games/1/record")
+    assert status == 200 and headers["Content-Type"].startswith("text/plain")
+    assert body.decode() == record and json.loads(body.decode().split("\n")[0])["type"] == "deal"
+
+
+@pytest.mark.parametrize("path", ["/api/entrants/nobody", "/api/entrants/..%2F..%2Fetc", "/api/games/99999",
+                                  "/api/games/99999/record", "/api/games/abc", "/api/nothing-here"])
+def test_unknown_things_are_404_json(server, path):
+    status, got = get_json(server, path)
+    assert status == 404 and set(got) == {"error"} and "\n" not in got["error"]
+
+
+@pytest.mark.parametrize("path", ["/entrants/nobody", "/games/99999", "/no/such/page"])
+def test_unknown_pages_are_404_pages(server, path):
+    status, headers, body = call(server, "GET", path)
+    assert status == 404 and headers["Content-Type"].startswith("text/html")
+    assert b"Not found" in body and b"href='/'" in body
+
+
+def test_a_server_error_is_one_line_without_a_traceback(server, monkeypatch):
+    from arena.ladder import server as module
+
+    def broken(self):
+        raise RuntimeError("secret detail /srv/private")
+
+    monkeypatch.setattr(module._Service, "standings", broken)
+    status, got = get_json(server, "/api/standings")
+    assert status == 500 and set(got) == {"error"}
+    assert "secret" not in got["error"] and "Traceback" not in got["error"]
+    status, _, body = call(server, "GET", "/")
+    assert status == 500 and b"secret" not in body and b"Traceback" not in body
+
+
+# ---------------------------------------------------------------------- pages
+
+
+def _cells(page: str, table: str) -> list[tuple[str, str]]:
+    """(label, Elo cell) of each row of the page's table ``table``."""
+    body = page.split(f"<table id='{table}'>", 1)[1].split("</table>", 1)[0]
+    return re.findall(r"<tr data-entrant='([^']*)'.*?<td class='num elo'>([^<]*)</td>", body)
+
+
+def test_the_leaderboard_shows_the_ratings(server, ladder):
+    status, headers, body = call(server, "GET", "/")
+    page = body.decode()
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    assert "default-src 'none'" in headers["Content-Security-Policy"]
+    _, rows = ratings(ladder)
+    active = [r for r in rows if not r.retired]
+    want = [(r.label, f"{r.elo:+.0f}" if r.elo == r.elo else "&ndash;") for r in active]
+    assert _cells(page, "standings") == want
+    retired = [r for r in rows if r.retired]
+    if retired:
+        assert [c[0] for c in _cells(page, "retired")] == [r.label for r in retired]
+    assert page.count("<svg class='ci'") == sum(1 for r in rows if r.elo == r.elo)
+    for r in rows:
+        assert f"href='/entrants/{r.name}#v{r.version}'" in page
+    flaky = next(r for r in rows if r.name == "flaky")
+    assert f">{sum(flaky.faults.values())}</a></td>" in page
+    assert "provisional" in page and "http://" not in page.replace(server.url, "")
+
+
+def test_an_entrant_page_shows_versions_history_faults_and_games(server, ladder):
+    status, _, body = call(server, "GET", "/entrants/flaky")
+    page = body.decode()
+    assert status == 200
+    with ladder.store(read_only=True) as st:
+        row = st.versions("flaky")[0]
+        faults = st.faults_of(row.id)
+        recent = st.games_of(row.id, 20)
+    assert f"data-label='{row.label}'" in page and row.code_hash[:16] in page and "crashes later" in page
+    assert "<svg class='history'" in page and "<polygon class='band'" in page
+    for game_id, _ in faults[:30]:
+        assert f"href='/games/{game_id}'" in page
+    for g in recent:
+        assert f"href='/games/{g.id}'" in page and f"href='/api/games/{g.id}/record'" in page
+    _, rows = ratings(ladder)
+    assert f"{next(r for r in rows if r.id == row.id).elo:+.0f}" in page
+
+
+def test_the_game_page_is_the_viewer(server, ladder):
+    with ladder.store(read_only=True) as st:
+        row, _ = st.game(2)
+        labels = {st.entrant(e).label for e in row.pair}
+    status, headers, body = call(server, "GET", "/games/2")
+    page = body.decode()
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    assert "<title>ladder game 2: " in page and all(label in page for label in labels)
+    assert "id=\"step-count\"" in page and "script-src 'unsafe-inline'" in headers["Content-Security-Policy"]
+
+
+# ---------------------------------------------------------------------- acting
+
+
+def test_submit_resubmit_and_retire(server, ladder):
+    status, headers, got = submit(server, {"name": "mine", "note": "first try <b>bold</b>"}, "good.py",
+                                  headers=auth("ann"))
+    assert status == 201, got
+    assert got["name"] == "mine" and got["version"] == 1 and got["owner"] == "ann" and got["kind"] == "module"
+    assert headers["Location"] == "/entrants/mine"
+    _, listed = get_json(server, "/api/entrants")
+    assert "mine" in [e["label"] for e in listed["entrants"]]
+    status, _, again = submit(server, {"name": "mine", "class": "Good"}, "good.py", headers=auth("ann"))
+    assert status == 201 and again["version"] == 2 and again["label"] == "mine@v2"
+    page = call(server, "GET", "/entrants/mine")[2].decode()
+    assert "first try &lt;b&gt;bold&lt;/b&gt;" in page and "<b>bold" not in page
+    assert page.count("<section class='version box'") == 2
+    status, _, done = retire(server, "mine", {"version": 1}, auth("ann"))
+    assert status == 200 and [r["label"] for r in done["retired"]] == ["mine"]
+    assert done["retired"][0]["retired"] is not None
+    rows = {e.label: e for e in ladder.entrants()}
+    assert rows["mine"].retired is not None and rows["mine@v2"].retired is None
+    status, _, done = retire(server, "mine", None, auth("ann"))
+    assert status == 200 and {r["label"] for r in done["retired"]} == {"mine", "mine@v2"}
+    assert all(e.retired is not None for e in ladder.entrants() if e.name == "mine")
+    board = call(server, "GET", "/")[2].decode()
+    assert "mine@v2" in [c[0] for c in _cells(board, "retired")]
+
+
+def _refused(server, ladder, act, status: int, words: str) -> dict:
+    before = snapshot(ladder)
+    around = outside(ladder)
+    code, headers, got = act()
+    assert code == status, got
+    assert set(got) == {"error"} and "\n" not in got["error"] and words in got["error"], got
+    assert "Traceback" not in got["error"] and ladder.folder not in got["error"]
+    assert snapshot(ladder) == before, "a refused action changed the ladder"
+    assert outside(ladder) == around, "a refused action left a file outside the ladder"
+    if status == 401:
+        assert headers["WWW-Authenticate"].startswith("Bearer")
+    return got
+
+
+@pytest.mark.parametrize("headers,status,words", [
+    ({}, 401, "token"),
+    ({"Authorization": ""}, 401, "token"),
+    ({"Authorization": "Bearer "}, 401, "Bearer"),
+    ({"Authorization": "Basic YW5uOnRvaw=="}, 401, "Bearer"),
+    ({"Authorization": "Bearer tok-ann-0123456789 extra"}, 401, "Bearer"),
+    ({"Authorization": "Bearer wrong-token"}, 401, "not valid"),
+    (auth("bob"), 403, "another owner"),
+])
+def test_acting_without_the_owners_token_is_refused(server, ladder, headers, status, words):
+    _refused(server, ladder, lambda: submit(server, {"name": "rnd"}, "good.py", headers=headers), status, words)
+    _refused(server, ladder, lambda: retire(server, "rnd", None, headers), status, words)
+    _refused(server, ladder, lambda: retire(server, "rnd", {"version": 1}, headers), status, words)
+
+
+def test_retiring_unknown_names_and_versions(server, ladder):
+    _refused(server, ladder, lambda: retire(server, "nobody", None, auth("ann")), 404, "no entrant")
+    _refused(server, ladder, lambda: retire(server, "rnd", {"version": 9}, auth("ann")), 404, "no version 9")
+    _refused(server, ladder, lambda: retire(server, "rnd", {"version": "x"}, auth("ann")), 400, "version")
+    _refused(server, ladder, lambda: retire(server, "rnd", ["v"], auth("ann")), 400, "version")
+
+
+def test_an_oversized_upload_is_refused_while_it_streams(server, ladder):
+    big = b"#" * ((1 << 20) + 4096)
+    got = _refused(server, ladder, lambda: submit(server, {"name": "huge"}, "huge.py", big, auth("ann")), 413,
+                   "1 MiB")
+    assert "larger" in got["error"]
+    # without a Content-Length (chunked), the limit holds as the body streams in
+    body, kind = multipart({"name": "huge"}, {"file": ("huge.py", big * 3)})
+
+    def chunked() -> tuple[int, dict[str, str], dict]:
+        host, port = server.url.split("//")[1].split(":")
+        con = http.client.HTTPConnection(host, int(port), timeout=60)
+        try:
+            con.request("POST", "/api/submit", body=(body[i:i + 65536] for i in range(0, len(body), 65536)),
+                        headers={"Content-Type": kind, **auth("ann")}, encode_chunked=True)
+            resp = con.getresponse()
+            return resp.status, dict(resp.getheaders()), json.loads(resp.read())
+        finally:
+            con.close()
+
+    _refused(server, ladder, chunked, 413, "1 MiB")
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, data in members.items():
+            z.writestr(zipfile.ZipInfo(name), data)
+    return buf.getvalue()
+
+
+def test_malformed_and_hostile_uploads_are_refused(server, ladder):
+    parent = os.path.dirname(ladder.folder)
+    ann = auth("ann")
+
+    def post(body: bytes, kind: str) -> tuple[int, dict[str, str], dict]:
+        status, headers, raw = call(server, "POST", "/api/submit", body, {"Content-Type": kind, **ann})
+        return status, headers, json.loads(raw)
+
+    _refused(server, ladder, lambda: post(b'{"name": "x"}', "application/json"), 415, "multipart")
+    _refused(server, ladder, lambda: post(b"--nope\r\n", "multipart/form-data; boundary=zzz"), 400, "form")
+    _refused(server, ladder, lambda: submit(server, {}, "good.py", headers=ann), 400, "name")
+    _refused(server, ladder, lambda: submit(server, {"name": "nofile"}, "", headers=ann), 400, "file")
+    _refused(server, ladder, lambda: submit(server, {"name": "../up"}, "good.py", headers=ann), 400, "name")
+    _refused(server, ladder, lambda: submit(server, {"name": "x", "extra": "1"}, "good.py", headers=ann), 400,
+             "unknown field")
+    _refused(server, ladder, lambda: submit(server, {"name": "x", "note": "n" * 5000}, "good.py", headers=ann),
+             400, "longer")
+    got = _refused(server, ladder, lambda: submit(server, {"name": "failing"}, "failing.py", FAILING_BOT, ann),
+                   400, "refused: the validation deal")
+    assert "this bot always fails" in got["error"]
+    _refused(server, ladder, lambda: submit(server, {"name": "broken"}, "broken.py", b"def (:\n", ann), 400, "line 1")
+    _refused(server, ladder, lambda: submit(server, {"name": "x", "class": "Nope"}, "good.py", headers=ann), 400,
+             "no class 'Nope'")
+    climb = _zip({"bot.py": GOOD_BOT, "../../../evil.py": b"print('escaped')\n"})
+    _refused(server, ladder, lambda: submit(server, {"name": "climb"}, "climb.zip", climb, ann), 400, "not allowed")
+    absolute = os.path.join(parent, "abs_evil.py")
+    rooted = _zip({"bot.py": GOOD_BOT, absolute: b"print('escaped')\n"})
+    _refused(server, ladder, lambda: submit(server, {"name": "rooted"}, "rooted.zip", rooted, ann), 400,
+             "not allowed")
+    _refused(server, ladder, lambda: submit(server, {"name": "notzip"}, "x.zip", b"PK not a zip", ann), 400, "zip")
+    _refused(server, ladder, lambda: submit(server, {"name": "dots"}, "../../evil.py", FAILING_BOT, ann), 400,
+             "refused")
+    for path in (absolute, os.path.join(parent, "evil.py"), os.path.join(os.path.dirname(parent), "evil.py")):
+        assert not os.path.exists(path)
+
+
+def test_a_zip_of_a_folder_is_taken(server, ladder):
+    data = _zip({"bot.py": GOOD_BOT, "data/notes.txt": b"hello\n"})
+    status, _, got = submit(server, {"name": "zipped"}, "zipped.zip", data, auth("bob"))
+    assert status == 201, got
+    assert got["owner"] == "bob" and got["kind"] == "module"
+    stored = os.path.join(ladder.folder, "bots", str(got["id"]))
+    assert sorted(os.listdir(os.path.join(stored, "data"))) == ["notes.txt"]
+
+
+def test_a_port_in_use_is_one_line(ladder):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        with pytest.raises(ArenaError, match=f"^port {port} on 127.0.0.1 is in use$"):
+            serve(ladder, "127.0.0.1", port)
