@@ -28,6 +28,7 @@ from arena.ladder.run import pick_pairs
 from arena.play import outcome_of
 from arena.types import ArenaError
 from core.records import read_records, replay_deal
+from test_hostile import procs
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "arena" / "hostile"
@@ -75,19 +76,8 @@ def tree_hash(folder: Path) -> dict[str, str]:
 
 
 def bot_processes() -> list[int]:
-    """Processes of the sandbox's bot users (uid from UID_BASE), or of a ladder runner we started."""
-    out = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/status") as fh:
-                uid = next(int(ln.split()[1]) for ln in fh if ln.startswith("Uid:"))
-        except (OSError, StopIteration, ValueError):
-            continue
-        if uid >= UID_BASE:
-            out.append(int(d))
-    return out
+    """Processes of the sandbox's bot users (uid from UID_BASE)."""
+    return [pid for pid, (uid, _cmd) in procs().items() if uid >= UID_BASE]
 
 
 def no_bots_left(grace: float = 5.0) -> list[int]:
