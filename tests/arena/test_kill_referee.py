@@ -113,7 +113,8 @@ def test_kill_9_of_the_referee_at_random_moments(tmp_path):
 def test_sigterm_stops_a_run_like_ctrl_c(tmp_path):
     db = tmp_path / "t.db"
     cmd = _cmd(db)
-    cmd[cmd.index("4")] = "40"                        # long enough to be stopped
+    cmd[cmd.index("4")] = "2000"                      # long enough to be stopped on a fast machine
+    cmd += ["--suite", "gen:sigterm"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     time.sleep(3.0)
     proc.send_signal(signal.SIGTERM)

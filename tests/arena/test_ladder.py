@@ -201,7 +201,7 @@ def _games(db: Path) -> list[tuple]:
 
 def _stop(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)        # as Ctrl-C under pengyou (SIGINT is ignored in a background job)
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
