@@ -38,7 +38,7 @@ from typing import IO, BinaryIO, Optional
 from ..referee import BOT_FOLDER
 from ..types import ArenaError
 
-__all__ = ["Taken", "take", "take_zip", "safe_name", "bot_classes", "folder_hash", "MAX_FILES", "MAX_BYTES"]
+__all__ = ["Taken", "take", "take_stream", "take_zip", "safe_name", "bot_classes", "folder_hash", "MAX_FILES", "MAX_BYTES"]
 
 #: Most files a submission may hold.
 MAX_FILES = 200
@@ -152,36 +152,48 @@ def take(source: str, folder: str, entry: Optional[str] = None) -> Taken:
     if source.endswith(".zip") and os.path.isfile(source):
         with open(source, "rb") as fh:
             return take_zip(fh, folder, entry)
-    os.makedirs(folder)
-    budget = _Budget()
-    try:
-        if os.path.isdir(source):
-            for root, dirs, files in os.walk(source):
-                dirs.sort()
-                for d in dirs:
-                    if os.path.islink(os.path.join(root, d)):
-                        raise ArenaError(f"the submission holds a link ({d}); links are not allowed")
-                dirs[:] = [d for d in dirs if d != "__pycache__"]
-                for f in sorted(files):
-                    full = os.path.join(root, f)
-                    rel = os.path.relpath(full, source).replace(os.sep, "/")
-                    st = os.lstat(full)
-                    if not stat.S_ISREG(st.st_mode):
-                        raise ArenaError(f"the submission holds {rel!r}, which is not a plain file")
-                    if f.endswith(".pyc"):
-                        continue
-                    budget.file(rel)
-                    with open(full, "rb") as src:
-                        _copy_stream(src, _place(folder, rel), budget, st.st_mode)
-            return _finish(folder, entry, budget)
+    if not os.path.isdir(source):
         st = os.stat(source)
         if not stat.S_ISREG(st.st_mode):
             raise ArenaError(f"{source} is not a plain file")
-        name = os.path.basename(source)
-        budget.file(name)
         with open(source, "rb") as src:
-            _copy_stream(src, _place(folder, name), budget, st.st_mode)
-        return _finish(folder, entry or name, budget)
+            return take_stream(src, os.path.basename(source), folder, st.st_mode)
+    os.makedirs(folder)
+    budget = _Budget()
+    try:
+        for root, dirs, files in os.walk(source):
+            dirs.sort()
+            for d in dirs:
+                if os.path.islink(os.path.join(root, d)):
+                    raise ArenaError(f"the submission holds a link ({d}); links are not allowed")
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            for f in sorted(files):
+                full = os.path.join(root, f)
+                rel = os.path.relpath(full, source).replace(os.sep, "/")
+                st = os.lstat(full)
+                if not stat.S_ISREG(st.st_mode):
+                    raise ArenaError(f"the submission holds {rel!r}, which is not a plain file")
+                if f.endswith(".pyc"):
+                    continue
+                budget.file(rel)
+                with open(full, "rb") as src:
+                    _copy_stream(src, _place(folder, rel), budget, st.st_mode)
+        return _finish(folder, entry, budget)
+    except BaseException:
+        remove(folder)
+        raise
+
+
+def take_stream(data: IO[bytes], name: str, folder: str, mode: int = 0) -> Taken:
+    """One file, read from the stream ``data``, as the entry of the new
+    ``folder`` (``mode``: its permission bits; an entry that is not a
+    ``.py`` file is made executable either way)."""
+    os.makedirs(folder)
+    budget = _Budget()
+    try:
+        budget.file(name)
+        _copy_stream(data, _place(folder, name), budget, mode)
+        return _finish(folder, name, budget)
     except BaseException:
         remove(folder)
         raise

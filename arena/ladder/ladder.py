@@ -206,15 +206,11 @@ class Ladder:
         ``program``: whether the entry is a program speaking the protocol
         (None: a ``.py`` entry is a module if it defines a class with
         ``step()``, else a Python program; any other entry is a program)."""
-        with self.store(read_only=True) as st:
-            self._check_name(st, name, owner)
         return self._accept(lambda folder: _files.take(source, folder, entry), name, owner, cls, note, program)
 
     def submit_zip(self, data: Any, *, name: str, owner: str, cls: Optional[str] = None,
                    entry: Optional[str] = None, note: str = "", program: Optional[bool] = None) -> EntrantRow:
         """:meth:`submit` for a zip archive given as a binary stream (an upload)."""
-        with self.store(read_only=True) as st:
-            self._check_name(st, name, owner)
         return self._accept(lambda folder: _files.take_zip(data, folder, entry), name, owner, cls, note, program)
 
     def submit_file(self, data: Any, filename: str, *, name: str, owner: str, cls: Optional[str] = None,
@@ -223,24 +219,13 @@ class Ladder:
         base = _files.safe_name(os.path.basename(filename.replace("\\", "/")) or "bot")
         if base.endswith(".zip"):
             return self.submit_zip(data, name=name, owner=owner, cls=cls, note=note, entry=entry, program=program)
-        with self.store(read_only=True) as st:
-            self._check_name(st, name, owner)
-
-        def take(folder: str) -> _files.Taken:
-            os.makedirs(folder)
-            budget = _files._Budget()
-            try:
-                budget.file(base)
-                _files._copy_stream(data, os.path.join(folder, base), budget, 0o755 if not base.endswith(".py") else 0)
-                return _files._finish(folder, base, budget)
-            except BaseException:
-                _files.remove(folder)
-                raise
-
-        return self._accept(take, name, owner, cls, note, program)
+        return self._accept(lambda folder: _files.take_stream(data, base, folder), name, owner, cls, note,
+                            program)
 
     def _accept(self, take: Any, name: str, owner: str, cls: Optional[str], note: str,
                 program: Optional[bool] = None) -> EntrantRow:
+        with self.store(read_only=True) as st:     # refused before its files are taken in
+            self._check_name(st, name, owner)
         bots = os.path.join(self.folder, "bots")
         staging = os.path.join(bots, f".new-{secrets.token_hex(8)}")
         taken = take(staging)
@@ -267,8 +252,7 @@ class Ladder:
             else:
                 stored = taken.entry
             code = _files.folder_hash(staging)
-            with self.store() as st:
-                self._check_name(st, name, owner)
+            with self.store(read_only=True) as st:
                 new_id = st.next_entrant_id()
             final = os.path.join(bots, str(new_id))
             if os.path.exists(final):
@@ -282,8 +266,7 @@ class Ladder:
             problem = validate_entrant(self, probe)
             if problem is not None:
                 raise ArenaError(f"refused: {problem}")
-            with self.store() as st:
-                self._check_name(st, name, owner)
+            with self.store() as st:           # refuses a name another owner took meanwhile
                 return st.add_entrant(name, owner, kind, rel, code, _note(note), entrant_id=new_id)
         except BaseException:
             _files.remove(staging)

@@ -81,16 +81,14 @@ def _global_results(games: Sequence[Any], index: dict[int, int]) -> list[JobResu
     (entrant id -> position), each game's group its own duplicate group."""
     from dataclasses import replace
 
-    from ..types import DealOutcome, Fault
+    from ..types import Fault
 
     out = []
     for g in games:
         pair = g.pair
         m = [index[pair[0]], index[pair[1]]]
         res: JobResult = g.result
-        deals = tuple(DealOutcome(tuple(m[e] for e in d.seats), d.maker, d.maker_side, d.opponents_points,
-                                  d.total_points, d.maker_won, d.game_points, d.margins, d.forfeit)
-                      for d in res.deals)
+        deals = tuple(replace(d, seats=tuple(m[e] for e in d.seats)) for d in res.deals)
         faults = tuple(Fault(f.seat, m[f.entrant] if 0 <= f.entrant < 2 else -1, f.kind, f.message, f.decision)
                        for f in res.faults)
         out.append(replace(res, key=f"{g.group_id}-{g.rotation}", group=g.group_id,
@@ -237,9 +235,9 @@ def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Op
     played = rounds_done = groups_done = faults = twice = failed = 0
     sched = 0.0
     from ..referee import close_pool
-    from ..runner import BotLogs, _init_worker
+    from ..runner import _init_worker
 
-    logs_cache: dict[tuple[int, int], BotLogs] = {}
+    logs_cache: dict[tuple[int, int], Any] = {}
     try:
         with make_executor(workers, cluster, _init_worker, (context,), pin) as ex:
             while True:

@@ -327,7 +327,8 @@ class LadderStore(SQLiteFile):
                 gid = int(cur.lastrowid or 0)
                 con.execute("UPDATE groups SET seed = id WHERE id = ?", (gid,))
                 ids.append(gid)
-        return [g for g in self.open_groups() if g.id in set(ids)]
+        new = set(ids)
+        return [g for g in self.open_groups() if g.id in new]
 
     def open_groups(self) -> list[GroupRow]:
         """Groups with rotations left to play (not abandoned), oldest first."""
