@@ -25,7 +25,7 @@ from typing import Any, Optional
 from .ratings import ROLES, Interval, Standings, role_margins, standings
 from .types import FAULT_KINDS, ArenaError, Entrant
 
-__all__ = ["run_report", "tune_report", "write_report"]
+__all__ = ["run_report", "ladder_report", "tune_report", "write_report"]
 
 
 #: Job keys that may name a game's page file (the arena writes keys like ``g3-l1-r0``).
@@ -149,9 +149,10 @@ def _page(title: str, subtitle: str, sections: Sequence[tuple[str, str, str]]) -
             f"</header>\n{body}\n</body>\n</html>\n")
 
 
-def _standings_table(st: Standings) -> str:
+def _standings_table(st: Standings, status: Optional[Mapping[str, str]] = None) -> str:
     head = ("<tr><th>#</th><th class=name>entrant</th><th class=name>bot</th><th>Elo</th><th>95 % interval</th>"
-            "<th>deals</th><th>duplicate score [95 %]</th><th>margin</th><th>game points</th><th>faults</th></tr>")
+            "<th>deals</th><th>duplicate score [95 %]</th><th>margin</th><th>game points</th><th>faults</th>"
+            + ("<th class=name>status</th>" if status is not None else "") + "</tr>")
     rows = []
     for rank, r in enumerate(st.rows, 1):
         elo_iv = (f"[{r.elo_lo:+.0f}, {r.elo_hi:+.0f}]" if math.isfinite(r.elo_lo) and math.isfinite(r.elo_hi)
@@ -160,7 +161,9 @@ def _standings_table(st: Standings) -> str:
         rows.append(f'<tr data-entrant="{_esc(r.name)}"><td>{rank}</td><td class=name>{_esc(r.name)}</td>'
                     f"<td class=name>{_esc(r.spec)}</td><td class=elo>{r.elo:+.0f}</td><td>{elo_iv}</td>"
                     f"<td>{r.deals}</td><td class=dup>{_interval(r.dup)}</td><td>{_num(r.margin)}</td>"
-                    f"<td>{_num(r.game_points, 2)}</td><td>{faults}</td></tr>")
+                    f"<td>{_num(r.game_points, 2)}</td><td>{faults}</td>"
+                    + (f"<td class='name status'>{_esc(status.get(r.name, ''))}</td>" if status is not None else "")
+                    + "</tr>")
     note = (f"<p class=note>{st.deals} deals in {st.groups} duplicate groups; maker-side edge "
             f"{st.maker_edge:+.0f} Elo; Elo intervals from {st.samples} bootstrap resamples of the groups; the "
             "duplicate score is a seat's card margin against the mean of the same seat on the same cards.</p>")
@@ -242,6 +245,54 @@ def _games_section(results: Sequence[Any], entrants: Sequence[Entrant], links: M
             f"<th class=name>how it went</th><th>faults</th></tr>{''.join(rows)}</table>{note}")
 
 
+def _viewer_pages(keys: Sequence[str], record_of: Any, title_of: Any, games_dir: Optional[str],
+                  games: int) -> tuple[dict[str, str], dict[str, str]]:
+    """Viewer pages (``{relative path: page}``) and links (``{key: path}``)
+    for the first ``games`` of ``keys`` that have a record (``record_of(key)``,
+    "" for none), in ``games_dir``; none without ``games_dir``."""
+    from core.records import read_records
+
+    from .viewer import page as viewer_page
+
+    pages: dict[str, str] = {}
+    links: dict[str, str] = {}
+    if not games_dir:
+        return pages, links
+    for key in keys:
+        if len(links) >= games:
+            break
+        if key in links or not _SAFE_KEY.fullmatch(key):
+            continue                             # (a key that is not a plain name never becomes a path)
+        record = record_of(key)
+        if not record:
+            continue
+        rel = f"{games_dir}/{key}.html"
+        pages[rel] = viewer_page(read_records(io.StringIO(record)), title_of(key))
+        links[key] = rel
+    return pages, links
+
+
+def _result_sections(st: Standings, entrants: Sequence[Entrant], results: Sequence[Any],
+                     faults: Sequence[tuple[str, Any]], players: int, links: Mapping[str, str],
+                     status: Optional[Mapping[str, str]] = None,
+                     shown: Optional[Sequence[Any]] = None) -> list[tuple[str, str, str]]:
+    """The sections every page of results has: standings (with a status
+    column when ``status`` is given), duplicate scores, head to head, faults,
+    margins by role and seat, and the games (``shown``, default all)."""
+    names = [e.name for e in entrants]
+    table = _standings_table(st, status)
+    return [
+        ("standings", "Standings", table + _elo_plot(st) if any(r.rated for r in st.rows) else table),
+        ("duplicate", "Duplicate scores", _duplicate_table(st)),
+        ("head-to-head", "Head to head", _cross_table(st, names) + (_heat_plot(st, names) if results else "")),
+        ("faults", "Faults", _faults_section(entrants, faults, links)),
+        ("roles", "Margins by role and by seat", _roles_section(entrants, results, players)),
+        ("games", "Games", _games_section(results if shown is None else shown, entrants, links)
+         + (f"<p class=note>The newest {len(shown)} of {len(results)} games are listed.</p>"
+            if shown is not None and len(shown) < len(results) else "")),
+    ]
+
+
 def run_report(db: str, run_id: Optional[int] = None, samples: int = 1000,
                games_dir: Optional[str] = None, games: int = 200) -> tuple[str, dict[str, str]]:
     """The report page of a stored run (the latest by default), and viewer
@@ -250,7 +301,6 @@ def run_report(db: str, run_id: Optional[int] = None, samples: int = 1000,
     first, then the others, ``games`` pages at most."""
     from .sprt import saved_state
     from .store import Store
-    from .viewer import page as viewer_page
 
     with Store(db, read_only=True) as store:
         runs = store.runs()
@@ -266,33 +316,12 @@ def run_report(db: str, run_id: Optional[int] = None, samples: int = 1000,
         results = store.results(run_id)
         faults = store.faults(run_id)
     st = standings(results, entrants, samples=samples)
-    names = [e.name for e in entrants]
     players = int(spec.get("players") or max((len(r.seats) for r in results), default=0))
-    pages: dict[str, str] = {}
-    links: dict[str, str] = {}
-    if games_dir:
-        from core.records import read_records
-
-        by_key = {r.key: r for r in results}
-        order = [k for k, _ in faults] + [r.key for r in results]
-        for key in order:
-            res = by_key.get(key)
-            if res is None or not res.record or key in links or not _SAFE_KEY.fullmatch(key):
-                continue                         # (a key that is not a plain name never becomes a path)
-            if len(links) >= games:
-                break
-            rel = f"{games_dir}/{key}.html"
-            pages[rel] = viewer_page(read_records(io.StringIO(res.record)), f"run {run_id}, job {key}")
-            links[key] = rel
-    sections = [
-        ("standings", "Standings", _standings_table(st) + _elo_plot(st) if any(r.rated for r in st.rows)
-         else _standings_table(st)),
-        ("duplicate", "Duplicate scores", _duplicate_table(st)),
-        ("head-to-head", "Head to head", _cross_table(st, names) + (_heat_plot(st, names) if results else "")),
-        ("faults", "Faults", _faults_section(entrants, faults, links)),
-        ("roles", "Margins by role and by seat", _roles_section(entrants, results, players)),
-        ("games", "Games", _games_section(results, entrants, links)),
-    ]
+    by_key = {r.key: r for r in results}
+    pages, links = _viewer_pages([k for k, _ in faults] + [r.key for r in results],
+                                 lambda key: by_key[key].record if key in by_key else "",
+                                 lambda key: f"run {run_id}, job {key}", games_dir, games)
+    sections = _result_sections(st, entrants, results, faults, players, links)
     for k, test in enumerate(saved_state(db, run_id)):
         state = test["state"]
         hyp = state.get("hypotheses", {})
@@ -306,6 +335,78 @@ def run_report(db: str, run_id: Optional[int] = None, samples: int = 1000,
     subtitle = (f"run {info.id} of {os.path.basename(db)}: {info.status}, {info.done} of {info.jobs} jobs; "
                 f"{spec.get('preset')} rules, {players} players; updated {info.updated}")
     return _page(f"{info.name}: report", subtitle, sections), pages
+
+
+def _history_plot(snapshots: Sequence[tuple[float, int, Sequence[Mapping[str, Any]]]],
+                  labels: Mapping[int, str]) -> str:
+    """Each entrant version's Elo after every refit, against the ladder's games."""
+    plt = _pyplot()
+    lines: dict[int, tuple[list[int], list[float]]] = {}
+    for _, n, rows in snapshots:
+        for r in rows:
+            elo = r.get("elo")
+            if isinstance(elo, (int, float)) and math.isfinite(elo) and r.get("id") in labels:
+                xs, ys = lines.setdefault(int(r["id"]), ([], []))
+                xs.append(n)
+                ys.append(float(elo))
+    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    for eid, (xs, ys) in sorted(lines.items()):
+        ax.plot(xs, ys, marker="." if len(xs) < 40 else None, lw=1.3, label=labels[eid])
+    ax.axhline(0, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("games in the ladder at the refit")
+    ax.set_ylabel("Elo (mean 0)")
+    if lines:
+        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    return _svg(fig)
+
+
+def ladder_report(folder: str, samples: int = 200, games_dir: Optional[str] = None,
+                  games: int = 200, listed: int = 500) -> tuple[str, dict[str, str]]:
+    """The report page of a ladder (its folder), and viewer pages of its
+    games as :func:`run_report` gives them: the faulting games first, then the
+    newest, ``games`` pages at most. The ratings are the ladder's own fit
+    (:func:`arena.ladder.run.fit`, the leaderboard's); the page adds each
+    version's rating history and lists the ``listed`` newest games."""
+    from .ladder import Ladder
+    from .ladder.run import fit
+
+    ladder = Ladder(folder)
+    f = fit(ladder, samples)
+    if not f.entrants:
+        raise ArenaError(f"the ladder {folder} has no entrants yet; submit one with `pengyou ladder submit`")
+    with ladder.store(read_only=True) as st:
+        snapshots = st.rating_snapshots()
+        rounds = st.rounds()
+    entrants = [Entrant(e.label, e.spec) for e in f.entrants]
+    rated = {r.label: r for r in f.rows}
+    status = {e.label: ", ".join(x for x in ("retired" if e.retired is not None else "active",
+                                              "provisional" if rated[e.label].provisional else "")
+                                 if x) for e in f.entrants}
+    faults = [(res.key, fl) for res in reversed(f.results) for fl in res.faults]
+    newest = list(reversed(f.results))
+
+    def record_of(key: str) -> str:
+        with ladder.store(read_only=True) as st:
+            return st.game(f.game_ids[key])[1] if key in f.game_ids else ""
+
+    def title_of(key: str) -> str:
+        res = next(r for r in newest if r.key == key)
+        pair = " vs ".join(dict.fromkeys(entrants[e].name for e in res.seats))
+        return f"ladder game {f.game_ids[key]}: {pair}"
+
+    pages, links = _viewer_pages([k for k, _ in faults] + [r.key for r in newest], record_of, title_of,
+                                 games_dir, games)
+    sections = _result_sections(f.standings, entrants, f.results, faults, ladder.rules.players, links,
+                                status=status, shown=newest[:listed])
+    labels = {e.id: e.label for e in f.entrants}
+    sections.insert(1, ("history", "Rating history", _history_plot(snapshots, labels) if snapshots else
+                        "<p>No ratings yet: the ladder has not finished a round.</p>"))
+    r = ladder.rules
+    subtitle = (f"ladder {os.path.basename(os.path.abspath(folder))}: {len(f.results)} games in {rounds} rounds, "
+                f"{len(f.entrants)} entrant versions; {r.preset} rules, {r.players} players; "
+                f"{r.time_limit:g} s a decision with {r.overage:g} s overage; a rating is provisional "
+                f"under {r.provisional} deals")
+    return _page(f"ladder {os.path.basename(os.path.abspath(folder))}: report", subtitle, sections), pages
 
 
 def tune_report(db: str, tune_id: int) -> str:

@@ -1,4 +1,4 @@
-"""``pengyou report``: a run, an SPRT or a tuning run as one HTML page."""
+"""``pengyou report``: a run, a ladder, an SPRT or a tuning run as one HTML page."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ __all__ = ["add_parsers", "run"]
 
 def add_parsers(sub: Any) -> None:
     """Add ``report`` to the subcommands ``sub``."""
-    p = sub.add_parser("report", help="a run, an SPRT or a tuning run as one self-contained HTML page")
+    p = sub.add_parser("report", help="a run, a ladder, an SPRT or a tuning run as one self-contained HTML page")
     p.add_argument("run", type=int, nargs="?", default=None, help="run id (default: the latest)")
+    p.add_argument("--ladder", default=None, metavar="FOLDER", help="a ladder (its folder): every game it has played")
     p.add_argument("--sprt", type=int, default=None, metavar="ID",
                    help="the SPRT of this run id (default database: sprt.db)")
     p.add_argument("--tune", type=int, default=None, metavar="ID",
@@ -29,14 +30,15 @@ def add_parsers(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the report; the exit status."""
-    from ..report import run_report, tune_report, write_report
+    from ..report import ladder_report, run_report, tune_report
     from ..sprt import saved_state
     from ..types import ArenaError
-    from .deals import open_page
 
-    chosen = [x for x in (args.run, args.sprt, args.tune) if x is not None]
+    chosen = [x for x in (args.run, args.ladder, args.sprt, args.tune) if x is not None]
     if len(chosen) > 1:
-        raise UsageError("report: give a run, --sprt ID or --tune ID, not several")
+        raise UsageError("report: give a run, --ladder FOLDER, --sprt ID or --tune ID, not several")
+    if args.ladder is not None and args.db is not None:
+        raise UsageError("report: --db is for runs, SPRTs and tuning runs; a ladder keeps its own database")
     if args.samples < 1:
         raise UsageError(f"--samples: {args.samples} is not at least 1")
     if args.games < 0:
@@ -44,18 +46,28 @@ def run(args: argparse.Namespace) -> int:
     folder = os.path.dirname(os.path.abspath(args.out))
     if not os.path.isdir(folder):
         raise ArenaError(f"--out {args.out}: no such folder {folder}")
+    stem = os.path.splitext(os.path.basename(args.out))[0]
+    pages: dict[str, str] = {}
+    if args.ladder is not None:
+        text, pages = ladder_report(args.ladder, args.samples, games_dir=f"{stem}_games", games=args.games)
+        return _write(args, text, pages)
     db = args.db or ("tune.db" if args.tune is not None else "sprt.db" if args.sprt is not None else "arena.db")
     if not os.path.exists(db):
         raise ArenaError(f"{db}: no such database")
-    pages: dict[str, str] = {}
     if args.tune is not None:
         text = tune_report(db, args.tune)
     else:
         if args.sprt is not None and not saved_state(db, args.sprt):
             raise ArenaError(f"{db}: run {args.sprt} is not an SPRT (`pengyou arena runs --db {db}` lists the runs)")
-        stem = os.path.splitext(os.path.basename(args.out))[0]
         text, pages = run_report(db, args.sprt if args.sprt is not None else args.run, args.samples,
                                  games_dir=f"{stem}_games", games=args.games)
+    return _write(args, text, pages)
+
+
+def _write(args: argparse.Namespace, text: str, pages: dict[str, str]) -> int:
+    from ..report import write_report
+    from .deals import open_page
+
     written = write_report(args.out, text, pages)
     print(f"wrote {args.out}" + (f" and {len(written) - 1} game page(s) in {os.path.splitext(args.out)[0]}_games/"
                                  if len(written) > 1 else ""))

@@ -27,7 +27,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ..executors import Lost, make_executor
 from ..schedule import lineups, period
@@ -36,7 +36,10 @@ from ..types import ArenaError, FAULT_KINDS, Job, JobResult
 from .ladder import Ladder
 from .store import EntrantRow, GroupRow
 
-__all__ = ["LadderSummary", "run_ladder", "ratings", "pick_pairs", "RatingRow"]
+if TYPE_CHECKING:
+    from ..ratings import Standings
+
+__all__ = ["LadderSummary", "LadderFit", "run_ladder", "fit", "ratings", "pick_pairs", "RatingRow"]
 
 log = logging.getLogger("pengyou.ladder")
 
@@ -78,7 +81,8 @@ class RatingRow:
 
 def _global_results(games: Sequence[Any], index: dict[int, int]) -> list[JobResult]:
     """The games as results over the ladder's entrant positions ``index``
-    (entrant id -> position), each game's group its own duplicate group."""
+    (entrant id -> position), keyed ``game<ID>`` by their game ids, each
+    game's group its own duplicate group."""
     from dataclasses import replace
 
     from ..types import Fault
@@ -91,14 +95,27 @@ def _global_results(games: Sequence[Any], index: dict[int, int]) -> list[JobResu
         deals = tuple(replace(d, seats=tuple(m[e] for e in d.seats)) for d in res.deals)
         faults = tuple(Fault(f.seat, m[f.entrant] if 0 <= f.entrant < 2 else -1, f.kind, f.message, f.decision)
                        for f in res.faults)
-        out.append(replace(res, key=f"{g.group_id}-{g.rotation}", group=g.group_id,
+        out.append(replace(res, key=f"game{g.id}", group=g.group_id,
                            seats=tuple(m[e] for e in res.seats), deals=deals, faults=faults))
     return out
 
 
-def ratings(ladder: Ladder, samples: int = 200, seed: int = 0) -> tuple[int, list[RatingRow]]:
-    """(games, rows): every entrant version rated from all the ladder's
-    games, best first (unrated last)."""
+@dataclass(frozen=True)
+class LadderFit:
+    """Every game of a ladder fitted at once: what the leaderboard and the
+    ladder's report read (:func:`fit`)."""
+
+    entrants: list[EntrantRow]      #: every version, in the order of the results' entrant indices
+    results: list[JobResult]        #: every game over those indices, keyed ``game<ID>``
+    game_ids: dict[str, int]        #: a result's key -> its game id in the store
+    standings: Standings            #: the arena's fit of ``results``
+    rows: list[RatingRow]           #: the ratings, best first (unrated last)
+
+
+def fit(ladder: Ladder, samples: int = 200, seed: int = 0) -> LadderFit:
+    """Fit every entrant version from all the ladder's games: the arena's
+    maximum-likelihood Elo with its maker-side term, 95 % bootstrap intervals
+    over the duplicate groups (``samples`` resamples, drawn from ``seed``)."""
     from ..ratings import standings
     from ..types import Entrant
 
@@ -117,7 +134,15 @@ def ratings(ladder: Ladder, samples: int = 200, seed: int = 0) -> tuple[int, lis
                              row.elo if row.rated else math.nan, row.elo_lo, row.elo_hi, row.deals,
                              row.deals < ladder.rules.provisional, r.retired is not None, faults))
     out.sort(key=lambda x: (math.isnan(x.elo), -x.elo if not math.isnan(x.elo) else 0.0, x.id))
-    return len(games), out
+    game_ids = {res.key: g.id for res, g in zip(results, games)}
+    return LadderFit(rows, results, game_ids, table, out)
+
+
+def ratings(ladder: Ladder, samples: int = 200, seed: int = 0) -> tuple[int, list[RatingRow]]:
+    """(games, rows): every entrant version rated from all the ladder's
+    games, best first (unrated last); see :func:`fit`."""
+    f = fit(ladder, samples, seed)
+    return len(f.results), f.rows
 
 
 def pick_pairs(active: Sequence[EntrantRow], rated: dict[int, RatingRow], met: dict[tuple[int, int], int],

@@ -444,16 +444,16 @@ class LadderStore(SQLiteFile):
             row = self._db.execute("SELECT games, rows_json FROM ratings ORDER BY id DESC LIMIT 1").fetchone()
         return (0, []) if row is None else (int(row[0]), list(json.loads(row[1])))
 
-    def rating_history(self, entrant_id: int) -> list[tuple[float, int, dict[str, Any]]]:
-        """(time, games, row) of ``entrant_id`` in every ratings snapshot that has it."""
+    def rating_snapshots(self) -> list[tuple[float, int, list[dict[str, Any]]]]:
+        """(time, games, rows) of every ratings snapshot, oldest first."""
         with self._errors():
             rows = self._db.execute("SELECT at, games, rows_json FROM ratings ORDER BY id").fetchall()
-        out = []
-        for at, games, text in rows:
-            for r in json.loads(text):
-                if r.get("id") == entrant_id:
-                    out.append((float(at), int(games), r))
-        return out
+        return [(float(at), int(games), list(json.loads(text))) for at, games, text in rows]
+
+    def rating_history(self, entrant_id: int) -> list[tuple[float, int, dict[str, Any]]]:
+        """(time, games, row) of ``entrant_id`` in every ratings snapshot that has it."""
+        return [(at, games, r) for at, games, rows in self.rating_snapshots() for r in rows
+                if r.get("id") == entrant_id]
 
     # ------------------------------------------------------------------ the runner's claim
 

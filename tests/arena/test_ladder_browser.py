@@ -84,3 +84,29 @@ def test_a_missing_page_in_a_browser(browser, server, path):  # noqa: F811
 
     browser.get(server.url + path)
     assert "nobody" in browser.find_element(By.TAG_NAME, "body").text
+
+
+def test_the_ladders_report_in_a_browser(browser, ladder, tmp_path):  # noqa: F811
+    from selenium.webdriver.common.by import By
+
+    from arena.commands import main
+
+    out = tmp_path / "ladder-report.html"
+    assert main(["report", "--ladder", ladder.folder, "-o", str(out), "--samples", "200"]) == 0
+    browser.get(out.resolve().as_uri())
+    for section in ("standings", "history", "duplicate", "head-to-head", "faults", "roles", "games"):
+        assert browser.find_element(By.ID, section).is_displayed(), section
+    assert len(browser.find_elements(By.CSS_SELECTOR, "section svg")) >= 3
+    _, fitted = ratings(ladder, samples=200)
+    for r in fitted:
+        row = browser.find_element(By.CSS_SELECTOR, f"#standings-table tr[data-entrant='{r.label}']")
+        if math.isfinite(r.elo):
+            assert row.find_element(By.CSS_SELECTOR, "td.elo").text == _elo_text(r.elo)
+        assert ("provisional" in row.find_element(By.CSS_SELECTOR, "td.status").text) == r.provisional
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / "ladder-report.png"))
+    link = browser.find_element(By.CSS_SELECTOR, "#fault-list a.game")
+    gid = link.text.removeprefix("game")
+    link.click()
+    assert f"ladder game {gid}:" in browser.title
+    assert browser.find_element(By.ID, "step-count").text.startswith("step 0 / ")
