@@ -51,6 +51,10 @@ def add_parsers(sub: Any) -> None:
                    help="builtins: built-in entrants run in the referee (default); submissions are always sandboxed")
     c.add_argument("--upload-mb", type=int, default=8, help="largest upload the server takes (default 8)")
     c.add_argument("--provisional", type=int, default=40, help="deals before a rating is no longer provisional")
+    c.add_argument("--owner-active", type=int, default=10,
+                   help="most active versions of submitted bots an owner may have (default 10)")
+    c.add_argument("--owner-mb", type=int, default=256,
+                   help="most MiB of files all an owner's submitted versions may hold (default 256)")
 
     t = lsub.add_parser("token", help="give an owner a new token (printed once; kept hashed)")
     t.add_argument("owner")
@@ -116,7 +120,8 @@ def _create(args: argparse.Namespace) -> int:
     rules = LadderRules(preset=args.preset, players=args.players,
                         settings=tuple(sorted(parse_settings(args.set).items())),
                         time_limit=args.time_limit, overage=args.overage, memory_mb=args.memory,
-                        trusted=args.trusted, upload_mb=args.upload_mb, provisional=args.provisional)
+                        trusted=args.trusted, upload_mb=args.upload_mb, provisional=args.provisional,
+                        owner_active=args.owner_active, owner_mb=args.owner_mb)
     Ladder.create(folder, rules)
     print(f"ladder created in {folder}: {rules.preset}, {rules.players} players, "
           f"{rules.time_limit:g} s a move + {rules.overage:g} s overage, {rules.memory_mb} MB")

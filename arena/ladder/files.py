@@ -25,8 +25,8 @@ arena.types.ArenaError: the file name '../etc/passwd' is not allowed: use letter
 
 from __future__ import annotations
 
-import ast
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -38,14 +38,15 @@ from typing import IO, BinaryIO, Optional
 from ..referee import BOT_FOLDER
 from ..types import ArenaError
 
-__all__ = ["Taken", "take", "take_stream", "take_zip", "safe_name", "bot_classes", "folder_hash", "MAX_FILES", "MAX_BYTES"]
+__all__ = ["Taken", "take", "take_stream", "take_zip", "safe_name", "bot_classes", "folder_hash", "folder_size",
+           "MAX_FILES", "MAX_BYTES"]
 
 #: Most files a submission may hold.
 MAX_FILES = 200
 #: Most bytes a submission may hold, all files together (after extraction).
 MAX_BYTES = 32 << 20
 
-_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$")
+_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,99}")
 
 
 @dataclass(frozen=True)
@@ -65,24 +66,66 @@ def safe_name(name: str) -> str:
     parts = name.replace("\\", "/").split("/")
     if name.endswith("/"):
         parts = parts[:-1]
-    if not parts or any(not _PART.match(p) or p in (".", "..") for p in parts) or len(parts) > 8:
+    if not parts or any(not _PART.fullmatch(p) or p in (".", "..") for p in parts) or len(parts) > 8:
         shown = name if len(name) <= 60 else name[:57] + "..."
         raise ArenaError(f"the file name {shown!r} is not allowed: use letters, digits and . _ - in each part")
     return "/".join(parts)
 
 
-def bot_classes(path: str) -> list[str]:
+#: What reading a module's classes may take: memory (bytes) and time (seconds). A module's syntax
+#: tree is parsed in a child process under these, never in the ladder's process or its server:
+#: a small file can make the parser take gigabytes or recurse too deep.
+PARSE_MEMORY = 1 << 30
+PARSE_SECONDS = 20.0
+
+_PARSE = """
+import ast, json, resource, sys
+limit = int(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+try:
+    with open(sys.argv[1], "rb") as fh:
+        tree = ast.parse(fh.read(), filename=sys.argv[3])
+except SyntaxError as exc:
+    print(json.dumps({"syntax": [exc.lineno, exc.msg]}))
+except (MemoryError, RecursionError) as exc:
+    print(json.dumps({"big": type(exc).__name__}))
+except (OSError, ValueError) as exc:
+    print(json.dumps({"unreadable": str(exc)}))
+else:
+    print(json.dumps({"classes": [n.name for n in tree.body if isinstance(n, ast.ClassDef) and any(
+        isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "step" for f in n.body)]}))
+"""
+
+
+def bot_classes(path: str, optional: bool = False) -> Optional[list[str]]:
     """The top-level classes of a Python file that define ``step``, read
-    from its syntax (the file is never run here)."""
+    from its syntax (the file is never run: it is parsed in a child process
+    with its memory and time capped). A file too large or too deeply nested
+    to parse within them is refused, or, with ``optional``, gives None
+    (the caller names the class; the validation deal tells the rest)."""
+    import subprocess
+    import sys
+
+    base = os.path.basename(path)
     try:
-        with open(path, "rb") as fh:
-            tree = ast.parse(fh.read(), filename=os.path.basename(path))
-    except SyntaxError as exc:
-        raise ArenaError(f"{os.path.basename(path)}: line {exc.lineno}: {exc.msg}") from None
-    except (OSError, ValueError) as exc:
-        raise ArenaError(f"cannot read {os.path.basename(path)}: {exc}") from None
-    return [n.name for n in tree.body if isinstance(n, ast.ClassDef)
-            and any(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "step" for f in n.body)]
+        done = subprocess.run([sys.executable, "-I", "-S", "-c", _PARSE, path, str(PARSE_MEMORY), base],
+                              stdin=subprocess.DEVNULL, capture_output=True, timeout=PARSE_SECONDS)
+        answer = json.loads(done.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
+    except subprocess.TimeoutExpired:
+        answer = {"big": "timeout"}
+    except (OSError, ValueError, IndexError):
+        answer = {"big": "no answer"}
+    if "classes" in answer:
+        return [str(c) for c in answer["classes"]]
+    if "syntax" in answer:
+        line, msg = answer["syntax"]
+        raise ArenaError(f"{base}: line {line}: {msg}")
+    if "unreadable" in answer:
+        raise ArenaError(f"cannot read {base}: {answer['unreadable']}")
+    if optional:
+        return None
+    raise ArenaError(f"{base} is too large or too deeply nested to read its classes here: name the bot class "
+                     "(FILE:Class)")
 
 
 class _Budget:
@@ -119,7 +162,10 @@ def _place(folder: str, name: str) -> str:
     real = os.path.realpath(path)
     if not real.startswith(os.path.realpath(folder) + os.sep):
         raise ArenaError(f"the file name {name!r} leads out of the submission")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    except OSError as exc:                  # a part of the path is a file already
+        raise ArenaError(f"the file name {name!r} cannot be placed: {exc.strerror or exc}") from None
     return path
 
 
@@ -242,6 +288,18 @@ def folder_hash(folder: str) -> str:
             with open(full, "rb") as fh:
                 h.update(hashlib.sha256(fh.read()).digest())
     return h.hexdigest()
+
+
+def folder_size(folder: str) -> int:
+    """The bytes of every file under ``folder`` (0 for "" or a missing one)."""
+    total = 0
+    for root, _dirs, files in os.walk(folder) if folder else ():
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(root, f)).st_size
+            except OSError:
+                pass
+    return total
 
 
 def remove(folder: str) -> None:

@@ -52,12 +52,12 @@ __all__ = ["Ladder", "LadderRules", "DB_NAME", "NAME_RE", "validate_name"]
 DB_NAME = "ladder.db"
 
 #: An entrant's name: letters, digits, ``_ . -``, up to 40.
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 
 
 def validate_name(name: str, what: str = "name") -> str:
     """``name`` if it is a valid entrant or owner name, else one-line :class:`ArenaError`."""
-    if not isinstance(name, str) or not NAME_RE.match(name):
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         shown = str(name)[:40]
         raise ArenaError(f"{what} {shown!r}: use 1 to 40 letters, digits and _ . - (starting with a letter or digit)")
     return name
@@ -72,7 +72,10 @@ class LadderRules:
     ``trusted``: ``"builtins"`` runs built-in entrants inside the referee
     (submissions are always sandboxed); ``upload_mb``: the largest upload
     the server takes; ``provisional``: deals before a rating loses its
-    provisional mark.
+    provisional mark; ``owner_active`` and ``owner_mb``: an owner's share,
+    the most active versions of submitted bots and the most bytes of all
+    its submitted versions' files (built-ins entered by the admin are not
+    counted).
     """
 
     preset: str = "pagat"
@@ -84,6 +87,8 @@ class LadderRules:
     trusted: str = "builtins"
     upload_mb: int = 8
     provisional: int = 40
+    owner_active: int = 10
+    owner_mb: int = 256
 
     def spec(self, entrants: tuple[Entrant, ...] = ()) -> TournamentSpec:
         """A tournament spec with these rules (for its checks and settings)."""
@@ -106,6 +111,10 @@ class LadderRules:
             raise ArenaError(f"upload_mb: {self.upload_mb!r} is not from 1 to 256")
         if not isinstance(self.provisional, int) or not 0 <= self.provisional <= 100_000:
             raise ArenaError(f"provisional: {self.provisional!r} is not a number of deals from 0 to 100000")
+        if not isinstance(self.owner_active, int) or not 1 <= self.owner_active <= 1000:
+            raise ArenaError(f"owner_active: {self.owner_active!r} is not from 1 to 1000")
+        if not isinstance(self.owner_mb, int) or not 1 <= self.owner_mb <= 1 << 20:
+            raise ArenaError(f"owner_mb: {self.owner_mb!r} is not a number of MiB from 1 to 1048576")
         if self.time_limit <= 0 or not math.isfinite(self.time_limit):
             raise ArenaError("time_limit: a ladder needs a time limit per move above 0")
 
@@ -132,7 +141,13 @@ class Ladder:
         if not os.path.isfile(self.db):
             raise ArenaError(f"no ladder at {folder}; create it with `pengyou ladder create`")
         with self.store(read_only=True) as st:
-            self.rules = LadderRules.from_json(st.rules())
+            stored = st.rules()
+        try:
+            self.rules = LadderRules.from_json(stored)
+            self.rules.validate()
+        except (ArenaError, TypeError, ValueError) as exc:
+            raise ArenaError(f"{self.db} is damaged (its rules: {str(exc).splitlines()[0] if str(exc) else exc!r}); "
+                             "it was left as it is: restore a copy") from None
 
     @classmethod
     def create(cls, folder: str, rules: LadderRules, secret: Optional[str] = None) -> Ladder:
@@ -226,25 +241,27 @@ class Ladder:
                 program: Optional[bool] = None) -> EntrantRow:
         with self.store(read_only=True) as st:     # refused before its files are taken in
             self._check_name(st, name, owner)
+            mine = [e for e in st.entrants() if e.owner == owner and e.kind != "builtin"]
         bots = os.path.join(self.folder, "bots")
-        staging = os.path.join(bots, f".new-{secrets.token_hex(8)}")
+        key = secrets.token_hex(8)
+        staging = os.path.join(bots, f".new-{key}")
         taken = take(staging)
         try:
             kind = taken.kind
             if kind == "module":
-                found = _files.bot_classes(os.path.join(staging, taken.entry))
+                found = _files.bot_classes(os.path.join(staging, taken.entry), cls is not None)
                 if program is None:
-                    program = not found and cls is None
+                    program = found == [] and cls is None
                 kind = "program" if program else "module"
             elif program is False:
                 raise ArenaError(f"{taken.entry} is not a Python module (.py)")
             if kind == "module":
                 if cls is None:
-                    if len(found) != 1:
-                        raise ArenaError(f"{taken.entry}: name the bot class ({', '.join(found) or 'none'} "
+                    if found is None or len(found) != 1:
+                        raise ArenaError(f"{taken.entry}: name the bot class ({', '.join(found or []) or 'none'} "
                                          "define step()): FILE:Class")
                     cls = found[0]
-                elif cls not in found:
+                elif found is not None and cls not in found:
                     raise ArenaError(f"{taken.entry} has no class {cls!r} with a step() method")
                 stored = f"{taken.entry}:{cls}"
             elif cls is not None:
@@ -252,25 +269,52 @@ class Ladder:
             else:
                 stored = taken.entry
             code = _files.folder_hash(staging)
-            with self.store(read_only=True) as st:
-                new_id = st.next_entrant_id()
-            final = os.path.join(bots, str(new_id))
-            if os.path.exists(final):
-                _files.remove(final)            # a folder a refused or killed submission left
-            os.chmod(staging, 0o755)
-            os.rename(staging, final)
-            os.chmod(final, 0o555)
-            staging = final
-            rel = os.path.join("bots", str(new_id), stored)
-            probe = EntrantRow(new_id, name, 0, owner, kind, rel, code, "", 0.0, None)
+            self._check_quota(mine, name, code, taken.size)
+            probe = EntrantRow(0, name, 0, owner, kind, os.path.join("bots", f".new-{key}", stored), code, "",
+                               0.0, None)
             problem = validate_entrant(self, probe)
             if problem is not None:
                 raise ArenaError(f"refused: {problem}")
+
+            def place(new_id: int) -> str:
+                # called with the id reserved; the folder's name is this submission's own, so no
+                # other submission can ever take it or remove it
+                nonlocal staging
+                final = os.path.join(bots, f"{new_id}-{key}")
+                os.chmod(staging, 0o755)
+                os.rename(staging, final)
+                os.chmod(final, 0o555)
+                staging = final
+                return os.path.join("bots", f"{new_id}-{key}", stored)
+
             with self.store() as st:           # refuses a name another owner took meanwhile
-                return st.add_entrant(name, owner, kind, rel, code, _note(note), entrant_id=new_id)
+                return st.add_entrant(name, owner, kind, "", code, _note(note), place=place)
         except BaseException:
             _files.remove(staging)
             raise
+
+    def _check_quota(self, mine: list[EntrantRow], name: str, code: str, size: int) -> None:
+        """Refuse a submission over its owner's share of the ladder: the same
+        code as an active version of the name, ``owner_active`` active
+        versions already, or more than ``owner_mb`` of files in all."""
+        for e in mine:
+            if e.name == name and e.code_hash == code and e.retired is None:
+                raise ArenaError(f"refused: the same code as {e.label}, which is still playing")
+        active = sum(1 for e in mine if e.retired is None)
+        if active >= self.rules.owner_active:
+            raise ArenaError(f"refused: its owner has {active} active versions, the ladder's most; "
+                             "retire one first")
+        used = size + sum(_files.folder_size(self.files_of(e)) for e in mine)
+        if used > self.rules.owner_mb << 20:
+            raise ArenaError(f"refused: its owner's versions would hold {used / (1 << 20):.1f} MiB, over the "
+                             f"ladder's {self.rules.owner_mb} MiB an owner")
+
+    def files_of(self, row: EntrantRow) -> str:
+        """The folder of a submitted version's files ("" for a built-in)."""
+        if row.kind == "builtin":
+            return ""
+        parts = row.spec.replace(os.sep, "/").split("/")
+        return os.path.join(self.folder, *parts[:2]) if len(parts) >= 3 and parts[0] == "bots" else ""
 
     def retire(self, name: str, owner: str, version: Optional[int] = None) -> list[EntrantRow]:
         """Retire an owner's entrant (every version, or one)."""

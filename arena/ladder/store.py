@@ -35,7 +35,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from typing import Any, Optional
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..store import SQLiteFile
 from ..types import ArenaError, Fault, JobResult
@@ -193,6 +193,14 @@ class LadderStore(SQLiteFile):
     SCHEMA = _SCHEMA
     TABLES = ("ladder", "owners", "entrants", "groups", "games", "faults", "ratings", "runner")
 
+    def _json(self, text: Any, what: str) -> Any:
+        """``text`` decoded, or the one-line "damaged" error naming ``what``."""
+        try:
+            return json.loads(text)
+        except (TypeError, ValueError):
+            raise ArenaError(f"{self.path} is damaged ({what} is not JSON); it was left as it is: "
+                             "restore a copy") from None
+
     # ------------------------------------------------------------------ the ladder
 
     def init(self, rules: dict[str, Any], secret: Optional[str] = None) -> None:
@@ -209,7 +217,11 @@ class LadderStore(SQLiteFile):
             row = self._db.execute("SELECT rules_json FROM ladder").fetchone()
         if row is None:
             raise ArenaError(f"{self.path}: the ladder was never set up; {self.CREATE_HINT}")
-        return dict(json.loads(row[0]))
+        rules = self._json(row[0], "the ladder's rules")
+        if not isinstance(rules, dict):
+            raise ArenaError(f"{self.path} is damaged (the ladder's rules are not an object); it was left as it "
+                             "is: restore a copy")
+        return rules
 
     def secret(self) -> bytes:
         """The ladder's secret (keys the shuffles and the bots' seeds)."""
@@ -246,9 +258,14 @@ class LadderStore(SQLiteFile):
     # ------------------------------------------------------------------ entrants
 
     def add_entrant(self, name: str, owner: str, kind: str, spec: str, code_hash: str, note: str,
-                    entrant_id: Optional[int] = None) -> EntrantRow:
+                    place: Optional[Callable[[int], str]] = None) -> EntrantRow:
         """A new version of ``name`` (version 1 if new). Raises
-        :class:`ArenaError` if another owner has the name."""
+        :class:`ArenaError` if another owner has the name.
+
+        ``place(id)``, if given, is called inside the write transaction with
+        the id the row gets (no other writer can take it meanwhile) and
+        returns the spec to store: it puts the version's files where the
+        spec says; if it raises, nothing is stored."""
         if kind not in KINDS:
             raise ArenaError(f"kind {kind!r} is not one of {', '.join(KINDS)}")
         with self._errors(), self._transaction() as con:
@@ -256,16 +273,12 @@ class LadderStore(SQLiteFile):
             if row is not None and row[0] is not None and row[0] != owner:
                 raise ArenaError(f"the name {name!r} belongs to another owner; choose another name")
             version = 1 if row is None or row[1] is None else int(row[1]) + 1
-            cur = con.execute(f"INSERT INTO entrants ({_ENTRANT_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-                              (entrant_id, name, version, owner, kind, spec, code_hash, note, time.time()))
-            new_id = int(cur.lastrowid or 0)
+            new_id = 1 + int(con.execute("SELECT max(id) FROM entrants").fetchone()[0] or 0)
+            if place is not None:
+                spec = place(new_id)
+            con.execute(f"INSERT INTO entrants ({_ENTRANT_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                        (new_id, name, version, owner, kind, spec, code_hash, note, time.time()))
         return self.entrant(new_id)
-
-    def next_entrant_id(self) -> int:
-        """The id the next entrant will get (its files' folder is named by it)."""
-        with self._errors():
-            row = self._db.execute("SELECT max(id) FROM entrants").fetchone()
-        return 1 + int(row[0] or 0)
 
     def name_owner(self, name: str) -> Optional[str]:
         """Who owns the entrant name ``name`` (None: nobody yet)."""
@@ -418,6 +431,18 @@ class LadderStore(SQLiteFile):
                                     "JOIN groups g ON g.id = m.group_id GROUP BY 1, 2").fetchall()
         return {(int(a), int(b)): int(n) for a, b, n in rows}
 
+    def deals_of_entrants(self) -> dict[int, int]:
+        """How many games (deals) each entrant id has played."""
+        with self._errors():
+            rows = self._db.execute("SELECT e, count(*) FROM (SELECT g.a AS e FROM games m JOIN groups g ON "
+                                    "g.id = m.group_id UNION ALL SELECT g.b FROM games m JOIN groups g ON "
+                                    "g.id = m.group_id) GROUP BY e").fetchall()
+        return {int(e): int(n) for e, n in rows}
+
+    def games_after(self, game_id: int) -> list[GameRow]:
+        """The games written after game ``game_id``, in the order written."""
+        return self._game_rows("WHERE m.id > ? ORDER BY m.id", (game_id,))
+
     def count_games(self) -> int:
         """How many games are stored."""
         with self._errors():
@@ -442,13 +467,20 @@ class LadderStore(SQLiteFile):
         """(games, rows) of the newest ratings; (0, []) before any."""
         with self._errors():
             row = self._db.execute("SELECT games, rows_json FROM ratings ORDER BY id DESC LIMIT 1").fetchone()
-        return (0, []) if row is None else (int(row[0]), list(json.loads(row[1])))
+        return (0, []) if row is None else (int(row[0]), self._rating_rows(row[1]))
 
     def rating_snapshots(self) -> list[tuple[float, int, list[dict[str, Any]]]]:
         """(time, games, rows) of every ratings snapshot, oldest first."""
         with self._errors():
             rows = self._db.execute("SELECT at, games, rows_json FROM ratings ORDER BY id").fetchall()
-        return [(float(at), int(games), list(json.loads(text))) for at, games, text in rows]
+        return [(float(at), int(games), self._rating_rows(text)) for at, games, text in rows]
+
+    def _rating_rows(self, text: str) -> list[dict[str, Any]]:
+        rows = self._json(text, "a ratings snapshot")
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise ArenaError(f"{self.path} is damaged (a ratings snapshot is not a list of rows); it was left as "
+                             "it is: restore a copy")
+        return rows
 
     def rating_history(self, entrant_id: int) -> list[tuple[float, int, dict[str, Any]]]:
         """(time, games, row) of ``entrant_id`` in every ratings snapshot that has it."""

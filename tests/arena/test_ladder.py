@@ -388,8 +388,8 @@ def test_bad_input_gets_one_line_and_loses_nothing(tmp_path: Path) -> None:
     assert "say how long" in one_line(_cli("ladder", "run", "--ladder", folder))
     assert tree_hash(Path(folder) / "bots") == before          # nothing of a refused submission is kept
     assert [e.to_json() for e in lad.entrants()] == entrants_before
-    assert sorted(os.listdir(Path(folder) / "bots")) == sorted(str(e["id"]) for e in entrants_before
-                                                               if e["kind"] != "builtin")
+    assert sorted(os.listdir(Path(folder) / "bots")) == sorted(os.path.basename(lad.files_of(e))
+                                                               for e in lad.entrants() if e.kind != "builtin")
     assert ok.id in {e.id for e in lad.entrants()}
 
     # a corrupt database: one line, and the file is left as it was
