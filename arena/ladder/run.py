@@ -12,10 +12,16 @@ comes back, unique by (group, rotation), and a runner started again first
 finishes the groups left open, so a runner killed at any moment (``kill
 -9`` included) loses at most the games in flight and counts none twice.
 
-After each round the ratings are refitted from every game of the ladder
-(:func:`ratings`: the arena's maximum-likelihood Elo with its maker-side
-term, and 95 % bootstrap intervals over the duplicate groups) and kept, so
-each entrant has a rating history.
+The ratings are refitted from every game of the ladder (:func:`fit`: the
+arena's maximum-likelihood Elo with its maker-side term, and 95 % bootstrap
+intervals over the duplicate groups) after the first round, then after any
+round when the last refit took at most a tenth of the time since it, and at
+the end of the run; each refit is kept, so each entrant has a rating
+history. Between refits the matchmaking reads each entrant's deals from the
+games themselves. The runner holds one connection to the store for the run
+and reads each game once (:class:`GameCache`), so a round's cost does not
+grow with the games already played, only the refit's does, and that is
+held to its share of the time.
 """
 
 from __future__ import annotations
@@ -34,12 +40,12 @@ from ..schedule import lineups, period
 from ..store import Owner
 from ..types import ArenaError, FAULT_KINDS, Job, JobResult
 from .ladder import Ladder
-from .store import EntrantRow, GroupRow
+from .store import EntrantRow, GameRow, GroupRow, LadderStore
 
 if TYPE_CHECKING:
     from ..ratings import Standings
 
-__all__ = ["LadderSummary", "LadderFit", "run_ladder", "fit", "ratings", "pick_pairs", "RatingRow"]
+__all__ = ["LadderSummary", "LadderFit", "GameCache", "run_ladder", "fit", "ratings", "pick_pairs", "RatingRow"]
 
 log = logging.getLogger("pengyou.ladder")
 
@@ -112,18 +118,51 @@ class LadderFit:
     rows: list[RatingRow]           #: the ratings, best first (unrated last)
 
 
-def fit(ladder: Ladder, samples: int = 200, seed: int = 0) -> LadderFit:
+class GameCache:
+    """The ladder's games as results over its entrant versions, each read and
+    converted once: a process that fits again and again (the runner after its
+    rounds) reads only the games written since its last fit."""
+
+    def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        self._index: dict[int, int] = {}
+        self._games: list[GameRow] = []
+        self._results: list[JobResult] = []
+        self._last = 0
+
+    def read(self, st: LadderStore) -> tuple[list[EntrantRow], list[GameRow], list[JobResult]]:
+        """(entrants, games, results) as the store ``st`` holds them now."""
+        rows = st.entrants()
+        index = {r.id: k for k, r in enumerate(rows)}
+        if any(index.get(i) != k for i, k in self._index.items()):     # versions are only ever added
+            self._reset()
+        new = st.games_after(self._last)
+        self._games.extend(new)
+        self._results.extend(_global_results(new, index))
+        if new:
+            self._last = new[-1].id
+        self._index = index
+        return rows, list(self._games), list(self._results)
+
+
+def fit(ladder: Ladder, samples: int = 200, seed: int = 0, cache: Optional[GameCache] = None,
+        store: Optional[LadderStore] = None) -> LadderFit:
     """Fit every entrant version from all the ladder's games: the arena's
     maximum-likelihood Elo with its maker-side term, 95 % bootstrap intervals
-    over the duplicate groups (``samples`` resamples, drawn from ``seed``)."""
+    over the duplicate groups (``samples`` resamples, drawn from ``seed``).
+    ``cache`` keeps the games read between calls; ``store``, an open store
+    to read them from."""
     from ..ratings import standings
     from ..types import Entrant
 
-    with ladder.store(read_only=True) as st:
-        rows = st.entrants()
-        games = st.games()
-    index = {r.id: k for k, r in enumerate(rows)}
-    results = _global_results(games, index)
+    cache = cache or GameCache()
+    if store is None:
+        with ladder.store(read_only=True) as st:
+            rows, games, results = cache.read(st)
+    else:
+        rows, games, results = cache.read(store)
     table = standings(results, [Entrant(r.label, r.spec) for r in rows], samples=samples, seed=seed)
     by_index = {row.index: row for row in table.rows}
     out = []
@@ -146,27 +185,31 @@ def ratings(ladder: Ladder, samples: int = 200, seed: int = 0) -> tuple[int, lis
 
 
 def pick_pairs(active: Sequence[EntrantRow], rated: dict[int, RatingRow], met: dict[tuple[int, int], int],
-               count: int, rng: random.Random) -> list[tuple[int, int]]:
+               count: int, rng: random.Random, deals: Optional[dict[int, int]] = None) -> list[tuple[int, int]]:
     """``count`` pairs of active entrant ids for the next round.
 
     The entrant that needs games most goes first: fewest deals, then the
     widest interval; its opponent is the active entrant nearest in rating,
     counting each earlier meeting of the two as 50 Elo further away (so new
-    pairings are tried), ties broken at random.
+    pairings are tried), ties broken at random. ``deals``: each entrant id's
+    deals now, when the ratings ``rated`` are older than the last games.
     """
     if len(active) < 2:
         return []
-    deals = {e.id: 0 for e in active}
     width = {e.id: math.inf for e in active}
     elo = {e.id: 0.0 for e in active}
     for e in active:
         r = rated.get(e.id)
         if r is not None:
-            deals[e.id] = r.deals
             if math.isfinite(r.hi - r.lo):
                 width[e.id] = r.hi - r.lo
             if math.isfinite(r.elo):
                 elo[e.id] = r.elo
+    if deals is not None:
+        have = deals
+        deals = {e.id: have.get(e.id, 0) for e in active}
+    else:
+        deals = {e.id: (rated[e.id].deals if e.id in rated else 0) for e in active}
     planned = {e.id: 0 for e in active}
     met = dict(met)
     pairs: list[tuple[int, int]] = []
@@ -236,9 +279,11 @@ def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Op
     the ``pengyou`` command, which turns it into Ctrl-C).
 
     ``groups_per_round``: groups scheduled a round (default: twice the
-    workers); new submissions join at the next round. ``on_round(round,
-    games)`` is called after each round's ratings are kept. Only one runner
-    may run a ladder at a time.
+    workers); new submissions join at the next round. The ratings are
+    refitted after a round when the last refit's time is at most
+    :data:`REFIT_SHARE` of the time since it (the first round and the last
+    always), and kept; ``on_round(round, games)`` is called after each
+    round. Only one runner may run a ladder at a time.
     """
     if games is None and rounds is None and not until_stopped:
         raise ArenaError("say how long to run: --games N, --rounds N or --until-stopped")
@@ -263,85 +308,123 @@ def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Op
     from ..runner import _init_worker
 
     logs_cache: dict[tuple[int, int], Any] = {}
-    try:
-        with make_executor(workers, cluster, _init_worker, (context,), pin) as ex:
-            while True:
-                if games is not None and played >= games:
-                    break
-                if rounds is not None and rounds_done >= rounds:
-                    break
-                t0 = time.perf_counter()
-                with ladder.store() as st:
+    cache = GameCache()
+    refit = _Refits(ladder, cache, samples)
+    # one connection for the whole run: opening checks the file, which costs more the more it holds
+    with ladder.store() as st:
+        try:
+            with make_executor(workers, cluster, _init_worker, (context,), pin) as ex:
+                while True:
+                    if games is not None and played >= games:
+                        break
+                    if rounds is not None and rounds_done >= rounds:
+                        break
+                    t0 = time.perf_counter()
                     st.claim_runner(owner.id, owner.host, owner.pid, CLAIM_SECONDS, owner.alive)
                     todo = st.open_groups()
                     if not todo:
                         active = st.entrants(active=True)
-                        last_games, last_rows = st.latest_ratings()
+                        _, last_rows = st.latest_ratings()
                         rated = {r["id"]: _row_from_json(r) for r in last_rows}
-                        pairs = pick_pairs(active, rated, st.meetings(), per_round, rng)
+                        pairs = pick_pairs(active, rated, st.meetings(), per_round, rng,
+                                           deals=st.deals_of_entrants())
                         if not pairs:
                             if until_stopped:
                                 time.sleep(1.0)
                                 continue
                             raise ArenaError(f"the ladder {ladder.folder} has {len(active)} active entrant(s); "
                                              "it needs at least 2 to play")
-                        todo = st.add_groups(pairs, period(lineups(2, rules.players, "pairs")[0]),
-                                             st.rounds() + 1)
+                        todo = st.add_groups(pairs, period(lineups(2, rules.players, "pairs")[0]), st.rounds() + 1)
                     rows = {e.id: e for e in st.entrants()}
                     items = []
                     for g in todo:
                         pair = [ladder.entrant_of(rows[g.a]), ladder.entrant_of(rows[g.b])]
                         for job in _jobs_of(g, rules.players, st.played_rotations(g.id)):
                             items.append((job, pair, g.id))
-                by_id = {g.id: g for g in todo}
-                sched += time.perf_counter() - t0
-                bad: set[int] = set()
-                for item in ex.imap_unordered(_play_item, items):
-                    if isinstance(item, Lost):
-                        log.warning("%s; its games are played again in a later round", item.reason)
-                        bad.update(i[2] for i in item.items)
-                        failed += len(item.items)
-                        continue
-                    status, payload = item
-                    if status != "ok":
-                        gid, rot, text = payload
-                        log.warning("group %d rotation %d was not played: %s", gid, rot, text)
-                        bad.add(gid)
-                        failed += 1
-                        continue
-                    gid, rot, res = payload
-                    g = by_id[gid]
-                    with ladder.store() as st:
+                    by_id = {g.id: g for g in todo}
+                    sched += time.perf_counter() - t0
+                    bad: set[int] = set()
+                    for item in ex.imap_unordered(_play_item, items):
+                        if isinstance(item, Lost):
+                            log.warning("%s; its games are played again in a later round", item.reason)
+                            bad.update(i[2] for i in item.items)
+                            failed += len(item.items)
+                            continue
+                        status, payload = item
+                        if status != "ok":
+                            gid, rot, text = payload
+                            log.warning("group %d rotation %d was not played: %s", gid, rot, text)
+                            bad.add(gid)
+                            failed += 1
+                            continue
+                        gid, rot, res = payload
+                        g = by_id[gid]
                         if st.add_game(g, rot, res):
                             played += 1
                             faults += len(res.faults)
                         else:
                             twice += 1
-                    _keep_logs(ladder, logs_cache, g, res)
-                t1 = time.perf_counter()
-                with ladder.store() as st:
+                        _keep_logs(ladder, st, logs_cache, g, res)
+                    t1 = time.perf_counter()
                     for gid in bad:
                         if st.tried(gid, ABANDON_AFTER):
                             log.warning("group %d is given up after %d tries", gid, ABANDON_AFTER)
-                n_games, table = ratings(ladder, samples=samples, seed=rounds_done)
-                with ladder.store() as st:
-                    st.add_ratings(n_games, [r.to_json() for r in table])
-                sched += time.perf_counter() - t1
-                groups_done += len(todo)
-                rounds_done += 1
-                if on_round is not None:
-                    on_round(rounds_done, played)
-    except KeyboardInterrupt:
-        log.info("the ladder run was stopped; every game stored so far is kept")
-    finally:
-        close_pool()
-        try:
-            with ladder.store() as st:
+                    refit.after_round(st, rounds_done)
+                    sched += time.perf_counter() - t1
+                    groups_done += len(todo)
+                    rounds_done += 1
+                    if on_round is not None:
+                        on_round(rounds_done, played)
+        except KeyboardInterrupt:
+            log.info("the ladder run was stopped; every game stored so far is kept")
+        finally:
+            close_pool()
+            t1 = time.perf_counter()
+            try:
+                refit.last(st, rounds_done)           # the kept ratings cover every game
+            except (ArenaError, KeyboardInterrupt):
+                pass
+            sched += time.perf_counter() - t1
+            try:
                 st.release_runner(owner.id)
-        except ArenaError:
-            pass
+            except ArenaError:
+                pass
     return LadderSummary(rounds_done, groups_done, played, faults, twice, failed,
                          time.perf_counter() - start, sched)
+
+
+#: The most of the runner's time that refitting the ratings may take.
+REFIT_SHARE = 0.1
+
+
+class _Refits:
+    """When the runner refits: after the first round, then whenever the
+    last refit took at most :data:`REFIT_SHARE` of the time since it, and
+    once at the end if games came after the last one."""
+
+    def __init__(self, ladder: Ladder, cache: GameCache, samples: int) -> None:
+        self.ladder = ladder
+        self.cache = cache
+        self.samples = samples
+        self.cost = 0.0
+        self.at: Optional[float] = None
+        self.games = -1
+
+    def after_round(self, st: LadderStore, round_no: int) -> None:
+        if self.at is None or time.perf_counter() - self.at >= self.cost / REFIT_SHARE:
+            self.now(st, round_no)
+
+    def last(self, st: LadderStore, round_no: int) -> None:
+        if self.at is not None and st.count_games() != self.games:
+            self.now(st, round_no)
+
+    def now(self, st: LadderStore, round_no: int) -> None:
+        t = time.perf_counter()
+        f = fit(self.ladder, self.samples, seed=round_no, cache=self.cache, store=st)
+        st.add_ratings(len(f.results), [r.to_json() for r in f.rows])
+        self.games = len(f.results)
+        self.at = time.perf_counter()
+        self.cost = self.at - t
 
 
 def _row_from_json(r: dict[str, Any]) -> RatingRow:
@@ -354,7 +437,8 @@ def _row_from_json(r: dict[str, Any]) -> RatingRow:
                      bool(r["provisional"]), bool(r["retired"]), dict(r["faults"]))
 
 
-def _keep_logs(ladder: Ladder, cache: dict[tuple[int, int], Any], group: GroupRow, res: JobResult) -> None:
+def _keep_logs(ladder: Ladder, st: LadderStore, cache: dict[tuple[int, int], Any], group: GroupRow,
+               res: JobResult) -> None:
     """What the game's sandboxed bots wrote to stderr, under ``logs/LABEL/``."""
     if not res.logs:
         return
@@ -363,7 +447,6 @@ def _keep_logs(ladder: Ladder, cache: dict[tuple[int, int], Any], group: GroupRo
     key = (group.a, group.b)
     logs = cache.get(key)
     if logs is None:
-        with ladder.store(read_only=True) as st:
-            names = [f"{st.entrant(group.a).label}", f"{st.entrant(group.b).label}"]
+        names = [f"{st.entrant(group.a).label}", f"{st.entrant(group.b).label}"]
         logs = cache[key] = BotLogs(os.path.join(ladder.folder, "logs"), names, ladder.rules.limits().log_bytes)
     logs.keep(res)
