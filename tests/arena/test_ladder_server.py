@@ -359,7 +359,8 @@ def test_submit_resubmit_and_retire(server, ladder):
     assert headers["Location"] == "/entrants/mine"
     _, listed = get_json(server, "/api/entrants")
     assert "mine" in [e["label"] for e in listed["entrants"]]
-    status, _, again = submit(server, {"name": "mine", "class": "Good"}, "good.py", headers=auth("ann"))
+    status, _, again = submit(server, {"name": "mine", "class": "Good"}, "good.py", GOOD_BOT + b"# v2\n",
+                              auth("ann"))
     assert status == 201 and again["version"] == 2 and again["label"] == "mine@v2"
     page = call(server, "GET", "/entrants/mine")[2].decode()
     assert "first try &lt;b&gt;bold&lt;/b&gt;" in page and "<b>bold" not in page
@@ -483,7 +484,8 @@ def test_a_zip_of_a_folder_is_taken(server, ladder):
     status, _, got = submit(server, {"name": "zipped"}, "zipped.zip", data, auth("bob"))
     assert status == 201, got
     assert got["owner"] == "bob" and got["kind"] == "module"
-    stored = os.path.join(ladder.folder, "bots", str(got["id"]))
+    row = next(e for e in ladder.entrants() if e.id == got["id"])
+    stored = os.path.join(ladder.folder, os.path.dirname(row.spec))
     assert sorted(os.listdir(os.path.join(stored, "data"))) == ["notes.txt"]
 
 
