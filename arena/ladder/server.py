@@ -55,7 +55,9 @@ from importlib import resources
 from typing import Any, BinaryIO, Optional, TypeVar
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.multipart import BodyPartReader
+from aiohttp.web_protocol import RequestPayloadError
 
 from ..types import ArenaError
 from .ladder import NAME_RE, Ladder, validate_name
@@ -74,6 +76,10 @@ RECENT_GAMES = 20
 
 #: Largest text field of the submission form (bytes), and largest retire body.
 FIELD_BYTES = 4096
+
+#: Seconds a retire body may take to arrive (a client that never ends it
+#: does not hold its request open for ever).
+BODY_SECONDS = 30
 
 #: The form's fields besides the file.
 FORM_FIELDS = ("name", "class", "note", "entry")
@@ -164,7 +170,7 @@ class _Service:
 
     def entrant(self, name: str) -> Optional[dict[str, Any]]:
         """Everything about ``name``'s versions (None: no such entrant)."""
-        if not NAME_RE.match(name):
+        if not NAME_RE.fullmatch(name):
             return None
         games, table = self.standings()
         by_id = {r.id: r for r in table}
@@ -545,20 +551,39 @@ async def _api_submit(request: web.Request) -> web.Response:
     return _json(row.to_json(), 201, {"Location": f"/entrants/{row.name}"})
 
 
+async def _read_body(request: web.Request, limit: int) -> bytes:
+    """The whole body, however it arrives (in one piece or many), at most
+    ``limit`` bytes (else 413) within :data:`BODY_SECONDS` (else 408); a
+    body that cannot be read is a 400."""
+    too_large = _Refusal(413, f"send a JSON body of at most {limit} bytes")
+    if request.content_length is not None and request.content_length > limit:
+        raise too_large
+    body = bytearray()
+    try:
+        async with asyncio.timeout(BODY_SECONDS):
+            while chunk := await request.content.read(limit + 1 - len(body)):
+                body += chunk
+                if len(body) > limit:
+                    raise too_large
+    except TimeoutError:
+        raise _Refusal(408, f"the body did not arrive within {BODY_SECONDS} s") from None
+    except (RequestPayloadError, HttpProcessingError) as exc:
+        raise _Refusal(400, f"the body could not be read ({type(exc).__name__})") from None
+    except ConnectionError:              # the client went away: nobody reads the answer
+        raise _Refusal(400, "the body ended before it was whole") from None
+    return bytes(body)
+
+
 async def _api_retire(request: web.Request) -> web.Response:
     service = _service(request)
     name = request.match_info["name"]
     owner = await _owner(request)
-    if request.content_length is not None and request.content_length > FIELD_BYTES:
-        raise _Refusal(413, f"send a JSON body of at most {FIELD_BYTES} bytes")
-    body = await request.content.read(FIELD_BYTES + 1)
-    if len(body) > FIELD_BYTES:
-        raise _Refusal(413, f"send a JSON body of at most {FIELD_BYTES} bytes")
+    body = await _read_body(request, FIELD_BYTES)
     version: Optional[int] = None
-    if body.strip():
+    if body:                             # only an empty body retires every version
         try:
             obj = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             raise _Refusal(400, 'the body is not JSON: send {"version": N} or nothing') from None
         if not isinstance(obj, dict) or set(obj) - {"version"}:
             raise _Refusal(400, 'send {"version": N} or nothing')
@@ -566,7 +591,7 @@ async def _api_retire(request: web.Request) -> web.Response:
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
             raise _Refusal(400, f"version: {str(v)[:20]!r} is not a version number")
         version = v
-    if not NAME_RE.match(name):
+    if not NAME_RE.fullmatch(name):
         raise _Refusal(404, f"no entrant named {name[:40]!r}")
     rows = await _check_owner(request, name, owner, must_exist=True)
     if version is not None and all(r.version != version for r in rows):

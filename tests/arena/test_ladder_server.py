@@ -413,6 +413,95 @@ def test_retiring_unknown_names_and_versions(server, ladder):
     _refused(server, ladder, lambda: retire(server, "rnd", ["v"], auth("ann")), 400, "version")
 
 
+def send_in_pieces(server: Served, path: str, pieces: list[bytes], headers: dict[str, str],
+                   pause: float = 0.3) -> tuple[int, dict[str, str], dict]:
+    """POST a body in chunks (chunked transfer), ``pause`` seconds apart, so the
+    server sees each piece arrive on its own."""
+    host, port = server.url.split("//")[1].split(":")
+
+    def body():
+        for k, piece in enumerate(pieces):
+            if k:
+                time.sleep(pause)
+            yield piece
+
+    con = http.client.HTTPConnection(host, int(port), timeout=60)
+    try:
+        con.request("POST", path, body=body(), headers=headers, encode_chunked=True)
+        resp = con.getresponse()
+        return resp.status, dict(resp.getheaders()), json.loads(resp.read())
+    finally:
+        con.close()
+
+
+def test_a_retire_body_is_read_whole_however_it_arrives(server, ladder):
+    ann = {"Content-Type": "application/json", **auth("ann")}
+    for k in (1, 2, 3):
+        status, _, got = submit(server, {"name": "pieces"}, "good.py", GOOD_BOT + f"# v{k}\n".encode(), auth("ann"))
+        assert status == 201 and got["version"] == k, got
+    path = "/api/entrants/pieces/retire"
+    status, _, got = send_in_pieces(server, path, [b'{"version"', b': 1}'], ann)
+    assert status == 200 and [r["label"] for r in got["retired"]] == ["pieces"], got
+    # whitespace first, then a version there is not: nothing is retired
+    _refused(server, ladder, lambda: send_in_pieces(server, path, [b"   ", b'{"version": 7}'], ann), 404,
+             "no version 7")
+    # a body of whitespace only is not an empty body
+    _refused(server, ladder, lambda: send_in_pieces(server, path, [b" ", b"\n"], ann), 400, "not JSON")
+    _refused(server, ladder, lambda: call_json(server, "POST", path, b"  \n", ann), 400, "not JSON")
+    # too large, however it arrives
+    _refused(server, ladder, lambda: send_in_pieces(server, path, [b" " * 3000, b" " * 3000], ann), 413,
+             "at most 4096 bytes")
+    status, _, got = send_in_pieces(server, path, [b'{"vers', b'ion": 3', b"}"], ann)
+    assert status == 200 and [r["label"] for r in got["retired"]] == ["pieces@v3"], got
+    assert {e.label: e.retired is None for e in ladder.entrants() if e.name == "pieces"} == {
+        "pieces": False, "pieces@v2": True, "pieces@v3": False}
+    status, _, got = retire(server, "pieces", None, auth("ann"))         # an empty body: every version
+    assert status == 200 and all(e.retired is not None for e in ladder.entrants() if e.name == "pieces")
+
+
+def call_json(server: Served, method: str, path: str, body: bytes, headers: dict[str, str]
+              ) -> tuple[int, dict[str, str], dict]:
+    status, got, raw = call(server, method, path, body, headers)
+    assert got["Content-Type"].startswith("application/json"), raw[:200]
+    return status, got, json.loads(raw)
+
+
+def raw_request(server: Served, data: bytes, timeout: float = 30) -> tuple[int, bytes]:
+    """Send ``data`` as it is on a connection of its own: the status and body of the answer."""
+    host, port = server.url.split("//")[1].split(":")
+    with socket.create_connection((host, int(port)), timeout=timeout) as s:
+        s.sendall(data)
+        answer = b""
+        while chunk := s.recv(65536):
+            answer += chunk
+            head, _, body = answer.partition(b"\r\n\r\n")
+            length = re.search(rb"(?im)^content-length: *([0-9]+)", head)
+            if length and len(body) >= int(length[1]):
+                break
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), body
+
+
+def test_a_retire_body_that_cannot_be_read_is_refused(server, ladder, monkeypatch):
+    from arena.ladder import server as module
+
+    ann = {"Content-Type": "application/json", **auth("ann")}
+    path = "/api/entrants/rnd/retire"
+    deep = b"[" * 2000 + b"]" * 2000
+    _refused(server, ladder, lambda: call_json(server, "POST", path, deep, ann), 400, "not JSON")
+    _refused(server, ladder, lambda: call_json(server, "POST", path, b"\xff\xfe", ann), 400, "not JSON")
+    _refused(server, ladder, lambda: call_json(server, "POST", path, b'{"version": 1}',
+                                               {"Content-Encoding": "gzip", **ann}), 400, "could not be read")
+    # a body that never ends
+    monkeypatch.setattr(module, "BODY_SECONDS", 1)
+    head = (f"POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKENS['ann']}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{").encode()
+    started = time.monotonic()
+    status, body = raw_request(server, head)
+    assert status == 408 and "did not arrive" in json.loads(body)["error"]
+    assert time.monotonic() - started < 10
+
+
 def test_an_oversized_upload_is_refused_while_it_streams(server, ladder):
     big = b"#" * ((1 << 20) + 4096)
     got = _refused(server, ladder, lambda: submit(server, {"name": "huge"}, "huge.py", big, auth("ann")), 413,
