@@ -32,6 +32,11 @@ unnamed temporary file, and handed to :meth:`Ladder.submit_file`, which
 checks every name in it and validates the bot in the sandbox. Library
 calls run on worker threads, never on the event loop, and validations run
 one at a time. Ratings are refitted only when games or entrants change.
+
+A request aiohttp cannot even parse (a header too long, too many headers,
+a broken chunk or compressed body) is the client's doing: it is logged on
+one line without a traceback, at most :data:`BAD_REQUEST_LINES` lines a
+minute.
 """
 
 from __future__ import annotations
@@ -46,9 +51,11 @@ import logging
 import math
 import os
 import re
+import sys
 import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
@@ -56,7 +63,7 @@ from typing import Any, BinaryIO, Optional, TypeVar
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
-from aiohttp.multipart import BodyPartReader
+from aiohttp.multipart import BadContentDispositionHeader, BadContentDispositionParam, BodyPartReader
 from aiohttp.web_protocol import RequestPayloadError
 
 from ..types import ArenaError
@@ -86,6 +93,10 @@ FORM_FIELDS = ("name", "class", "note", "entry")
 
 #: Submissions waiting for validation at most (more: 503, try later).
 MAX_WAITING = 8
+
+#: Lines logged a minute at most about requests aiohttp could not parse
+#: (the rest are counted, and the count logged with the next line).
+BAD_REQUEST_LINES = 20
 
 _T = TypeVar("_T")
 
@@ -330,6 +341,43 @@ async def _guard(request: web.Request, handler: Callable[[web.Request], Awaitabl
     return resp
 
 
+class _RequestLog(logging.LoggerAdapter):  # type: ignore[type-arg]
+    """aiohttp's log of the requests it handles, with a request it could not
+    parse (a header too long, too many headers, a broken chunk or compressed
+    body) on one line without its traceback, at most
+    :data:`BAD_REQUEST_LINES` of those a minute: such a request is the
+    client's doing, and anyone may send any number of them."""
+
+    def __init__(self, logger: logging.Logger) -> None:
+        super().__init__(logger, {})
+        self._minute = -math.inf
+        self._lines = 0
+        self._dropped = 0
+
+    def log(self, level: int, msg: Any, *args: Any, exc_info: Any = None, **kwargs: Any) -> None:
+        exc = exc_info if isinstance(exc_info, BaseException) else (
+            exc_info[1] if isinstance(exc_info, tuple) else sys.exc_info()[1] if exc_info is True else None)
+        if not isinstance(exc, (HttpProcessingError, RequestPayloadError)):
+            super().log(level, msg, *args, exc_info=exc_info, **kwargs)
+            return
+        level = min(level, logging.WARNING)
+        if not self.isEnabledFor(level):
+            return
+        now = time.monotonic()
+        if now - self._minute >= 60:
+            self._minute, self._lines = now, 0
+        if self._lines >= BAD_REQUEST_LINES:
+            self._dropped += 1
+            return
+        self._lines += 1
+        cause = exc.__cause__ if isinstance(exc, RequestPayloadError) and exc.__cause__ is not None else exc
+        detail = one_line(str(getattr(cause, "message", "") or cause), limit=120)
+        peer = f" from {args[0]}" if msg == "Error handling request from %s" and args else ""
+        more = f" (and {self._dropped} more not logged)" if self._dropped else ""
+        self._dropped = 0
+        super().log(level, "a bad request%s: %s: %s%s", peer, type(cause).__name__, detail, more, **kwargs)
+
+
 def _error(api: bool, status: int, message: str, headers: Optional[dict[str, str]] = None) -> web.Response:
     message = one_line(message)
     if api:
@@ -349,7 +397,8 @@ def make_app(ladder: Ladder, samples: int = SAMPLES) -> web.Application:
     ['/api/entrants/{name}/retire', '/api/submit']
     """
     limit = ladder.rules.upload_mb << 20
-    app = web.Application(middlewares=[_guard], client_max_size=limit + 64 * FIELD_BYTES)
+    app = web.Application(middlewares=[_guard], client_max_size=limit + 64 * FIELD_BYTES,
+                          handler_args={"logger": _RequestLog(logging.getLogger("pengyou.ladder.http"))})
     service = _Service(ladder, samples)
     app[_SERVICE] = service
     app[_LADDER] = ladder
@@ -918,6 +967,8 @@ def serve(ladder: Ladder, host: str = "127.0.0.1", port: int = 8080, ready: Opti
     or until ``stop`` is set. Port 0 picks a free port; ``ready(url)`` is
     called once the server listens. A port in use is a one-line
     :class:`ArenaError`."""
+    for kind in (BadContentDispositionHeader, BadContentDispositionParam):
+        warnings.filterwarnings("ignore", category=kind)    # a line per distinct bad header a client sends
     try:
         asyncio.run(_serve(ladder, host, port, ready, stop, samples))
     except KeyboardInterrupt:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import http.client
 import io
 import json
+import logging
 import os
 import re
 import socket
@@ -576,6 +577,36 @@ def test_a_zip_of_a_folder_is_taken(server, ladder):
     row = next(e for e in ladder.entrants() if e.id == got["id"])
     stored = os.path.join(ladder.folder, os.path.dirname(row.spec))
     assert sorted(os.listdir(os.path.join(stored, "data"))) == ["notes.txt"]
+
+
+def test_requests_it_cannot_parse_are_one_line_each_in_the_log(ladder, caplog):
+    from arena.ladder import server as module
+
+    served = Served(ladder)              # a server of its own, with its own count of lines
+    try:
+        caplog.set_level(logging.WARNING)
+        bad = [b"GET /api/ladder HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n",
+               b"GET /api/ladder HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: 1\r\n" % i for i in range(200))
+               + b"\r\n",
+               b"POST /api/entrants/rnd/retire HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"]
+        for data in bad:
+            assert raw_request(served, data)[0] == 400
+
+        def lines() -> list[logging.LogRecord]:
+            return [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+        assert len(lines()) == len(bad), [r.getMessage() for r in lines()]
+        for r in lines():
+            text = r.getMessage()
+            assert r.exc_info is None and "\n" not in text and len(text) < 300, text
+            assert text.startswith("a bad request from 127.0.0.1: ")
+        # a flood of them: a few lines a minute, no more
+        for _ in range(module.BAD_REQUEST_LINES):
+            assert raw_request(served, bad[0])[0] == 400
+        assert len(lines()) == module.BAD_REQUEST_LINES
+        assert all(r.exc_info is None for r in lines())
+    finally:
+        served.stop()
 
 
 def test_a_port_in_use_is_one_line(ladder):
