@@ -329,6 +329,9 @@ async def _guard(request: web.Request, handler: Callable[[web.Request], Awaitabl
         resp = _error(api, exc.status, message, headers)
     except asyncio.CancelledError:
         raise
+    except ArenaError as exc:            # one line by design (a damaged database, say)
+        log.error("%s %s failed: %s", request.method, request.path[:200], one_line(str(exc)))
+        resp = _error(api, 500, "the server failed to answer; the error is in its log")
     except Exception:
         log.exception("%s %s failed", request.method, request.path[:200])
         resp = _error(api, 500, "the server failed to answer; the error is in its log")

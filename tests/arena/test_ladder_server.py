@@ -291,6 +291,22 @@ def test_a_server_error_is_one_line_without_a_traceback(server, monkeypatch):
     assert status == 500 and b"secret" not in body and b"Traceback" not in body
 
 
+def test_a_ladder_error_is_one_line_in_the_log(server, monkeypatch, caplog):
+    from arena.ladder import server as module
+
+    def damaged(self):
+        raise ArenaError("/srv/lad/ladder.db is damaged (a ratings snapshot is not JSON)")
+
+    monkeypatch.setattr(module._Service, "standings", damaged)
+    caplog.set_level(logging.WARNING)
+    status, got = get_json(server, "/api/standings")
+    assert status == 500 and "damaged" not in got["error"] and "log" in got["error"]
+    lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(lines) == 1 and lines[0].exc_info is None, [r.getMessage() for r in lines]
+    assert lines[0].getMessage() == ("GET /api/standings failed: /srv/lad/ladder.db is damaged (a ratings snapshot "
+                                     "is not JSON)")
+
+
 # ---------------------------------------------------------------------- pages
 
 
