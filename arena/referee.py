@@ -34,7 +34,7 @@ from . import protocol
 from .sandbox import BotProcess, SandboxError, Walls, Zygote, program_argv
 
 __all__ = ["bot_seed", "deal_seed", "BotPool", "RemoteSeat", "Limits", "pool", "close_pool", "is_program",
-           "is_module", "target_of", "check_startable", "code_hash"]
+           "is_module", "target_of", "check_startable", "code_hash", "bot_folder", "BOT_FOLDER"]
 
 log = logging.getLogger("pengyou.arena")
 
@@ -111,18 +111,47 @@ def code_hash(spec: str) -> str:
         return "missing"
 
 
-#: A file of this name next to a bot's module or program makes that folder a
-#: bot folder: the bot may read every file in it (its data), not only its own.
+#: A file of this name makes its folder a bot folder: a bot whose module,
+#: program or argument file is in it (or in a folder below it) may read every
+#: file in it (its data), not only its own.
 BOT_FOLDER = ".pengyou-bot"
 
 
-def _with_folder(files: tuple[str, ...]) -> tuple[str, ...]:
-    """``files``, and the folder of the first where it is a bot folder."""
-    if files:
-        folder = os.path.dirname(os.path.realpath(files[0]))
+def bot_folder(path: str) -> Optional[str]:
+    """The bot folder that holds the file ``path``: the nearest folder above
+    it holding :data:`BOT_FOLDER` (a ladder marks a submission's root so,
+    whatever folder its entry is in), if any.
+
+    >>> import tempfile
+    >>> top = tempfile.mkdtemp()
+    >>> os.makedirs(os.path.join(top, "bots", "7", "src"))
+    >>> open(os.path.join(top, "bots", "7", BOT_FOLDER), "w").close()
+    >>> mine = os.path.join(top, "bots", "7")
+    >>> bot_folder(os.path.join(mine, "src", "bot.py")) == os.path.realpath(mine)
+    True
+    >>> bot_folder(os.path.join(top, "bots", "8", "bot.py")) is None
+    True
+    >>> import shutil; shutil.rmtree(top)
+    """
+    folder = os.path.dirname(os.path.realpath(path))
+    while True:
         if os.path.isfile(os.path.join(folder, BOT_FOLDER)):
-            return files + (folder,)
-    return files
+            return folder
+        up = os.path.dirname(folder)
+        if up == folder:
+            return None
+        folder = up
+
+
+def _with_folder(files: tuple[str, ...]) -> tuple[str, ...]:
+    """``files``, and the bot folder of each that is in one (the program's
+    own folder when the program is a script run by an interpreter)."""
+    out = list(files)
+    for f in files:
+        folder = bot_folder(f)
+        if folder is not None and folder not in out:
+            out.append(folder)
+    return tuple(out)
 
 
 def target_of(spec: str) -> tuple[dict[str, Any], tuple[str, ...]]:

@@ -18,10 +18,12 @@ import json
 import os
 import re
 import shlex
+import shutil
 import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -551,3 +553,77 @@ def test_a_bot_that_never_makes_trump_with_one_that_does_is_just_weak(tmp_path: 
     proc, db = arena(tmp_path, [bot("never_expose.py", "NeverExposeBot"), "random"], 1, 1)
     assert_complete(proc, db)
     assert faults(db, 0) == [] and faults(db, 1) == []
+
+
+# ------------------------------------------------------------------ 16. bot folders
+@pytest.fixture
+def open_tmp():
+    """A fresh folder that every user may enter (so that Landlock alone, not a
+    folder only root may enter, decides what a bot reads); removed after."""
+    d = Path(tempfile.mkdtemp(prefix="pengyou-hostile-"))
+    d.chmod(0o755)
+    try:
+        yield d
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def _bot_folders(top: Path, source: str, entry: str) -> Path:
+    """``top/bots``: bot folder 1 (``data.txt``, ``src/data.txt`` and
+    ``source`` as ``entry``), bot folder 2 (``secret.txt``), ``outside.txt``."""
+    root = top / "bots"
+    own, other = root / "1", root / "2"
+    (own / "src").mkdir(parents=True)
+    other.mkdir()
+    for folder in (own, other):
+        (folder / ".pengyou-bot").write_text("a bot folder\n")
+    (own / "data.txt").write_text("mine\n")
+    (own / "src" / "data.txt").write_text("mine too\n")
+    (other / "secret.txt").write_text("another entrant's\n")
+    (root / "outside.txt").write_text("nobody's\n")
+    shutil.copy(HOSTILE / source, own / entry)
+    for p in [root, *root.rglob("*")]:
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    return root
+
+
+@as_root
+@pytest.mark.parametrize("kind", ["module", "program"])
+@pytest.mark.parametrize("entry", ["bot.py", "src/bot.py"])
+def test_a_bot_reads_its_whole_folder_and_nothing_else(open_tmp: Path, tmp_path: Path, kind: str,
+                                                       entry: str) -> None:
+    """A bot folder's bot reads every file of its folder, whether its entry
+    is a module or a ``.py`` program run by the interpreter, at the
+    folder's top or in a sub-folder; it reads no other bot folder, and
+    nothing above its own."""
+    if kind == "module":
+        root = _bot_folders(open_tmp, "folder_reader_bot.py", entry)
+        spec = f"{root / '1' / entry}:FolderReaderBot?root={root}"
+    else:
+        root = _bot_folders(open_tmp, "folder_reader.py", entry)
+        spec = f"cmd:{PYTHON} {root / '1' / entry} {root}"
+    proc, db = arena(tmp_path, ["random", spec], 1, 1)
+    assert_complete(proc, db)
+    assert_no_attack(db)
+
+
+@as_root
+@pytest.mark.parametrize("source,entry", [("folder_reader.py", "bot.py"), ("folder_reader_bot.py", "src/bot.py")])
+def test_a_ladder_submission_reads_its_own_files(tmp_path: Path, source: str, entry: str) -> None:
+    """The ladder's own way: a folder whose entry is a Python program, or a
+    module in a sub-folder (``--entry src/bot.py``), is validated by a deal
+    in which it reads every file it was submitted with."""
+    lad = tmp_path / "lad"
+    p = run([PENGYOU, "ladder", "create", str(lad), "--players", "5", "--time-limit", "1"], timeout=60)
+    assert p.returncode == 0, p.stderr
+    sub = tmp_path / "sub"
+    (sub / "src").mkdir(parents=True)
+    (sub / "data.txt").write_text("mine\n")
+    (sub / "src" / "data.txt").write_text("mine too\n")
+    shutil.copy(HOSTILE / source, sub / entry)
+    args = [PENGYOU, "ladder", "submit", str(sub), "--name", "reader", "--ladder", str(lad)]
+    if entry != "bot.py":
+        args += ["--entry", entry]
+    p = run(args, timeout=120)
+    assert p.returncode == 0, (p.stdout[-1000:], p.stderr[-1000:])
+    assert "accepted" in p.stdout and ("program" if source == "folder_reader.py" else "module") in p.stdout
