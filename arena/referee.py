@@ -261,7 +261,7 @@ class BotPool:
             if status == "timeout":
                 raise StartFault("timeout", f"did not answer hello within {limits.startup:g} s")
             if status == "eof":
-                raise StartFault("died", f"its process ended before answering hello ({proc.how_it_ended()})")
+                raise StartFault(*proc.ending(" before answering hello"))
             if status == "long":
                 raise StartFault("protocol", f"wrote a line over {protocol.MAX_LINE} bytes")
             try:
@@ -410,7 +410,8 @@ class RemoteSeat:
         if status == "timeout":
             return None, "timeout", f"no answer within {move:g} s and {self.limits.overage:g} s of overage", took
         if status == "eof":
-            return None, "died", f"its process ended ({self.proc.how_it_ended()})", took
+            kind, how = self.proc.ending()
+            return None, kind, how, took
         if status == "long":
             return None, "protocol", f"wrote a line over {protocol.MAX_LINE} bytes", took
         try:

@@ -15,9 +15,18 @@ stops answering is killed (its whole PID namespace, or its process group
 where namespaces are not available). Between its turns a bot is stopped
 (``SIGSTOP`` to its process group, which it cannot leave).
 
+Each bot has a control group of its own where the system allows one
+(:class:`arena.jail.Cgroups`): the kernel kills a bot whose processes
+together hold more memory than its limit, and the fork server tells the
+referee so (a ``memory`` fault, not ``died``). Groups are removed as their
+bots end.
+
 When the referee dies, its zygote sees its socket close and kills every bot
 it started; each bot also dies with the zygote (``PR_SET_PDEATHSIG``), and
-every process a bot started dies with the bot's PID namespace.
+every process a bot started dies with the bot's PID namespace. A small
+process of its own session (the janitor) waits for the zygote to end, however
+it ends, and then removes what the zygote could not: the bots' control
+groups and working folders.
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ import time
 from dataclasses import asdict
 from typing import Any, Optional
 
+from . import jail
 from .jail import Walls
 
 __all__ = ["Zygote", "BotProcess", "SandboxError", "Walls", "program_argv"]
@@ -86,6 +96,7 @@ class Zygote:
         finally:
             theirs.close()
         self._exits: dict[int, int] = {}
+        self._ooms: set[int] = set()
         hello = self._recv(timeout=60.0)
         if hello is None or "missing" not in hello:
             self.close()
@@ -106,6 +117,8 @@ class Zygote:
     def _note(self, msg: dict[str, Any]) -> bool:
         if "exit" in msg:
             self._exits[int(msg["exit"])] = int(msg["status"])
+            if msg.get("oom"):
+                self._ooms.add(int(msg["exit"]))
             self.live.discard(int(msg["exit"]))
             return True
         return False
@@ -151,6 +164,14 @@ class Zygote:
             if msg is not None:
                 self._note(msg)
         return self._exits.pop(pid)
+
+    def killed_for_memory(self, pid: int) -> bool:
+        """Whether the kernel killed a process of the ended bot ``pid`` over
+        its memory limit (said with its exit: after :meth:`exit_status`)."""
+        if pid in self._ooms:
+            self._ooms.discard(pid)
+            return True
+        return False
 
     def kill(self, pid: int) -> None:
         """Kill a bot (and with it everything it started)."""
@@ -317,6 +338,15 @@ class BotProcess:
                 except OSError:
                     pass
 
+    def ending(self, when: str = "") -> tuple[str, str]:
+        """The fault of a process that ended (``when``: words to put after
+        what happened): ``("memory", text)`` if the kernel killed it over
+        its memory limit, else ``("died", text)``."""
+        how = self.how_it_ended()
+        if self.zygote.killed_for_memory(self.pid):
+            return "memory", f"killed for holding more than its memory limit{when} ({how})"
+        return "died", f"its process ended{when} ({how})"
+
     def how_it_ended(self) -> str:
         """The process's end as text (``"exit code 3"``, ``"signal SIGSEGV"``), if known."""
         status = self.zygote.exit_status(self.pid)
@@ -335,22 +365,32 @@ class BotProcess:
 
 
 # ------------------------------------------------------------------ the fork server
-def _spawn(req: dict[str, Any], fds: list[int], root: str, me: int, n: int) -> int:
-    """In the fork server: fork one bot; returns its pid."""
-    from . import jail
-
+def _spawn(req: dict[str, Any], fds: list[int], root: str, me: int, n: int,
+           groups: Optional[jail.Cgroups]) -> tuple[int, Optional[str]]:
+    """In the fork server: fork one bot; returns its pid and control group."""
     fields: dict[str, Any] = {k: (tuple(v) if k == "read" else v) for k, v in req["walls"].items()}
     walls = Walls(**fields)
     target = req["spawn"]
     home = os.path.join(root, f"bot{n}")
-    pid = os.fork()
+    cgroup = None
+    if groups is not None:
+        try:
+            cgroup = groups.create(f"bot{n}", walls)
+        except OSError:                     # the bot runs without one: its shared memory is refused
+            cgroup = None
+    try:
+        pid = os.fork()
+    except OSError:
+        if cgroup is not None and groups is not None:
+            groups.remove(cgroup)
+        raise
     if pid:
-        return pid
+        return pid, cgroup
     code = 127
     try:
         for i, fd in enumerate(fds):
             os.dup2(fd, i)
-        missing, newpid = jail.enter(home, walls, me)
+        missing, newpid = jail.enter(home, walls, me, cgroup)
         if newpid:
             inner = os.fork()
             if inner:                       # stays outside the namespace; ends as the bot ends
@@ -377,8 +417,6 @@ def _spawn(req: dict[str, Any], fds: list[int], root: str, me: int, n: int) -> i
 def _server(sock_fd: int, parent: int) -> None:
     """The fork server's loop: spawn on request, report exits, and kill
     every bot when the referee goes."""
-    from . import jail
-
     jail.die_with(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -394,14 +432,28 @@ def _server(sock_fd: int, parent: int) -> None:
     root = os.path.join(base, f"pengyou-sandbox-{os.getuid()}-{me}")
     os.makedirs(root, mode=0o711, exist_ok=True)
     os.chmod(root, 0o711)
-    missing = _probe(root, me)
+    groups, why = jail.Cgroups.make(me)
+    janitor, janitor_fd = _janitor(root, groups)
+    missing = _probe(root, me, groups)
+    failed = [m for m in missing if m.startswith(jail.CGROUP_WALL)]
+    if failed and groups is not None:
+        groups.close()
+        groups, why = None, failed[0][len(jail.CGROUP_WALL):].strip(" ()")
+    missing = [m for m in missing if not m.startswith(jail.CGROUP_WALL)]
+    if groups is None:
+        missing.append(f"{jail.CGROUP_WALL}: {why}; memfd_create() and System V shared memory are refused instead")
+    else:
+        missing += groups.notes
     sock.send(json.dumps({"missing": missing}).encode())
-    live: dict[int, str] = {}
+    live: dict[int, tuple[str, Optional[str]]] = {}
+    ending: list[str] = []                  # groups of ended bots whose processes are still going
     n = 0
     try:
         while True:
             r, _, _ = select.select([sock], [], [], 0.2)
-            _reap(sock, live)
+            _reap(sock, live, groups, ending)
+            if ending and groups is not None:
+                ending[:] = [g for g in ending if not groups.remove(g)]
             if not r:
                 continue
             try:
@@ -413,8 +465,8 @@ def _server(sock_fd: int, parent: int) -> None:
             try:
                 req = json.loads(msg)
                 n += 1
-                pid = _spawn(req, fds, root, me, n)
-                live[pid] = os.path.join(root, f"bot{n}")
+                pid, cgroup = _spawn(req, fds, root, me, n, groups)
+                live[pid] = (os.path.join(root, f"bot{n}"), cgroup)
                 reply: dict[str, Any] = {"pid": pid}
             except Exception as exc:
                 reply = {"error": f"{type(exc).__name__}: {exc}"}
@@ -430,9 +482,54 @@ def _server(sock_fd: int, parent: int) -> None:
                 pass
         deadline = time.monotonic() + 5
         while live and time.monotonic() < deadline:
-            _reap(None, live)
+            _reap(None, live, groups, ending)
             time.sleep(0.01)
+        if groups is not None:
+            groups.close(max(0.5, deadline - time.monotonic()))
         shutil.rmtree(root, ignore_errors=True)
+        os.close(janitor_fd)                # it finds nothing left to do, and ends
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline:
+            try:
+                if os.waitpid(janitor, os.WNOHANG)[0]:
+                    break
+            except ChildProcessError:
+                break
+            time.sleep(0.005)
+
+
+def _janitor(root: str, groups: Optional[jail.Cgroups]) -> tuple[int, int]:
+    """Start the process that tidies up after this fork server however it
+    ends (with its referee, by ``kill -9`` of their whole process group):
+    a session of its own, holding nothing of the server's but a pipe, that
+    waits for the pipe to close (the server is gone), then removes the
+    bots' control groups (killing what is left in them) and ``root``.
+    Returns its pid and the pipe's end to keep open (bots close it)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(r)
+        return pid, w
+    try:
+        os.setsid()
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+        nul = os.open(os.devnull, os.O_RDWR)
+        for i in range(3):                  # never hold the referee's output open
+            os.dup2(nul, i)
+        os.closerange(3, r)
+        os.closerange(r + 1, 1 << 16)
+        while True:
+            try:
+                if not os.read(r, 1):
+                    break
+            except InterruptedError:
+                continue
+        if groups is not None:
+            groups.close(10.0)
+        shutil.rmtree(root, ignore_errors=True)
+    finally:
+        os._exit(0)
 
 
 def _clear_stale(base: str) -> None:
@@ -454,7 +551,11 @@ def _clear_stale(base: str) -> None:
                 continue
 
 
-def _reap(sock: Optional[socket.socket], live: dict[int, str]) -> None:
+def _reap(sock: Optional[socket.socket], live: dict[int, tuple[str, Optional[str]]],
+          groups: Optional[jail.Cgroups], ending: list[str]) -> None:
+    """Report every bot that ended (and whether the kernel killed it over its
+    memory); remove its folder and its control group (or keep the group in
+    ``ending`` while the last of its processes go)."""
     while live:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
@@ -462,27 +563,36 @@ def _reap(sock: Optional[socket.socket], live: dict[int, str]) -> None:
             return
         if pid == 0:
             return
-        home = live.pop(pid, None)
+        home, cgroup = live.pop(pid, (None, None))
+        oom = False
         if home is not None:
             shutil.rmtree(home, ignore_errors=True)
             shutil.rmtree(home + ".stage", ignore_errors=True)
+        if cgroup is not None and groups is not None:
+            oom = groups.ooms(cgroup) > 0
+            if not groups.remove(cgroup):
+                ending.append(cgroup)
         if sock is not None:
             try:
-                sock.send(json.dumps({"exit": pid, "status": status}).encode())
+                sock.send(json.dumps({"exit": pid, "status": status, "oom": oom}).encode())
             except OSError:
                 pass
 
 
-def _probe(root: str, me: int) -> list[str]:
+def _probe(root: str, me: int, groups: Optional[jail.Cgroups]) -> list[str]:
     """Which walls this system refuses (tried once in a throwaway process)."""
-    from . import jail
-
+    cgroup = None
+    if groups is not None:
+        try:
+            cgroup = groups.create("probe", Walls())
+        except OSError as exc:
+            return [f"{jail.CGROUP_WALL} (making one: {exc.strerror})"] + _probe(root, me, None)
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
         try:
-            missing, _ = jail.enter(os.path.join(root, "probe"), Walls(), me)
+            missing, _ = jail.enter(os.path.join(root, "probe"), Walls(), me, cgroup)
             os.write(w, json.dumps(missing).encode())
         finally:
             os._exit(0)
@@ -496,6 +606,8 @@ def _probe(root: str, me: int) -> list[str]:
     os.close(r)
     os.waitpid(pid, 0)
     shutil.rmtree(os.path.join(root, "probe"), ignore_errors=True)
+    if cgroup is not None and groups is not None:
+        groups.remove(cgroup)
     try:
         return list(json.loads(data))
     except ValueError:

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "arena" / "hostile"
 PENGYOU = str(ROOT / ".venv" / "bin" / "pengyou")
 PYTHON = os.path.realpath(sys.executable)
-from arena.jail import UID_BASE  # noqa: E402  (the bots' users start here)
+from arena.jail import CGROUP_WALL, UID_BASE, Cgroups  # noqa: E402  (the bots' users start here)
 
 pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux only"),
@@ -308,6 +308,210 @@ def test_three_gib_is_a_memory_fault(tmp_path: Path) -> None:
     assert_complete(proc, db)
     got = faults(db)
     assert got and {f["kind"] for f in got} == {"memory"}, got
+
+
+# ------------------------------------------------------------------ 6b. memory the address space does not count
+def _shmem_mib() -> int:
+    with open("/proc/meminfo") as fh:
+        return next(int(ln.split()[1]) for ln in fh if ln.startswith("Shmem:")) >> 10
+
+
+def server_cgroups() -> dict[str, int]:
+    """Every fork server's folder of control groups this process can see: its pid."""
+    out = {}
+    for parent in Cgroups.parents():
+        try:
+            names = os.listdir(parent)
+        except OSError:
+            continue
+        for name in names:
+            pid = Cgroups.server_pid(name)
+            if pid is not None:
+                out[os.path.join(parent, name)] = pid
+    return out
+
+
+def stale_cgroups(grace: float = 5.0) -> list[str]:
+    """Folders of control groups whose fork server is gone (after ``grace`` s)."""
+    deadline = time.monotonic() + grace
+    while True:
+        left = [d for d, pid in server_cgroups().items() if not os.path.exists(f"/proc/{pid}")]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)
+
+
+@as_root
+@pytest.mark.parametrize("how", ["memfd", "sysv", "devshm", "fork"])
+def test_memory_outside_the_address_space_is_capped(tmp_path: Path, how: str) -> None:
+    """A bot that holds 2 GiB where ``RLIMIT_AS`` does not look (memfd,
+    System V segments, /dev/shm files, child processes) under a 256 MiB
+    limit: the kernel ends it as a ``memory`` fault, or the call is refused,
+    and the host never holds much more than the limit."""
+    marker = f"hostile-shm-{os.getpid()}-{how}"
+    spec = bot("shared_memory.py", "SharedMemoryBot", how=how, mib=2048, cap=256, marker=marker)
+    base, peak, stop = _shmem_mib(), [0], threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            peak[0] = max(peak[0], _shmem_mib())
+            time.sleep(0.02)
+
+    t = threading.Thread(target=sample, daemon=True)
+    t.start()
+    try:
+        proc, db = arena(tmp_path, ["random", spec], 1, 1, "--memory", "256", "--time-limit", "10")
+    finally:
+        stop.set()
+        t.join(5)
+        written = list(Path("/dev/shm").glob(marker + "-*"))
+        for f in written:
+            f.unlink()
+    assert_complete(proc, db)
+    walled = CGROUP_WALL not in proc.stderr
+    if how == "fork" and not walled:
+        pytest.skip("no control group here: a bot can spread memory over its processes (docs/arena.md)")
+    got = faults(db)
+    assert not [f for f in got if "ATTACK WORKED" in f["message"]], got
+    assert {f["kind"] for f in got} <= {"memory"}, got
+    assert not written, f"the bot wrote the host's /dev/shm: {written[:3]}"
+    if walled and how in ("memfd", "sysv"):
+        assert got, "the bot held its shared memory and was not stopped"
+    assert peak[0] - base < 1024, f"the host's shared memory grew by {peak[0] - base} MiB"
+    assert stale_cgroups() == []
+
+
+def test_without_a_control_group_shared_memory_is_refused(tmp_path: Path) -> None:
+    """The wall where no control group counts a bot's memory: ``memfd_create``
+    and ``shmget`` are refused (in a process walled in by hand)."""
+    from arena import jail
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(r)
+            jail.enter(str(tmp_path / "home"), jail.Walls(), os.getppid(), None)
+            got = []
+            try:
+                os.memfd_create("x")
+                got.append("memfd")
+            except OSError:
+                pass
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.shmget(0, ctypes.c_size_t(1 << 20), 0o1600) >= 0:
+                got.append("shmget")
+            os.write(w, json.dumps(got).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    with os.fdopen(r, "rb") as fh:
+        data = fh.read()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert json.loads(data) == [], f"made without a control group: {data!r}"
+
+
+@as_root
+def test_a_bot_over_its_control_group_is_killed_and_counted(tmp_path: Path) -> None:
+    """In its control group a process that writes 512 MiB of memfds under a
+    128 MiB wall (64 + 64 for its directory) is killed, and it is counted."""
+    from arena import jail
+
+    groups, why = Cgroups.make(os.getpid())
+    if groups is None:
+        pytest.skip(f"no control group here: {why}")
+    try:
+        path = groups.create("t", jail.Walls(memory_mb=64))
+        pid = os.fork()
+        if pid == 0:
+            try:
+                jail.enter(str(tmp_path / "home"), jail.Walls(memory_mb=64), os.getppid(), path)
+                chunk = b"\1" * (1 << 20)
+                for i in range(16):
+                    fd = os.memfd_create(f"m{i}")
+                    for _ in range(32):
+                        os.write(fd, chunk)
+            finally:
+                os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == 9, status
+        assert groups.ooms(path) >= 1
+        assert groups.remove(path)
+    finally:
+        assert groups.close()
+    assert not os.path.exists(groups.base)
+
+
+def test_cgroup_v2_groups_go_where_memory_is_delegated(tmp_path: Path) -> None:
+    """cgroup v2 (a fake tree): the fork server's folder goes in the nearest
+    of its own group and the ancestors that give children the memory
+    controller, never above the mount; none: no group."""
+    from arena.jail import _delegated
+
+    point = tmp_path / "cg"
+    own = point / "system.slice" / "ci.service"
+    own.mkdir(parents=True)
+    for d, ctl in ((point, "cpu memory pids"), (point / "system.slice", "cpu pids"), (own, "")):
+        (d / "cgroup.subtree_control").write_text(ctl + "\n")
+    assert _delegated(str(point), str(own)) == str(point)
+    (point / "system.slice" / "cgroup.subtree_control").write_text("memory pids\n")
+    assert _delegated(str(point), str(own)) == str(point / "system.slice")
+    assert _delegated(str(point / "system.slice"), str(own)) == str(point / "system.slice")
+    (point / "system.slice" / "cgroup.subtree_control").write_text("\n")
+    assert _delegated(str(point / "system.slice"), str(own)) is None
+
+
+@as_root
+def test_control_groups_go_when_the_referee_is_killed(tmp_path: Path) -> None:
+    """``kill -9`` of the referee's whole process group (fork server
+    included) while bots play: the janitor removes every bot's control
+    group and working folder, and nothing of the run is left."""
+    if not Cgroups.parents():
+        pytest.skip("no control groups here")
+    before = set(server_cgroups())
+    db = tmp_path / "killed.db"
+    args = arena_args(db, ["random", "heuristic"], 40, 1, "--trusted", "none")
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    mine: dict[str, int] = {}
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            for d, pid in server_cgroups().items():
+                try:
+                    if d not in before and os.getsid(pid) == proc.pid and any(
+                            e.is_dir() for e in os.scandir(d)):
+                        mine[d] = pid
+                except OSError:
+                    pass
+            if mine:
+                break
+            time.sleep(0.05)
+        assert mine, "no bot's control group was seen"
+        servers = {procs().get(pid, (0, ""))[1] for pid in mine.values()}
+    finally:
+        try:
+            os.killpg(proc.pid, 9)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        left = [d for d in mine if os.path.exists(d)]
+        folders = [f"/tmp/pengyou-sandbox-0-{pid}" for pid in mine.values()
+                   if os.path.exists(f"/tmp/pengyou-sandbox-0-{pid}")]
+        janitors = [p for p, (_, c) in procs().items() if c in servers]   # same command line
+        if not left and not folders and not janitors:
+            break
+        time.sleep(0.1)
+    assert not left, f"control groups left: {left}"
+    assert not folders, f"working folders left: {folders}"
+    assert not janitors, f"processes of the fork server left: {janitors}"
 
 
 # ------------------------------------------------------------------ 7. processes left behind
