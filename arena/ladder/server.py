@@ -30,8 +30,13 @@ and a refused action changes nothing. An upload is read as it streams in,
 at most the ladder's ``upload_mb`` (``413`` past it), kept in memory or an
 unnamed temporary file, and handed to :meth:`Ladder.submit_file`, which
 checks every name in it and validates the bot in the sandbox. Library
-calls run on worker threads, never on the event loop, and validations run
-one at a time. Ratings are refitted only when games or entrants change.
+calls run on worker threads, never on the event loop. Each validation runs
+in a process of its own (its sandboxed bots, its memory and its failures
+are its own), :data:`VALIDATORS` of them at once; an owner has at most one
+submission queued or being validated (a second is answered ``429``), and
+at most :data:`MAX_WAITING` are in all (``503`` past it), so no owner's
+slow bot holds up the others' submissions for long. Ratings are refitted
+only when games or entrants change.
 
 A request aiohttp cannot even parse (a header too long, too many headers,
 a broken chunk or compressed body) is the client's doing: it is logged on
@@ -49,15 +54,18 @@ import io
 import json
 import logging
 import math
+import multiprocessing
 import os
 import re
+import signal
 import sys
 import tempfile
 import threading
 import time
 import warnings
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from importlib import resources
 from typing import Any, BinaryIO, Optional, TypeVar
 
@@ -91,7 +99,12 @@ BODY_SECONDS = 30
 #: The form's fields besides the file.
 FORM_FIELDS = ("name", "class", "note", "entry")
 
-#: Submissions waiting for validation at most (more: 503, try later).
+#: Validations run at once, each a whole deal of sandboxed bot processes:
+#: more than the machine's few cores would only slow every one of them.
+VALIDATORS = 2
+
+#: Submissions queued or being validated at most, of all owners (more: 503,
+#: try later); one owner has at most one of them (a second: 429).
 MAX_WAITING = 8
 
 #: Lines logged a minute at most about requests aiohttp could not parse
@@ -142,14 +155,18 @@ class _Service:
         self.ladder = ladder
         self.samples = samples
         self.reads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ladder-read")
-        self.submits = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ladder-submit")
+        # the rest is used on the event loop only
         self.waiting = 0                                  # submissions queued or being validated
+        self.owners: set[str] = set()                     # the owners of those (and of uploads coming in)
+        self.slots = asyncio.Semaphore(VALIDATORS)
+        self.processes: set[ProcessPoolExecutor] = set()  # validations under way
         self._fit = threading.Lock()
         self._cache: Optional[tuple[Any, tuple[int, list[RatingRow]]]] = None
 
     def close(self) -> None:
         self.reads.shutdown(wait=True, cancel_futures=True)
-        self.submits.shutdown(wait=True, cancel_futures=True)
+        for validation in list(self.processes):           # a validation under way finishes
+            validation.shutdown(wait=True, cancel_futures=True)
 
     # ---------------------------------------------------------------- ratings
 
@@ -268,12 +285,44 @@ class _Service:
         with self.ladder.store(read_only=True) as st:
             return st.versions(name)
 
-    def submit(self, data: BinaryIO, filename: str, name: str, owner: str, cls: Optional[str],
-               note: str, entry: Optional[str] = None) -> EntrantRow:
-        return self.ladder.submit_file(data, filename, name=name, owner=owner, cls=cls, note=note, entry=entry)
+    async def submit(self, data: BinaryIO, filename: str, name: str, owner: str, cls: Optional[str],
+                     note: str, entry: Optional[str] = None) -> EntrantRow:
+        """Validate and enter a submission, once one of the :data:`VALIDATORS`
+        slots is free, in a fresh process: the referee's pool of bot processes
+        is one per process, and a submission that exhausts or kills its
+        process fails alone."""
+        async with self.slots:
+            data.seek(0)
+            payload = data.read()
+            validation = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_validation_process)
+            self.processes.add(validation)
+            future = None
+            try:
+                future = validation.submit(_validate, self.ladder.folder, payload, filename, name, owner, cls,
+                                           note, entry)
+                del payload
+                return await asyncio.wrap_future(future)
+            finally:
+                if future is None or future.done():       # else (cancelled) close() waits for it
+                    self.processes.discard(validation)
+                validation.shutdown(wait=False)
 
     def retire(self, name: str, owner: str, version: Optional[int]) -> list[EntrantRow]:
         return self.ladder.retire(name, owner, version)
+
+
+def _validation_process() -> None:
+    """A validation's process: an interrupt of the server's terminal does not
+    cut its validation short (the server waits for it as it stops)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _validate(folder: str, data: bytes, filename: str, name: str, owner: str, cls: Optional[str], note: str,
+              entry: Optional[str]) -> EntrantRow:
+    """:meth:`Ladder.submit_file` in a validation's process."""
+    return Ladder(folder).submit_file(io.BytesIO(data), filename, name=name, owner=owner, cls=cls, note=note,
+                                      entry=entry)
 
 
 def _rating_json(row: Optional[RatingRow]) -> Optional[dict[str, Any]]:
@@ -568,6 +617,17 @@ async def _read_form(request: web.Request, limit: int) -> tuple[dict[str, str], 
 async def _api_submit(request: web.Request) -> web.Response:
     service = _service(request)
     owner = await _owner(request)
+    if owner in service.owners:
+        raise _Refusal(429, "your earlier submission is still being validated: wait for its answer before you "
+                            "send another")
+    service.owners.add(owner)            # until this one is answered (from before its upload is read)
+    try:
+        return await _submit(request, service, owner)
+    finally:
+        service.owners.discard(owner)
+
+
+async def _submit(request: web.Request, service: _Service, owner: str) -> web.Response:
     fields, upload = await _read_form(request, service.ladder.rules.upload_mb << 20)
     try:
         name = fields.get("name", "").strip()
@@ -585,15 +645,15 @@ async def _api_submit(request: web.Request) -> web.Response:
         entry = fields.get("entry", "").strip() or None
         if service.waiting >= MAX_WAITING:
             raise _Refusal(503, "too many submissions are being validated; try again in a minute")
-        upload.data.seek(0)
         service.waiting += 1
         try:
-            loop = asyncio.get_running_loop()
-            row = await loop.run_in_executor(service.submits, functools.partial(
-                service.submit, upload.data, upload.filename, name, owner, cls, note, entry))
+            row = await service.submit(upload.data, upload.filename, name, owner, cls, note, entry)
         except ArenaError as exc:
             await _check_owner(request, name, owner, must_exist=False)      # taken meanwhile: 403
             raise _Refusal(400, one_line(str(exc), service.ladder.folder)) from None
+        except BrokenProcessPool:
+            log.error("the validation of %s's %s ended without an answer: its process was killed", owner, name)
+            raise _Refusal(500, "the validation ended without an answer; the error is in the server's log") from None
         finally:
             service.waiting -= 1
     finally:

@@ -71,6 +71,23 @@ class Flaky:
 """.encode()
 
 
+def slow_bot(until: float) -> bytes:
+    """A bot that plays legally, but takes half a second a decision until ``until`` (its validation's end)."""
+    return f"""import time
+
+UNTIL = {until!r}
+
+
+class Slow:
+    def restart(self, rules, seat, rng):
+        self.rng = rng
+
+    def step(self, view):
+        time.sleep(max(0.0, min(0.5, UNTIL - time.time())))
+        return view.random_action(self.rng)
+""".encode()
+
+
 def build_ladder(folder: Path) -> Ladder:
     """The test ladder: ``rnd`` (ann), ``heur`` and ``flaky`` (bob), three rounds played."""
     lad = Ladder.create(str(folder), LadderRules(players=5, time_limit=1.0, upload_mb=1))
@@ -539,6 +556,48 @@ def test_an_oversized_upload_is_refused_while_it_streams(server, ladder):
             con.close()
 
     _refused(server, ladder, chunked, 413, "1 MiB")
+
+
+def test_a_slow_submission_holds_up_its_owner_only(server, ladder):
+    from arena.ladder import server as module
+
+    until = time.time() + 12
+    slow: dict[str, object] = {}
+
+    def ann_submits() -> None:
+        slow["answer"] = submit(server, {"name": "slowpoke"}, "slow.py", slow_bot(until), auth("ann"))
+        slow["at"] = time.time()
+
+    thread = threading.Thread(target=ann_submits)
+    thread.start()
+    try:
+        time.sleep(1.5)                  # ann's upload is in, its validation under way
+        assert thread.is_alive()
+        # ann waits for the answer to her first submission before sending another
+        started = time.monotonic()
+        got = _refused(server, ladder, lambda: submit(server, {"name": "another"}, "good.py", GOOD_BOT, auth("ann")),
+                       429, "earlier submission")
+        assert "wait" in got["error"] and time.monotonic() - started < 5
+        # the cap on everyone's submissions holds
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(module, "MAX_WAITING", 1)
+            _refused(server, ladder, lambda: submit(server, {"name": "quick"}, "good.py", GOOD_BOT, auth("bob")),
+                     503, "try again")
+        # bob's submission is validated beside ann's, not after it
+        status, _, got = submit(server, {"name": "quick"}, "good.py", GOOD_BOT, auth("bob"))
+        assert status == 201 and got["label"] == "quick", got
+        assert thread.is_alive() and time.time() < until, "bob's submission waited for ann's"
+    finally:
+        thread.join(120)
+    status, _, got = slow["answer"]
+    assert status == 201 and got["label"] == "slowpoke", got
+    assert slow["at"] >= until
+    for e in ladder.entrants():         # validated side by side, each version keeps its own files
+        if e.name in ("slowpoke", "quick"):
+            assert os.path.isfile(os.path.join(ladder.folder, e.spec.rpartition(":")[0])), e
+    # once answered, ann may submit again
+    status, _, got = submit(server, {"name": "slowpoke"}, "slow.py", slow_bot(0.0), auth("ann"))
+    assert status == 201 and got["label"] == "slowpoke@v2", got
 
 
 def _zip(members: dict[str, bytes]) -> bytes:
