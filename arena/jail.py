@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-__all__ = ["Walls", "enter", "die_with", "UID_BASE", "read_paths", "Cgroups", "CGROUP_PREFIX", "CGROUP_WALL"]
+__all__ = ["Walls", "enter", "die_with", "adopt_orphans", "UID_BASE", "read_paths", "Cgroups", "CGROUP_PREFIX", "CGROUP_WALL"]
 
 #: Sandboxed bots run as ``UID_BASE + pid`` when started by root.
 UID_BASE = 200000
@@ -62,6 +62,7 @@ _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctype
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x08000000, 0x20000000, 0x40000000
 MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV = 4096, 8192, 16384, 1 << 18, 2, 4
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, PR_SET_DUMPABLE = 1, 38, 22, 4
+PR_SET_CHILD_SUBREAPER = 36
 
 
 @dataclass(frozen=True)
@@ -589,6 +590,13 @@ def die_with(parent: int) -> None:
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:
         os._exit(1)
+
+
+def adopt_orphans() -> None:
+    """Become the parent of this process's orphaned descendants (a bot whose
+    waiting parent died first), so that this process, not the system's
+    init, reaps them."""
+    _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
 def _limits(w: Walls, uid_own: bool, missing: list[str]) -> None:

@@ -418,6 +418,7 @@ def _server(sock_fd: int, parent: int) -> None:
     """The fork server's loop: spawn on request, report exits, and kill
     every bot when the referee goes."""
     jail.die_with(parent)
+    jail.adopt_orphans()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     sock = socket.socket(fileno=sock_fd)
@@ -486,6 +487,7 @@ def _server(sock_fd: int, parent: int) -> None:
             time.sleep(0.01)
         if groups is not None:
             groups.close(max(0.5, deadline - time.monotonic()))
+        _reap(None, live, groups, ending)   # the orphans that ended meanwhile
         shutil.rmtree(root, ignore_errors=True)
         os.close(janitor_fd)                # it finds nothing left to do, and ends
         deadline = time.monotonic() + 2
@@ -555,15 +557,18 @@ def _reap(sock: Optional[socket.socket], live: dict[int, tuple[str, Optional[str
           groups: Optional[jail.Cgroups], ending: list[str]) -> None:
     """Report every bot that ended (and whether the kernel killed it over its
     memory); remove its folder and its control group (or keep the group in
-    ``ending`` while the last of its processes go)."""
-    while live:
+    ``ending`` while the last of its processes go). Orphans (a bot whose
+    waiting process was killed first) are reaped too, and not reported."""
+    while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
             return
-        home, cgroup = live.pop(pid, (None, None))
+        if pid not in live:
+            continue
+        home, cgroup = live.pop(pid)
         oom = False
         if home is not None:
             shutil.rmtree(home, ignore_errors=True)
