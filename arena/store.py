@@ -258,7 +258,11 @@ class SQLiteFile:
     not write (or on read-only media) is then opened for reading instead of
     refused. Use it as a context manager, or call :meth:`close`. Every
     method raises :class:`~arena.types.ArenaError` with a one-line message
-    naming the file when the database cannot be used.
+    naming the file when the database cannot be used. ``quick_check``:
+    whether opening reads every page (SQLite's ``quick_check``), which costs
+    more the more the file holds; a long-lived process that has checked the
+    file once may open it again without it (a damaged page still fails the
+    query that meets it, with the same one line).
     """
 
     #: What the file is, in messages ("results database").
@@ -275,9 +279,10 @@ class SQLiteFile:
     TABLES: tuple[str, ...] = _TABLES
 
     def __init__(self, path: Union[str, os.PathLike[str]] = DEFAULT_DB, create: bool = True,
-                 busy_timeout: float = 5.0, read_only: bool = False) -> None:
+                 busy_timeout: float = 5.0, read_only: bool = False, quick_check: bool = True) -> None:
         self.path = os.fspath(path)
         self.read_only = read_only
+        self._check_pages = quick_check
         self._con: Optional[sqlite3.Connection] = None
         self._con = self._open(create and not read_only, busy_timeout)
 
@@ -395,7 +400,7 @@ class SQLiteFile:
         """Check an existing file is an intact database of this kind, without writing to it."""
         con = self._db
         p = self.path
-        problem = self._quick_check()
+        problem = self._quick_check() if self._check_pages else None
         if problem is not None:
             raise ArenaError(f"{p} is damaged ({problem}); it was left as it is: "
                              f"restore a copy or {self.OTHER}")

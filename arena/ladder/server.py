@@ -47,6 +47,7 @@ minute.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import functools
 import html
@@ -63,7 +64,7 @@ import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from importlib import resources
@@ -76,8 +77,8 @@ from aiohttp.web_protocol import RequestPayloadError
 
 from ..types import ArenaError
 from .ladder import NAME_RE, Ladder, validate_name
-from .run import RatingRow, ratings
-from .store import EntrantRow, GameRow
+from .run import REFIT_SHARE, GameCache, RatingRow, fit
+from .store import EntrantRow, GameRow, LadderStore
 
 __all__ = ["make_app", "serve", "SAMPLES", "RECENT_GAMES"]
 
@@ -162,6 +163,10 @@ class _Service:
         self.processes: set[ProcessPoolExecutor] = set()  # validations under way
         self._fit = threading.Lock()
         self._cache: Optional[tuple[Any, tuple[int, list[RatingRow]]]] = None
+        self._games = GameCache()
+        self._fit_cost = 0.0
+        self._fit_at = 0.0
+        self._checked = False
 
     def close(self) -> None:
         self.reads.shutdown(wait=True, cancel_futures=True)
@@ -170,17 +175,35 @@ class _Service:
 
     # ---------------------------------------------------------------- ratings
 
+    @contextlib.contextmanager
+    def _store(self) -> Iterator[LadderStore]:
+        """The ladder's database, read-only, for one request. The first
+        opening checks every page; later ones skip that (it reads the whole
+        file, so every request would cost more the more games it holds)."""
+        with LadderStore(self.ladder.db, create=False, read_only=True, quick_check=not self._checked) as st:
+            self._checked = True
+            yield st
+
     def standings(self) -> tuple[int, list[RatingRow]]:
-        """The ratings, refitted only when the games or the entrants changed."""
-        with self.ladder.store(read_only=True) as st:
-            key = (st.count_games(), tuple((e.id, e.retired is not None) for e in st.entrants()))
-        with self._fit:
-            if self._cache is None or self._cache[0] != key:
-                self._cache = (key, ratings(self.ladder, samples=self.samples))
-            return self._cache[1]
+        """The ratings: refitted when the entrants changed, or when games
+        came and the last refit took at most :data:`REFIT_SHARE` of the time
+        since it (the games are read once each, into a :class:`GameCache`)."""
+        with self._store() as st:
+            games = st.count_games()
+            versions = tuple((e.id, e.retired is not None) for e in st.entrants())
+            with self._fit:
+                cached = self._cache
+                due = time.monotonic() - self._fit_at >= self._fit_cost / REFIT_SHARE
+                if cached is None or cached[0][1] != versions or (cached[0][0] != games and due):
+                    t = time.monotonic()
+                    f = fit(self.ladder, self.samples, cache=self._games, store=st)
+                    self._fit_at = time.monotonic()
+                    self._fit_cost = self._fit_at - t
+                    self._cache = cached = ((len(f.results), versions), (len(f.results), f.rows))
+                return cached[1]
 
     def info(self) -> dict[str, Any]:
-        with self.ladder.store(read_only=True) as st:
+        with self._store() as st:
             games = st.count_games()
             rows = st.entrants()
         return {"rules": self.ladder.rules.to_json(), "games": games, "versions": len(rows),
@@ -190,7 +213,7 @@ class _Service:
     def entrants(self) -> dict[str, Any]:
         games, table = self.standings()
         by_id = {r.id: r for r in table}
-        with self.ladder.store(read_only=True) as st:
+        with self._store() as st:
             rows = st.entrants()
         return {"games": games, "entrants": [dict(r.to_json(), rating=_rating_json(by_id.get(r.id))) for r in rows]}
 
@@ -202,7 +225,7 @@ class _Service:
             return None
         games, table = self.standings()
         by_id = {r.id: r for r in table}
-        with self.ladder.store(read_only=True) as st:
+        with self._store() as st:
             versions = st.versions(name)
             if not versions:
                 return None
@@ -252,7 +275,7 @@ class _Service:
 
     def game(self, game_id: int) -> Optional[tuple[dict[str, Any], str]]:
         """(summary, record text) of a game, or None."""
-        with self.ladder.store(read_only=True) as st:
+        with self._store() as st:
             try:
                 g, record = st.game(game_id)
             except ArenaError as exc:
@@ -278,11 +301,11 @@ class _Service:
     # ---------------------------------------------------------------- acting
 
     def owner_of(self, token: str) -> Optional[str]:
-        with self.ladder.store(read_only=True) as st:
+        with self._store() as st:
             return st.owner_of_token(token)
 
     def versions(self, name: str) -> list[EntrantRow]:
-        with self.ladder.store(read_only=True) as st:
+        with self._store() as st:
             return st.versions(name)
 
     async def submit(self, data: BinaryIO, filename: str, name: str, owner: str, cls: Optional[str],
