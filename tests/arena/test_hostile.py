@@ -786,6 +786,8 @@ def _bot_folders(top: Path, source: str, entry: str) -> Path:
     (other / "secret.txt").write_text("another entrant's\n")
     (root / "outside.txt").write_text("nobody's\n")
     shutil.copy(HOSTILE / source, own / entry)
+    if source == "folder_reader.py":                 # the program's check, beside it
+        shutil.copy(HOSTILE / "folder_reader_bot.py", (own / entry).parent)
     for p in [root, *root.rglob("*")]:
         p.chmod(0o755 if p.is_dir() else 0o644)
     return root
@@ -825,6 +827,8 @@ def test_a_ladder_submission_reads_its_own_files(tmp_path: Path, source: str, en
     (sub / "data.txt").write_text("mine\n")
     (sub / "src" / "data.txt").write_text("mine too\n")
     shutil.copy(HOSTILE / source, sub / entry)
+    if source == "folder_reader.py":                 # the program's check, beside it
+        shutil.copy(HOSTILE / "folder_reader_bot.py", (sub / entry).parent)
     args = [PENGYOU, "ladder", "submit", str(sub), "--name", "reader", "--ladder", str(lad)]
     if entry != "bot.py":
         args += ["--entry", entry]

@@ -1,7 +1,8 @@
 """Attack 16 (and a promise kept): a bot in a bot folder reads every file of
 its folder, and nothing of another entrant's. A program (no bot class), run
 as ``cmd:PYTHON path/to/folder_reader.py [ROOT]``; ``folder_reader_bot.py``
-is the same as a module.
+is the same as a module, and holds the check (the tests put it beside this
+file).
 
 The bot folder is the nearest folder above this file holding
 ``.pengyou-bot`` (a ladder marks a submission's root so, wherever its
@@ -17,38 +18,17 @@ import os
 import random
 import sys
 
-MARK = ".pengyou-bot"
 
+def _check():
+    """``problem`` of ``folder_reader_bot.py``, which the tests put beside
+    this file (loaded by its path: the sandbox runs Python isolated)."""
+    import importlib.util
 
-def problem(me: str, root: str = "") -> str:
-    folder = os.path.dirname(os.path.abspath(me))
-    while not os.path.isfile(os.path.join(folder, MARK)):
-        if os.path.dirname(folder) == folder:
-            return f"CANNOT READ ITS OWN DATA: no bot folder above {me}"
-        folder = os.path.dirname(folder)
-    read = 0
-
-    def fail(exc: OSError) -> None:
-        raise exc
-
-    try:
-        for where, _, files in os.walk(folder, onerror=fail):
-            for f in files:
-                with open(os.path.join(where, f), "rb") as fh:
-                    fh.read()
-                read += 1
-    except OSError as exc:
-        return f"CANNOT READ ITS OWN DATA: {exc}"
-    if read < 3:
-        return f"CANNOT READ ITS OWN DATA: read {read} files in {folder}"
-    for other in (os.path.join(root, "2", "secret.txt"), os.path.join(root, "outside.txt")) if root else ():
-        try:
-            with open(other, "rb") as fh:
-                fh.read()
-        except OSError:
-            continue
-        return f"ATTACK WORKED: read {other}"
-    return ""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "folder_reader_bot.py")
+    spec = importlib.util.spec_from_file_location("folder_reader_bot", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.problem
 
 
 def say(obj: dict) -> None:
@@ -69,7 +49,7 @@ def main() -> None:
             continue
         if not checked:
             checked = True
-            bad = problem(__file__, root)
+            bad = _check()(__file__, root)
             if bad:
                 say({"type": "error", "kind": "crash", "message": bad})
                 return

@@ -1,5 +1,5 @@
-"""Attack 16 as a module bot: ``folder_reader.py``'s check (copied here: a
-module is loaded alone) at its first step; ``root`` as that file's ROOT."""
+"""Attack 16 as a module bot, and the check ``folder_reader.py`` (the
+program) runs too: at its first step; ``root`` as that file's ROOT."""
 
 from __future__ import annotations
 
