@@ -1,7 +1,8 @@
 """A ladder: a folder holding its database, its entrants' files and logs.
 
 ``FOLDER/ladder.db`` is the :class:`~arena.ladder.store.LadderStore`,
-``FOLDER/bots/ID/`` the files of entrant version ``ID`` (read-only), and
+``FOLDER/bots/ID-KEY/`` the files of entrant version ``ID`` (read-only;
+``KEY`` is the submission's own random name), and
 ``FOLDER/logs/`` what its bots wrote to stderr. The rules (preset, players,
 rule settings, time per move and overage bank, memory) are fixed when the
 ladder is created: every game of a ladder is played under the same ones.

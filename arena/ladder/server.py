@@ -940,7 +940,7 @@ def _history_svg(label: str, history: list[dict[str, Any]]) -> str:
     band = f"<polygon class='band' points='{' '.join(upper + lower)}' fill='#8fb8de' fill-opacity='.45'/>"
     return (f"<svg class='history' width='{_PLOT_W}' height='{_PLOT_H}' viewBox='0 0 {_PLOT_W} {_PLOT_H}' "
             f"role='img' font-size='10' fill='#6b7786' data-points='{len(pts)}'>"
-            f"<title>{_e(label)}: Elo after each round, with its 95 % interval</title>{grid}{xgrid}{band}"
+            f"<title>{_e(label)}: Elo after each refit, with its 95 % interval</title>{grid}{xgrid}{band}"
             f"<polyline class='elo' points='{line}' fill='none' stroke='#1f4d8a' stroke-width='2'/>{dots}"
             f"<text x='{(_PLOT_W + _PAD_L) / 2}' y='{_PLOT_H - 4}' text-anchor='middle'>ladder games</text></svg>")
 
