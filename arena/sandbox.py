@@ -445,12 +445,16 @@ def _server(sock_fd: int, parent: int) -> None:
         missing.append(f"{jail.CGROUP_WALL}: {why}; memfd_create() and System V shared memory are refused instead")
     else:
         missing += groups.notes
-    sock.send(json.dumps({"missing": missing}).encode())
+    serving = True
+    try:
+        sock.send(json.dumps({"missing": missing}).encode())
+    except OSError:                         # the referee is gone already: nothing to serve
+        serving = False
     live: dict[int, tuple[str, Optional[str]]] = {}
     ending: list[str] = []                  # groups of ended bots whose processes are still going
     n = 0
     try:
-        while True:
+        while serving:
             r, _, _ = select.select([sock], [], [], 0.2)
             _reap(sock, live, groups, ending)
             if ending and groups is not None:
@@ -474,7 +478,10 @@ def _server(sock_fd: int, parent: int) -> None:
             finally:
                 for fd in fds:
                     os.close(fd)
-            sock.send(json.dumps(reply).encode())
+            try:
+                sock.send(json.dumps(reply).encode())
+            except OSError:                 # the referee is gone: end as if it had said so
+                break
     finally:
         for pid in list(live):
             try:

@@ -835,3 +835,27 @@ def test_a_ladder_submission_reads_its_own_files(tmp_path: Path, source: str, en
     p = run(args, timeout=120)
     assert p.returncode == 0, (p.stdout[-1000:], p.stderr[-1000:])
     assert "accepted" in p.stdout and ("program" if source == "folder_reader.py" else "module") in p.stdout
+
+
+@as_root
+def test_the_fork_server_ends_quietly_when_its_referee_is_gone() -> None:
+    """A referee that stops while its last request is in flight (a ladder
+    runner stopped by Ctrl-C) leaves a fork server whose answer cannot be
+    sent: it ends, cleans up, and writes no traceback."""
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "PYTHONPATH", "HOME")}
+    proc = subprocess.Popen([sys.executable, "-m", "arena.sandbox", str(theirs.fileno()), str(os.getpid())],
+                            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, env=env, cwd=str(ROOT))
+    theirs.close()
+    try:
+        mine.settimeout(60)
+        assert b"missing" in mine.recv(1 << 16)          # its hello
+        mine.send(b'{"not": "a request"}')               # answered with an error it cannot send
+        mine.close()
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "Traceback" not in err, err
