@@ -374,9 +374,6 @@ def ladder_report(folder: str, samples: int = 200, games_dir: Optional[str] = No
     f = fit(ladder, samples)
     if not f.entrants:
         raise ArenaError(f"the ladder {folder} has no entrants yet; submit one with `pengyou ladder submit`")
-    with ladder.store(read_only=True) as st:
-        snapshots = st.rating_snapshots()
-        rounds = st.rounds()
     entrants = [Entrant(e.label, e.spec) for e in f.entrants]
     rated = {r.label: r for r in f.rows}
     status = {e.label: ", ".join(x for x in ("retired" if e.retired is not None else "active",
@@ -384,18 +381,18 @@ def ladder_report(folder: str, samples: int = 200, games_dir: Optional[str] = No
                                  if x) for e in f.entrants}
     faults = [(res.key, fl) for res in reversed(f.results) for fl in res.faults]
     newest = list(reversed(f.results))
-
-    def record_of(key: str) -> str:
-        with ladder.store(read_only=True) as st:
-            return st.game(f.game_ids[key])[1] if key in f.game_ids else ""
+    by_key = {r.key: r for r in newest}
 
     def title_of(key: str) -> str:
-        res = next(r for r in newest if r.key == key)
-        pair = " vs ".join(dict.fromkeys(entrants[e].name for e in res.seats))
+        pair = " vs ".join(dict.fromkeys(entrants[e].name for e in by_key[key].seats))
         return f"ladder game {f.game_ids[key]}: {pair}"
 
-    pages, links = _viewer_pages([k for k, _ in faults] + [r.key for r in newest], record_of, title_of,
-                                 games_dir, games)
+    with ladder.store(read_only=True) as st:
+        snapshots = st.rating_snapshots()
+        rounds = st.rounds()
+        pages, links = _viewer_pages([k for k, _ in faults] + [r.key for r in newest],
+                                     lambda key: st.game(f.game_ids[key])[1] if key in f.game_ids else "",
+                                     title_of, games_dir, games)
     sections = _result_sections(f.standings, entrants, f.results, faults, ladder.rules.players, links,
                                 status=status, shown=newest[:listed])
     labels = {e.id: e.label for e in f.entrants}

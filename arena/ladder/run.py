@@ -45,7 +45,7 @@ from .store import EntrantRow, GameRow, GroupRow, LadderStore
 if TYPE_CHECKING:
     from ..ratings import Standings
 
-__all__ = ["LadderSummary", "LadderFit", "GameCache", "run_ladder", "fit", "ratings", "pick_pairs", "RatingRow"]
+__all__ = ["LadderSummary", "LadderFit", "GameCache", "Refitter", "run_ladder", "fit", "ratings", "pick_pairs", "RatingRow"]
 
 log = logging.getLogger("pengyou.ladder")
 
@@ -308,8 +308,7 @@ def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Op
     from ..runner import _init_worker
 
     logs_cache: dict[tuple[int, int], Any] = {}
-    cache = GameCache()
-    refit = _Refits(ladder, cache, samples)
+    refit = Refitter(ladder, samples)
     # one connection for the whole run: opening checks the file, which costs more the more it holds
     with ladder.store() as st:
         try:
@@ -369,7 +368,8 @@ def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Op
                     for gid in bad:
                         if st.tried(gid, ABANDON_AFTER):
                             log.warning("group %d is given up after %d tries", gid, ABANDON_AFTER)
-                    refit.after_round(st, rounds_done)
+                    if refit.due():
+                        _keep_ratings(st, refit, rounds_done)
                     sched += time.perf_counter() - t1
                     groups_done += len(todo)
                     rounds_done += 1
@@ -381,7 +381,8 @@ def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Op
             close_pool()
             t1 = time.perf_counter()
             try:
-                refit.last(st, rounds_done)           # the kept ratings cover every game
+                if refit.at is not None and st.count_games() != refit.games:
+                    _keep_ratings(st, refit, rounds_done)   # the kept ratings cover every game
             except (ArenaError, KeyboardInterrupt):
                 pass
             sched += time.perf_counter() - t1
@@ -397,34 +398,38 @@ def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Op
 REFIT_SHARE = 0.1
 
 
-class _Refits:
-    """When the runner refits: after the first round, then whenever the
-    last refit took at most :data:`REFIT_SHARE` of the time since it, and
-    once at the end if games came after the last one."""
+class Refitter:
+    """One ladder's refits, for a process that fits again and again (the
+    runner after its rounds, the server for its pages): the games are read
+    once each (:class:`GameCache`), and a refit is :meth:`due` only once the
+    last one took at most :data:`REFIT_SHARE` of the time since it."""
 
-    def __init__(self, ladder: Ladder, cache: GameCache, samples: int) -> None:
+    def __init__(self, ladder: Ladder, samples: int) -> None:
         self.ladder = ladder
-        self.cache = cache
         self.samples = samples
+        self.cache = GameCache()
         self.cost = 0.0
-        self.at: Optional[float] = None
-        self.games = -1
+        self.at: Optional[float] = None      #: when the last refit ended (None: none yet)
+        self.games = -1                      #: the games the last refit saw
 
-    def after_round(self, st: LadderStore, round_no: int) -> None:
-        if self.at is None or time.perf_counter() - self.at >= self.cost / REFIT_SHARE:
-            self.now(st, round_no)
+    def due(self) -> bool:
+        """Whether refitting now keeps refits within their share of the time."""
+        return self.at is None or time.perf_counter() - self.at >= self.cost / REFIT_SHARE
 
-    def last(self, st: LadderStore, round_no: int) -> None:
-        if self.at is not None and st.count_games() != self.games:
-            self.now(st, round_no)
-
-    def now(self, st: LadderStore, round_no: int) -> None:
+    def fit(self, st: LadderStore, seed: int = 0) -> LadderFit:
+        """Refit from the store ``st`` now (:func:`fit`), timed."""
         t = time.perf_counter()
-        f = fit(self.ladder, self.samples, seed=round_no, cache=self.cache, store=st)
-        st.add_ratings(len(f.results), [r.to_json() for r in f.rows])
+        f = fit(self.ladder, self.samples, seed=seed, cache=self.cache, store=st)
         self.games = len(f.results)
         self.at = time.perf_counter()
         self.cost = self.at - t
+        return f
+
+
+def _keep_ratings(st: LadderStore, refit: Refitter, round_no: int) -> None:
+    """Refit and keep the ratings (an entrant's rating history)."""
+    f = refit.fit(st, round_no)
+    st.add_ratings(len(f.results), [r.to_json() for r in f.rows])
 
 
 def _row_from_json(r: dict[str, Any]) -> RatingRow:

@@ -77,7 +77,7 @@ from aiohttp.web_protocol import RequestPayloadError
 
 from ..types import ArenaError
 from .ladder import NAME_RE, Ladder, validate_name
-from .run import REFIT_SHARE, GameCache, RatingRow, fit
+from .run import RatingRow, Refitter
 from .store import EntrantRow, GameRow, LadderStore
 
 __all__ = ["make_app", "serve", "SAMPLES", "RECENT_GAMES"]
@@ -162,10 +162,8 @@ class _Service:
         self.slots = asyncio.Semaphore(VALIDATORS)
         self.processes: set[ProcessPoolExecutor] = set()  # validations under way
         self._fit = threading.Lock()
-        self._cache: Optional[tuple[Any, tuple[int, list[RatingRow]]]] = None
-        self._games = GameCache()
-        self._fit_cost = 0.0
-        self._fit_at = 0.0
+        self._cache: Optional[tuple[tuple[tuple[int, bool], ...], tuple[int, list[RatingRow]]]] = None
+        self._refit = Refitter(ladder, samples)
         self._checked = False
 
     def close(self) -> None:
@@ -186,21 +184,16 @@ class _Service:
 
     def standings(self) -> tuple[int, list[RatingRow]]:
         """The ratings: refitted when the entrants changed, or when games
-        came and the last refit took at most :data:`REFIT_SHARE` of the time
-        since it (the games are read once each, into a :class:`GameCache`)."""
+        came and a refit is due (:class:`~arena.ladder.run.Refitter`)."""
         with self._store() as st:
             games = st.count_games()
             versions = tuple((e.id, e.retired is not None) for e in st.entrants())
             with self._fit:
-                cached = self._cache
-                due = time.monotonic() - self._fit_at >= self._fit_cost / REFIT_SHARE
-                if cached is None or cached[0][1] != versions or (cached[0][0] != games and due):
-                    t = time.monotonic()
-                    f = fit(self.ladder, self.samples, cache=self._games, store=st)
-                    self._fit_at = time.monotonic()
-                    self._fit_cost = self._fit_at - t
-                    self._cache = cached = ((len(f.results), versions), (len(f.results), f.rows))
-                return cached[1]
+                if self._cache is None or self._cache[0] != versions or (
+                        self._refit.games != games and self._refit.due()):
+                    f = self._refit.fit(st)
+                    self._cache = (versions, (len(f.results), f.rows))
+                return self._cache[1]
 
     def info(self) -> dict[str, Any]:
         with self._store() as st:
