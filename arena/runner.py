@@ -282,7 +282,8 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
         done = store.done_keys(run_id)
         waiting = [j.key for j in jobs if j.key not in done]
         owner = Owner.me()
-        mine = store.claim(run_id, waiting, owner, LEASE_SECONDS,
+        ttl = lease_seconds()
+        mine = store.claim(run_id, waiting, owner, ttl,
                            None if max_jobs is None else max(0, max_jobs))
         todo = [by_key[k] for k in mine]
         elsewhere = store.leased_elsewhere(run_id, owner)
@@ -301,7 +302,7 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
             logs = BotLogs(bot_log_dir(db, run_id), [e.name for e in spec.entrants],
                            spec.limits().log_bytes)
             bar = _bar(progress, len(jobs), len(done), spec.name)
-            heart = _Heartbeat(db, run_id, owner)
+            heart = _Heartbeat(db, run_id, owner, ttl)
             try:
                 with contextlib.ExitStack() as stack:
                     if keep is not None:
@@ -349,26 +350,49 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
 LEASE_SECONDS = 90.0
 
 
-class _Heartbeat:
-    """Renews a runner's leases from a thread of its own (with a connection
-    of its own) while jobs are played, so a long job keeps its claim."""
+def lease_seconds() -> float:
+    """How long a runner's claim on its jobs lasts without renewal:
+    :data:`LEASE_SECONDS`, or ``PENGYOU_LEASE_SECONDS`` from the environment
+    (soak tests shorten it to make the heartbeat beat often)."""
+    text = os.environ.get("PENGYOU_LEASE_SECONDS", "").strip()
+    if not text:
+        return LEASE_SECONDS
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.03 <= value <= 86400:
+        raise ArenaError(f"PENGYOU_LEASE_SECONDS={text!r}: expected seconds from 0.03 to 86400")
+    return value
 
-    def __init__(self, db: str, run_id: int, owner: Owner) -> None:
+
+class _Heartbeat:
+    """Renews a runner's leases from a thread of its own while jobs are
+    played, so a long job keeps its claim: every third of the lease, through
+    one connection the thread opens once and keeps for the run."""
+
+    def __init__(self, db: str, run_id: int, owner: Owner, ttl: float) -> None:
         import threading
 
         self._stop = threading.Event()
-        self._args = (db, run_id, owner)
+        self._args = (db, run_id, owner, ttl)
         self._thread = threading.Thread(target=self._run, name="lease-heartbeat", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        db, run_id, owner = self._args
-        while not self._stop.wait(LEASE_SECONDS / 3):
-            try:
-                with Store(db, create=False) as store:
-                    store.renew(run_id, owner, LEASE_SECONDS)
-            except ArenaError as exc:       # a locked or full disk: try again next beat
-                log.warning("could not renew the run's job leases: %s", exc)
+        db, run_id, owner, ttl = self._args
+        store: Optional[Store] = None
+        try:
+            while not self._stop.wait(ttl / 3):
+                try:
+                    if store is None:
+                        store = Store(db, create=False, quick_check=False)
+                    store.renew(run_id, owner, ttl)
+                except ArenaError as exc:       # a locked or full disk: try again next beat
+                    log.warning("could not renew the run's job leases: %s", exc)
+        finally:
+            if store is not None:
+                store.close()
 
     def stop(self) -> None:
         self._stop.set()

@@ -43,6 +43,7 @@ import json
 import os
 import secrets
 import sqlite3
+import stat
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -53,7 +54,8 @@ from collections.abc import Iterator, Sequence
 
 from .types import ArenaError, Entrant, Fault, Job, JobResult
 
-__all__ = ["DEFAULT_DB", "SCHEMA_VERSION", "STATUSES", "RunInfo", "SQLiteFile", "Store", "Owner"]
+__all__ = ["DEFAULT_DB", "SCHEMA_VERSION", "STATUSES", "RunInfo", "SQLiteFile", "Store", "Owner",
+           "log_path_for", "refuse_database_path"]
 
 #: The results database used when none is given (in the current directory).
 DEFAULT_DB = "arena.db"
@@ -66,8 +68,6 @@ STATUSES = ("running", "complete", "interrupted")
 
 #: ``PRAGMA application_id`` of a results database ("PGY1").
 _APPLICATION_ID = 0x50475931
-
-_HEADER = b"SQLite format 3\x00"
 
 _TABLES = ("runs", "entrants", "jobs", "results", "faults", "secrets")
 
@@ -221,11 +221,43 @@ def _read_only_mount(folder: str) -> bool:
         return False
 
 
-def _writable(path: str) -> bool:
-    """Whether this process may write the file ``path`` and its folder."""
-    folder = os.path.dirname(os.path.abspath(path)) or "."
-    return (os.access(path, os.W_OK) and os.access(folder, os.W_OK | os.X_OK)
-            and not _read_only_mount(folder))
+def refuse_database_path(out: Union[str, os.PathLike[str]], db: Union[str, os.PathLike[str]],
+                         what: str) -> None:
+    """A one-line :class:`~arena.types.ArenaError` if writing the file
+    ``out`` (a page, a log, an output named by ``what``) would write into the
+    database ``db`` or one of SQLite's files beside it. Only ``stat`` is
+    used: nothing is opened.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> db = os.path.join(folder, "arena.db")
+    >>> Store(db).close()
+    >>> refuse_database_path(os.path.join(folder, "page.html"), db, "-o")
+    >>> refuse_database_path(os.path.join(folder, ".", "arena.db"), db, "-o")
+    Traceback (most recent call last):
+    arena.types.ArenaError: -o ....db is the database ....db; choose another name
+    """
+    db = os.fspath(db)
+    for name in (db, f"{db}-wal", f"{db}-shm", f"{db}-journal"):
+        try:
+            same = os.path.samefile(out, name)
+        except OSError:                             # one of them does not exist
+            same = os.path.abspath(out) == os.path.abspath(name)
+        if same:
+            raise ArenaError(f"{what} {os.fspath(out)} is the database {db}"
+                             f"{name[len(db):] and f' (its {name[len(db) + 1:]} file)'}; choose another name")
+
+
+def log_path_for(db: Union[str, os.PathLike[str]]) -> str:
+    """The log file a command on the database ``db`` writes by default:
+    ``DB`` with ``.log`` for its extension, never the database itself.
+
+    >>> log_path_for("arena.db"), log_path_for("runs/t.sqlite"), log_path_for("x.log")
+    ('arena.log', 'runs/t.log', 'x.log.log')
+    """
+    db = os.fspath(db)
+    path = os.path.splitext(db)[0] + ".log"
+    return path if path != db else db + ".log"
 
 
 def _now() -> str:
@@ -254,9 +286,12 @@ class SQLiteFile:
     shares; a subclass names its kind and schema (:class:`Store`, the
     ladder's store). ``busy_timeout`` is how long, in seconds, to wait for
     another process's write lock before giving up with "... is locked by
-    another process". ``read_only``: the caller only reads; a file it may
-    not write (or on read-only media) is then opened for reading instead of
-    refused. Use it as a context manager, or call :meth:`close`. Every
+    another process". ``read_only``: the caller only reads; the connection
+    is SQLite's read-only one, which changes nothing in the file (no journal
+    mode, no checkpoint), and a file this process may not write (or on
+    read-only media) can be read too. Only SQLite ever opens the file: on
+    POSIX, closing any other descriptor of it would drop the locks this
+    process's other connections hold. Use it as a context manager, or call :meth:`close`. Every
     method raises :class:`~arena.types.ArenaError` with a one-line message
     naming the file when the database cannot be used. ``quick_check``:
     whether opening reads every page (SQLite's ``quick_check``), which costs
@@ -289,11 +324,23 @@ class SQLiteFile:
     # ------------------------------------------------------------------ opening
 
     def _open(self, create: bool, busy_timeout: float) -> sqlite3.Connection:
+        # Only SQLite opens the file: on POSIX, closing any other descriptor of it would drop
+        # every lock this process's connections hold on it (and a writer's log could then be
+        # checkpointed and deleted under it by another process). What is learnt before the
+        # connection exists comes from stat(), which opens nothing.
         p = self.path
         target = Path(p)
-        if target.is_dir():
+        try:
+            st: Optional[os.stat_result] = os.stat(p)
+        except FileNotFoundError:
+            st = None
+        except OSError as exc:
+            raise ArenaError(f"cannot read {p}: {_one_line(exc.strerror or str(exc))}") from None
+        if st is not None and stat.S_ISDIR(st.st_mode):
             raise ArenaError(f"{p} is a directory, not a {self.KIND}")
-        exists = target.exists()
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise ArenaError(f"{p} is not a pengyou {self.KIND} (not a regular file)")
+        exists = st is not None
         if not exists:
             if not create:
                 raise ArenaError(f"no {self.KIND} {p}; {self.CREATE_HINT}")
@@ -304,10 +351,13 @@ class SQLiteFile:
                 raise ArenaError(f"cannot create {p}: {parent} is not a directory")
             if not os.access(parent, os.W_OK | os.X_OK):
                 raise ArenaError(f"cannot create {p}: directory {parent} is not writable")
-        empty = exists and self._check_header()
+        elif not os.access(p, os.R_OK):
+            raise ArenaError(f"cannot read {p}: Permission denied")
+        empty = st is not None and st.st_size == 0
         if empty and not create:
             raise ArenaError(f"no {self.KIND} {p} (the file is empty); {self.CREATE_HINT}")
-        if self.read_only and not _writable(p):
+        if self.read_only:
+            # a reader never writes: not the file, not its journal mode, not a checkpoint
             uri, prepare = self._read_only_uri(), self._validate
         else:
             uri = target.resolve().as_uri() + ("?mode=rwc" if create else "?mode=rw")
@@ -336,26 +386,14 @@ class SQLiteFile:
         return con
 
     def _read_only_uri(self) -> str:
-        """How to open a file this process cannot write, for reading only.
-        One on read-only media, or in a folder it cannot write (where SQLite
-        cannot make its lock files), is read as immutable: no writer of this
-        user can be changing it there."""
+        """How a reader opens the file: ``mode=ro``, so that it can change
+        nothing (SQLite still shares the writer's log and index). One on
+        read-only media, or in a folder this process cannot write (where
+        SQLite cannot make its index file), is read as immutable: no writer
+        of this user can be changing it there."""
         folder = os.path.dirname(os.path.abspath(self.path)) or "."
         writable = os.access(folder, os.W_OK) and not _read_only_mount(folder)
         return Path(self.path).resolve().as_uri() + ("?mode=ro" if writable else "?mode=ro&immutable=1")
-
-    def _check_header(self) -> bool:
-        """Whether the existing file is empty; raise if it is not SQLite."""
-        try:
-            with open(self.path, "rb") as f:
-                head = f.read(len(_HEADER))
-        except OSError as exc:
-            raise ArenaError(f"cannot read {self.path}: {_one_line(exc.strerror or str(exc))}") from None
-        if not head:
-            return True
-        if head != _HEADER:
-            raise ArenaError(f"{self.path} is not a pengyou {self.KIND} (file is not a database)")
-        return False
 
     def _blank(self) -> bool:
         """Whether the file is an SQLite database with nothing in it yet (one
@@ -407,6 +445,8 @@ class SQLiteFile:
         app = con.execute("PRAGMA application_id").fetchone()[0]
         version = con.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if app == 0 and version == 0 and not tables:       # being created by another process, or blank
+            raise ArenaError(f"no {self.KIND} {p} (the file is empty); {self.CREATE_HINT}")
         if app != self.APPLICATION_ID:
             raise ArenaError(f"{p} is not a pengyou {self.KIND} "
                              "(an SQLite database of another application); it was left as it is")

@@ -49,11 +49,18 @@ def run(args: argparse.Namespace) -> int:
     stem = os.path.splitext(os.path.basename(args.out))[0]
     pages: dict[str, str] = {}
     if args.ladder is not None:
+        from ..ladder.ladder import DB_NAME
+        from ..store import refuse_database_path
+
+        refuse_database_path(args.out, os.path.join(args.ladder, DB_NAME), "-o")
         text, pages = ladder_report(args.ladder, args.samples, games_dir=f"{stem}_games", games=args.games)
         return _write(args, text, pages)
     db = args.db or ("tune.db" if args.tune is not None else "sprt.db" if args.sprt is not None else "arena.db")
     if not os.path.exists(db):
         raise ArenaError(f"{db}: no such database")
+    from ..store import refuse_database_path
+
+    refuse_database_path(args.out, db, "-o")
     if args.tune is not None:
         text = tune_report(db, args.tune)
     else:

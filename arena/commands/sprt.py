@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 from typing import TYPE_CHECKING, Any
 
 from .common import parse_settings
@@ -132,8 +131,9 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise ArenaError(f"--workers: {args.workers} is not at least 1")
     from ..runner import setup_logging
+    from ..store import log_path_for
 
-    setup_logging(os.path.splitext(args.db)[0] + ".log")
+    setup_logging(log_path_for(args.db))
     a, b = test.spec.entrants
     if not args.json:
         print(f"SPRT {a.name} (A) against {b.name} (B): {test.spec.preset}, {test.spec.players} players, "

@@ -211,13 +211,14 @@ def _print_standings(store: Store, run_id: int, samples: int, as_json: bool) -> 
 def _run_tournament(args: argparse.Namespace) -> int:
     """``arena run``: play what the run lacks, then print the standings."""
     from ..runner import run_tournament, setup_logging
-    from ..store import Store
+    from ..store import Store, log_path_for, refuse_database_path
     from ..types import ArenaError
 
     spec = build_spec(args)
     if args.workers is not None and args.workers < 1:
         raise ArenaError(f"--workers: {args.workers} is not at least 1")
-    log_path = args.log if args.log is not None else os.path.splitext(args.db)[0] + ".log"
+    log_path = args.log if args.log is not None else log_path_for(args.db)
+    refuse_database_path(log_path, args.db, "--log")
     setup_logging(log_path)
     try:
         summary = run_tournament(spec, args.db, workers=args.workers, cluster=args.cluster,
@@ -253,6 +254,9 @@ def _print_record(store: Store, args: argparse.Namespace) -> None:
     if args.out is None:
         print(record, end="")
         return
+    from ..store import refuse_database_path
+
+    refuse_database_path(args.out, args.db, "--out")
     try:
         with open(args.out, "x", encoding="utf-8") as fh:
             fh.write(record)
@@ -282,11 +286,13 @@ def _view(store: Store, args: argparse.Namespace) -> None:
     from core.records import read_records
 
     from ..viewer import write_page
+    from ..store import refuse_database_path
     from .deals import open_page
 
     run_id = _latest(store, args.run, args.db)
     text = _stored_record(store, run_id, args.key)
     out = args.out or f"run{run_id}-{args.key}.html"
+    refuse_database_path(out, args.db, "-o")
     write_page(read_records(io.StringIO(text)), f"run {run_id}, job {args.key}", out)
     print(f"wrote {out}")
     if args.open:

@@ -89,6 +89,7 @@ def tune_spec_from_args(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Run ``pengyou tune``; the exit status."""
     from ..runner import setup_logging
+    from ..store import log_path_for
     from ..spec import spec_from_options
     from ..spsa import run_tune, write_trajectory
     from ..sprt import Hypotheses, SprtTest, format_state, run_sprt
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
 
     spec = tune_spec_from_args(args)
     hyp = Hypotheses(args.sprt_elo0, args.sprt_elo1).check()
-    setup_logging(os.path.splitext(args.db)[0] + ".log")
+    setup_logging(log_path_for(args.db))
     try:
         run = run_tune(spec, args.db, workers=args.workers, cluster=args.cluster, progress=not args.no_progress,
                        secret=args.secret)
