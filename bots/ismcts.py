@@ -36,9 +36,9 @@ from itertools import islice
 from collections.abc import Callable, Iterator
 from typing import Optional, cast
 
-from core._play import PlayCore
 from core.actions import Action
 from core.cards import Cards, points
+from core.play import PlayCore
 from core.rules import Rules
 from core.sample import Sampler, World
 from core.scoring import MAKER, card_margin, score_deal

@@ -18,14 +18,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, cast
 
 from . import kernel
-from ._play import PlayCore
 from .actions import BURY, CALL, EXPOSE, KIND_NAMES, PASS, PLAY, Action, NumberEnum
 from .cards import Cards, Trump, card_name, format_cards, points, rank_of, suit_of
 from .errors import IllegalActionError, InvalidActionError
 from .levels import level_rank, redeal_levels
+from .play import PlayCore, holds_set, no_set_width, play_actions, play_options
 from .rules import Rules
 from .scoring import DealScore, score_deal
-from .view import holds_set, no_set_width, play_actions, play_options
 
 if TYPE_CHECKING:
     from .state import State

@@ -103,7 +103,8 @@ from .cards import Cards, Trump, parse_cards
 from .dealing import Deal, TooBig, build_deal
 from .errors import PengyouError
 from .rules import Rules
-from .view import PlayerView, holds_set, no_set_width
+from .play import holds_set, no_set_width
+from .view import PlayerView
 
 __all__ = ["World", "Sampler", "sample_world", "SamplingError"]
 

@@ -28,13 +28,13 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import Any, Optional
 
-from ._play import PlayCore
 from .actions import Action
 from .cards import Cards, Trump
 from .errors import IllegalActionError, InvalidActionError
 from .levels import PlayerLevel, start_levels
 from .phases import (BURY_PHASE, CALL_PHASE, DONE, DRAW, HANDLERS, MAX_REDEALS, PHASE_NAMES, PLAY_PHASE, DealResult,
                      Exposure, Phase, shuffled, start_draw)
+from .play import PlayCore
 from .rules import Rules
 from .scoring import MAKER
 from .view import PlayerView, play_from_view, random_legal, view_of

@@ -1,6 +1,10 @@
 """What one seat may know: :class:`PlayerView`, built by :meth:`core.state.State.view`,
 and what a bot computes from a view alone (its legal actions, a random legal
 action, the play phase rebuilt with sampled hands).
+
+The play helpers a view shares with the phase handlers (``play_options``,
+``play_actions``, ``no_set_width``, ``holds_set``) live in :mod:`core.play`
+and are importable from here too.
 """
 
 from __future__ import annotations
@@ -12,72 +16,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, cast
 
 from . import kernel
-from ._play import PlayCore
 from .actions import Action
 from .cards import Cards, Trump, card_name, parse_card, parse_cards
 from .errors import IllegalActionError, InvalidActionError
+from .phases import BURY_PHASE, CALL_PHASE, DONE, DRAW, PHASE_NAMES, PLAY_PHASE
+from .play import PlayCore, holds_set, no_set_width, play_actions, play_options
 from .rules import Rules
 
 if TYPE_CHECKING:
     from .state import State
 
 __all__ = ["PlayerView", "play_actions", "play_options", "play_from_view", "random_legal", "no_set_width", "holds_set", "view_of"]
-
-
-def play_options(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules) -> Iterator[Sequence[int]]:
-    """Every legal play as its faces in ascending order, lazily: any non-empty
-    part of one suit's holding when leading, else the legal follows of ``lead``
-    (the one enumeration behind :func:`play_actions` and the referee's lists).
-
-    >>> from core.cards import format_cards, parse_cards, SPADES
-    >>> [format_cards(p) for p in play_options(parse_cards("3S 3S 4H"), None, Trump(2, SPADES), Rules.preset("pagat"))]
-    ['4H', '3S', '3S 3S']
-    """
-    if lead is not None:
-        yield from kernel.legal_follows(hand, lead, trump, rules)
-        return
-    ctx = kernel.context(trump, rules.tractor_past_ace)
-    by_suit: dict[int, list[tuple[int, int]]] = {}
-    for f in sorted(set(hand)):
-        by_suit.setdefault(ctx.effective_suit(f), []).append((f, hand.count(f)))
-    for e in sorted(by_suit):
-        faces = by_suit[e]
-        for size in range(1, sum(k for _, k in faces) + 1):
-            yield from kernel.multisets(faces, size)
-
-
-def play_actions(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules) -> Iterator[Action]:
-    """Every legal play, lazily, as actions (:func:`play_options`)."""
-    for faces in play_options(hand, lead, trump, rules):
-        yield Action.play(faces if isinstance(faces, Cards) else Cards(faces))
-
-
-def no_set_width(lead: Cards, trump: Optional[Trump], rules: Rules) -> int:
-    """The no-set inference from forced follows, written once: ``k`` (2 or more)
-    when a follow to ``lead`` that is all of the led suit but holds no set of
-    ``k`` shows that the follower has no set of ``k`` left in that suit; 0 when
-    no follow to it shows that (a throw, a tractor or a single led, or rules
-    under which a set may be kept back: ``follow_ladder``, ``protect_longer_sets``).
-
-    >>> from core.cards import Trump, parse_cards
-    >>> r = Rules.preset("pagat")
-    >>> no_set_width(parse_cards("KS KS"), Trump(2, 0), r), no_set_width(parse_cards("KS QS"), Trump(2, 0), r)
-    (2, 0)
-    """
-    if rules.follow_ladder or rules.protect_longer_sets:
-        return 0
-    units = kernel.decompose(lead, trump, rules)
-    if len(units) != 1 or units[0].length >= 2 or units[0].width < 2:
-        return 0
-    return units[0].width
-
-
-def holds_set(cards: Sequence[int], k: int) -> bool:
-    """Whether ``cards`` hold ``k`` copies of one face."""
-    counts: dict[int, int] = {}
-    for f in cards:
-        counts[f] = counts.get(f, 0) + 1
-    return any(c >= k for c in counts.values())
 
 
 def play_from_view(view: PlayerView, hands: list[Cards]) -> PlayCore:
@@ -101,7 +50,6 @@ def play_from_view(view: PlayerView, hands: list[Cards]) -> PlayCore:
         r, view.trump, view.maker, hands, calls, list(view.calls_filled) or [None] * len(calls), seen,
         list(view.points), penalties, len(view.tricks), leader, [parse_cards(p) for p in plays],
     )
-
 
 
 def random_legal(phase: str, hand: Cards, lead: Optional[Cards], trump: Optional[Trump], rules: Rules,
@@ -222,7 +170,6 @@ def view_of(s: State, seat: int) -> PlayerView:
     >>> v.hand == s.hand(1) and v.phase == "draw" and v.kitty is None
     True
     """
-    from .phases import BURY_PHASE, CALL_PHASE, DONE, DRAW, PHASE_NAMES, PLAY_PHASE   # they import this module
     n = s.rules.players
     if not (isinstance(seat, int) and 0 <= seat < n):
         raise InvalidActionError(f"seat {seat!r} is not a seat from 0 to {n - 1}")

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from core import kernel, reference
-from core._play import PlayCore, playouts
+from core.play import PlayCore, playouts
 from core.cards import Cards, Trump, make_face
 from core.errors import PengyouError
 from core.rules import Rules

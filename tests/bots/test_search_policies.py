@@ -86,7 +86,7 @@ INFORMED_CASES = [
 def test_informed_policy_table(hands, before, expected, why):
     """Policy 2 (informed leads, side-aware follows) on hand-made positions."""
     from core.cards import HEARTS, Trump, parse_cards
-    from core._play import PlayCore
+    from core.play import PlayCore
 
     rules = Rules.preset("pagat", players=5)
     pc = PlayCore.start(rules, Trump(rank=2, suit=HEARTS), 0, [parse_cards(h) for h in hands])

@@ -16,7 +16,7 @@ import random
 import pytest
 
 from core import kernel, reference
-from core._play import PlayCore
+from core.play import PlayCore
 from core.cards import Cards, format_cards
 from arena.bench.positions import random_position
 from core.rules import Rules

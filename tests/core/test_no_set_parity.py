@@ -1,4 +1,4 @@
-"""The no-set inference (core.view.no_set_width / holds_set, used by the
+"""The no-set inference (core.play.no_set_width / holds_set, used by the
 engine's facts and by the sampler) against the naive reference's follow rule.
 
 Whenever the inference fires (a lead that is one set of width k, answered by
@@ -21,7 +21,7 @@ from arena.bench.positions import random_position
 from core import reference
 from core.cards import Cards
 from core.rules import Rules
-from core.view import holds_set, no_set_width
+from core.play import holds_set, no_set_width
 
 POSITIONS = 3400
 

@@ -29,7 +29,7 @@ from collections import Counter
 import pytest
 
 from core import kernel
-from core._play import PlayCore
+from core.play import PlayCore
 from core.cards import Cards, parse_cards
 from core.errors import PengyouError
 from core.rules import Rules
