@@ -22,7 +22,7 @@ from typing import Any, Optional
 from .cards import Trump, card_name, format_cards, points
 from .errors import InvalidActionError
 from .levels import PlayerLevel, apply_deal, format_level, level_name
-from .records import Observer, _err, replay_deal, replay_match
+from .records import Observer, record_error, replay_deal, replay_match
 from .rules import Rules
 from .scoring import MAKER
 from .state import BURY_PHASE, DRAW, PLAY_PHASE, State
@@ -276,4 +276,4 @@ def account(records: Sequence[dict[str, Any]], hands: bool = False) -> list[str]
         return deal_account(records, hands)
     if kind == "match":
         return match_account(records, hands)
-    raise _err(1, f"expected a deal or match header, got type {kind!r}")
+    raise record_error(1, f"expected a deal or match header, got type {kind!r}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from math import comb
 
-from ._kernel import shuffled_lists
+from .kernel import shuffled_lists
 
 __all__ = ["Deal", "TooBig", "build_deal", "order_groups", "compositions"]
 

@@ -32,10 +32,14 @@ from ._kernel import (  # noqa: F401
     throw_penalty,
     trick_winner,
 )
+# the C owners that other core modules call through this face: the scoring's
+# arithmetic (core.scoring) and the shuffle of the dealing table (core.dealing)
+from ._kernel import card_margin, kitty_multiplier_of, opponents_total, shuffled_lists  # noqa: F401
 from .cards import points  # noqa: F401
 
 __all__ = [
     "Lead", "TrumpContext", "check_follow", "check_throw", "context", "decompose",
     "effective_suit", "follow_error", "is_legal_follow", "legal_follows", "level",
     "make_lead", "multisets", "points", "random_follow", "random_lead", "throw_penalty", "trick_winner",
+    "card_margin", "kitty_multiplier_of", "opponents_total", "shuffled_lists",
 ]

@@ -67,7 +67,7 @@ from .state import State, seed_decks
 
 __all__ = [
     "VERSION", "rules_json", "deal_record", "match_record", "write_records", "write_deal",
-    "write_match", "read_records", "read_deal", "read_match", "replay_deal", "replay_match",
+    "write_match", "read_records", "read_deal", "read_match", "replay_deal", "replay_match", "record_error",
 ]
 
 VERSION = 1
@@ -81,7 +81,12 @@ _ACTION_KEYS = ("seat", "action")
 _MATCH_RESULT_KEYS = ("type", "deals", "levels", "game_points_total", "over")
 
 
-def _err(line: int, message: str) -> InvalidActionError:
+def record_error(line: int, message: str) -> InvalidActionError:
+    """The error for a bad record at ``line`` (counted from 1), the line named first.
+
+    >>> str(record_error(3, "empty line"))
+    'line 3: empty line'
+    """
     return InvalidActionError(f"line {line}: {message}")
 
 
@@ -212,15 +217,15 @@ def read_records(path_or_file: PathOrFile) -> list[dict[str, Any]]:
     out = []
     for i, line in enumerate(lines, 1):
         if not line.strip():
-            raise _err(i, "empty line")
+            raise record_error(i, "empty line")
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise _err(i, f"bad JSON: {exc.msg} (column {exc.colno})") from None
+            raise record_error(i, f"bad JSON: {exc.msg} (column {exc.colno})") from None
         except RecursionError:
-            raise _err(i, "bad JSON (nested too deeply)") from None
+            raise record_error(i, "bad JSON (nested too deeply)") from None
         if not isinstance(rec, dict):
-            raise _err(i, "expected a JSON object")
+            raise record_error(i, "expected a JSON object")
         out.append(rec)
     return out
 
@@ -229,7 +234,7 @@ def _read_kind(path_or_file: PathOrFile, kind: str) -> list[dict[str, Any]]:
     recs = read_records(path_or_file)
     got = recs[0].get("type")
     if got != kind:
-        raise _err(1, f"expected a {kind} record, got type {got!r}")
+        raise record_error(1, f"expected a {kind} record, got type {got!r}")
     return recs
 
 
@@ -252,38 +257,38 @@ def _check_keys(rec: dict[str, Any], keys: Sequence[str], line: int, what: str,
                 optional: Sequence[str] = ()) -> None:
     for k in keys:
         if k not in rec:
-            raise _err(line, f"{what}: missing field {k!r}")
+            raise record_error(line, f"{what}: missing field {k!r}")
     for k in rec:
         if k not in keys and k not in optional:
-            raise _err(line, f"{what}: unknown field {k!r}")
+            raise record_error(line, f"{what}: unknown field {k!r}")
     names = rec.get("players")
     if "players" in optional and names is not None and not (
             isinstance(names, list) and all(isinstance(x, str) for x in names)):
-        raise _err(line, f"{what}: players: expected a list of names, one per seat")
+        raise record_error(line, f"{what}: players: expected a list of names, one per seat")
 
 
 def _check_version(rec: dict[str, Any], line: int) -> None:
     v = rec["version"]
     if not _whole(v) or v != VERSION:
-        raise _err(line, f"record version {v!r} is not supported (this engine reads version {VERSION})")
+        raise record_error(line, f"record version {v!r} is not supported (this engine reads version {VERSION})")
 
 
 def _rules_from(obj: object, line: int) -> Rules:
     if not isinstance(obj, dict):
-        raise _err(line, "rules: expected an object of rule settings")
+        raise record_error(line, "rules: expected an object of rule settings")
     names = [f.name for f in dataclasses.fields(Rules)]
     for k in obj:
         if k not in names:
-            raise _err(line, f"rules: unknown rules field {k!r}")
+            raise record_error(line, f"rules: unknown rules field {k!r}")
     for k in names:
         if k not in obj:
-            raise _err(line, f"rules: missing rules field {k!r}")
+            raise record_error(line, f"rules: missing rules field {k!r}")
     if not isinstance(obj["name"], str):
-        raise _err(line, f"rules: name: expected text, got {obj['name']!r}")
+        raise record_error(line, f"rules: name: expected text, got {obj['name']!r}")
     try:
         return Rules(**obj)
     except PengyouError as exc:
-        raise _err(line, f"rules: {exc}") from None
+        raise record_error(line, f"rules: {exc}") from None
 
 
 def _short(value: Any) -> str:
@@ -300,7 +305,7 @@ class _Header:
 
     def __init__(self, rec: dict[str, Any], line: int) -> None:
         if rec.get("type") != "deal":
-            raise _err(line, f"expected a deal header, got type {rec.get('type')!r}")
+            raise record_error(line, f"expected a deal header, got type {rec.get('type')!r}")
         _check_keys(rec, _DEAL_KEYS, line, "deal header", _OPTIONAL)
         _check_version(rec, line)
         self.line = line
@@ -309,42 +314,42 @@ class _Header:
         n = rules.players
         seed = rec["seed"]
         if not (seed is None or _whole(seed) or isinstance(seed, str)):
-            raise _err(line, f"seed: expected a whole number (or null for decks built by hand), got {seed!r}")
+            raise record_error(line, f"seed: expected a whole number (or null for decks built by hand), got {seed!r}")
         self.seed = seed
         starter = rec["starter"]
         if not (_whole(starter) and 0 <= starter < n):
-            raise _err(line, f"starter: {starter!r} is not a seat from 0 to {n - 1}")
+            raise record_error(line, f"starter: {starter!r} is not a seat from 0 to {n - 1}")
         self.starter = starter
         maker = rec["maker"]
         if maker is not None and not (_whole(maker) and 0 <= maker < n):
-            raise _err(line, f"maker: {maker!r} is not null or a seat from 0 to {n - 1}")
+            raise record_error(line, f"maker: {maker!r} is not null or a seat from 0 to {n - 1}")
         self.maker = maker
         levels = rec["levels"]
         if not isinstance(levels, list) or len(levels) != n:
-            raise _err(line, f"levels: expected a list of {n} [level, active] pairs")
+            raise record_error(line, f"levels: expected a list of {n} [level, active] pairs")
         self.levels = []
         for seat, lv in enumerate(levels):
             if not (isinstance(lv, list) and len(lv) == 2 and _whole(lv[0]) and isinstance(lv[1], bool)):
-                raise _err(line, f"levels: seat {seat}: expected [level, true|false], got {lv!r}")
+                raise record_error(line, f"levels: seat {seat}: expected [level, true|false], got {lv!r}")
             try:
                 level_rank(lv[0], rules)
             except PengyouError as exc:
-                raise _err(line, f"levels: seat {seat}: {exc}") from None
+                raise record_error(line, f"levels: seat {seat}: {exc}") from None
             self.levels.append(PlayerLevel(lv[0], lv[1]))
         decks = rec["decks"]
         if not isinstance(decks, list) or not decks:
-            raise _err(line, "decks: expected a list of decks (lists of cards)")
+            raise record_error(line, "decks: expected a list of decks (lists of cards)")
         want = sorted(rules.deck())
         self.decks: list[list[int]] = []
         for i, d in enumerate(decks):
             if not isinstance(d, list) or not all(isinstance(c, str) for c in d):
-                raise _err(line, f"decks[{i}]: expected a list of cards like \"AS\"")
+                raise record_error(line, f"decks[{i}]: expected a list of cards like \"AS\"")
             try:
                 faces = [parse_card(c) for c in d]
             except PengyouError as exc:
-                raise _err(line, f"decks[{i}]: {exc}") from None
+                raise record_error(line, f"decks[{i}]: {exc}") from None
             if sorted(faces) != want:
-                raise _err(line, f"decks[{i}]: does not hold exactly the {len(want)} cards of the deal")
+                raise record_error(line, f"decks[{i}]: does not hold exactly the {len(want)} cards of the deal")
             self.decks.append(faces)
 
     def check_decks(self) -> None:
@@ -369,43 +374,43 @@ def _replay_one(recs: Sequence[Any], pos: int, make_state: Callable[[_Header], S
     line = pos + 1
     rec = recs[pos]
     if not isinstance(rec, dict):
-        raise _err(line, "expected a JSON object")
+        raise record_error(line, "expected a JSON object")
     hdr = _Header(rec, line)
     try:
         state = make_state(hdr)
     except PengyouError as exc:
-        raise _err(line, str(exc)) from None
+        raise record_error(line, str(exc)) from None
     if observer is not None:
         observer(state)
     i = pos + 1
     while True:
         if i >= len(recs):
-            raise _err(len(recs), f"the record ends before the result of the deal on line {line} (truncated?)")
+            raise record_error(len(recs), f"the record ends before the result of the deal on line {line} (truncated?)")
         rec = recs[i]
         ln = i + 1
         if not isinstance(rec, dict):
-            raise _err(ln, "expected a JSON object")
+            raise record_error(ln, "expected a JSON object")
         if "type" in rec:
             if rec["type"] != "result":
-                raise _err(ln, f"expected an action or the result of the deal on line {line}, "
+                raise record_error(ln, f"expected an action or the result of the deal on line {line}, "
                                f"got type {rec['type']!r}")
             _check_result(state, hdr, rec, ln)
             return state, hdr, i + 1
         _check_keys(rec, _ACTION_KEYS, ln, "action")
         seat, text = rec["seat"], rec["action"]
         if not _whole(seat):
-            raise _err(ln, f"seat: expected a seat number, got {seat!r}")
+            raise record_error(ln, f"seat: expected a seat number, got {seat!r}")
         if not isinstance(text, str):
-            raise _err(ln, f"action: expected text, got {text!r}")
+            raise record_error(ln, f"action: expected text, got {text!r}")
         if state.is_terminal():
-            raise _err(ln, "an action after the end of the deal")
+            raise record_error(ln, "an action after the end of the deal")
         to_act = state.current_player()
         if seat != to_act:
-            raise _err(ln, f"the record has seat {seat} acting, but seat {to_act} is to act")
+            raise record_error(ln, f"the record has seat {seat} acting, but seat {to_act} is to act")
         try:
             state.apply(Action.from_str(text), check=True)
         except PengyouError as exc:
-            raise _err(ln, str(exc)) from None
+            raise record_error(ln, str(exc)) from None
         if observer is not None:
             observer(state)
         i += 1
@@ -413,16 +418,16 @@ def _replay_one(recs: Sequence[Any], pos: int, make_state: Callable[[_Header], S
 
 def _check_result(state: State, hdr: _Header, rec: dict[str, Any], line: int) -> None:
     if not state.is_terminal():
-        raise _err(line, f"the record gives a result, but the deal is not over "
+        raise record_error(line, f"the record gives a result, but the deal is not over "
                          f"(seat {state.current_player()} to act)")
     want = _result_json(state)
     _check_keys(rec, tuple(want), line, "result")
     for k, v in want.items():
         if _canon(rec[k]) != _canon(v):
-            raise _err(line, f"result field {k!r} is {_canon(rec[k])} in the record, "
+            raise record_error(line, f"result field {k!r} is {_canon(rec[k])} in the record, "
                              f"but the replay gives {_canon(v)}")
     if len(state.decks) != len(hdr.decks):
-        raise _err(line, f"the header has {len(hdr.decks)} decks, but the deal used {len(state.decks)}")
+        raise record_error(line, f"the header has {len(hdr.decks)} decks, but the deal used {len(state.decks)}")
 
 
 # ---------------------------------------------------------------- replaying
@@ -434,7 +439,7 @@ def replay_deal(records: Sequence[dict[str, Any]], observer: Optional[Observer] 
         raise InvalidActionError("line 1: the record is empty")
     state, _, end = _replay_one(records, 0, _Header.new_state, observer)
     if end != len(records):
-        raise _err(end + 1, "a line after the result of the deal")
+        raise record_error(end + 1, "a line after the result of the deal")
     return state
 
 
@@ -446,16 +451,16 @@ def replay_match(records: Sequence[dict[str, Any]], observer: Optional[Observer]
         raise InvalidActionError("line 1: the record is empty")
     head = records[0]
     if not isinstance(head, dict):
-        raise _err(1, "expected a JSON object")
+        raise record_error(1, "expected a JSON object")
     if head.get("type") != "match":
-        raise _err(1, f"expected a match header, got type {head.get('type')!r}")
+        raise record_error(1, f"expected a match header, got type {head.get('type')!r}")
     _check_keys(head, _MATCH_KEYS, 1, "match header", _OPTIONAL)
     _check_version(head, 1)
     rules = _rules_from(head["rules"], 1)
     try:
         match = Match(rules, head["seed"], head["max_deals"])
     except PengyouError as exc:
-        raise _err(1, str(exc)) from None
+        raise record_error(1, str(exc)) from None
     rules_obj = _canon(head["rules"])
 
     def make_state(hdr: _Header) -> State:
@@ -476,10 +481,10 @@ def replay_match(records: Sequence[dict[str, Any]], observer: Optional[Observer]
     pos = 1
     while True:
         if pos >= len(records):
-            raise _err(len(records), "the record ends before the match result (truncated?)")
+            raise record_error(len(records), "the record ends before the match result (truncated?)")
         rec = records[pos]
         if not isinstance(rec, dict):
-            raise _err(pos + 1, "expected a JSON object")
+            raise record_error(pos + 1, "expected a JSON object")
         kind = rec.get("type")
         if kind == "deal":
             state, _, pos = _replay_one(records, pos, make_state, observer)
@@ -487,15 +492,15 @@ def replay_match(records: Sequence[dict[str, Any]], observer: Optional[Observer]
         elif kind == "match_result":
             break
         else:
-            raise _err(pos + 1, f"expected a deal header or the match result, got type {kind!r}")
+            raise record_error(pos + 1, f"expected a deal header or the match result, got type {kind!r}")
     line = pos + 1
     _check_keys(rec, _MATCH_RESULT_KEYS, line, "match result")
     want = {"type": "match_result", "deals": len(match.deals), "levels": _levels_json(match.levels),
             "game_points_total": match.game_points_total, "over": match.is_over()}
     for k, v in want.items():
         if _canon(rec[k]) != _canon(v):
-            raise _err(line, f"match result field {k!r} is {_canon(rec[k])} in the record, "
+            raise record_error(line, f"match result field {k!r} is {_canon(rec[k])} in the record, "
                              f"but the replay gives {_canon(v)}")
     if pos + 1 != len(records):
-        raise _err(pos + 2, "a line after the match result")
+        raise record_error(pos + 2, "a line after the match result")
     return match

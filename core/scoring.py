@@ -26,7 +26,7 @@ from collections.abc import Collection, Sequence
 from enum import StrEnum
 from typing import NamedTuple, Optional
 
-from . import _kernel
+from . import kernel
 from .errors import PengyouError
 from .rules import Rules
 
@@ -89,7 +89,7 @@ def kitty_multiplier(
 
 def _multiplier(kind: str, winning_play_cards: int, largest_unit_cards: int, cards_per_player: int) -> int:
     """:func:`kitty_multiplier` on checked arguments: the kernel's one definition."""
-    return _kernel.kitty_multiplier_of(kind, winning_play_cards, largest_unit_cards, cards_per_player)
+    return kernel.kitty_multiplier_of(kind, winning_play_cards, largest_unit_cards, cards_per_player)
 
 
 def opponents_points(
@@ -140,7 +140,7 @@ def opponents_points(
 def _opponents_total(points_by_seat: Sequence[int], side: Collection[int], kitty_points: int,
                      kitty_to_opponents: bool, multiplier: int, penalties_by_seat: Sequence[int]) -> int:
     """:func:`opponents_points` on checked arguments: the kernel's one definition."""
-    return _kernel.opponents_total(points_by_seat, side, kitty_points, kitty_to_opponents, multiplier,
+    return kernel.opponents_total(points_by_seat, side, kitty_points, kitty_to_opponents, multiplier,
                                    penalties_by_seat)
 
 
@@ -152,7 +152,7 @@ def card_margin(rules: Rules, opponents_points: int) -> int:
     >>> card_margin(Rules.preset("pagat", players=6), 75)
     50
     """
-    return _kernel.card_margin(rules.total_points, opponents_points)
+    return kernel.card_margin(rules.total_points, opponents_points)
 
 
 class DealScore(NamedTuple):
