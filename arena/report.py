@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
-from .ratings import ROLES, Interval, Standings, role_margins, standings
+from .stats.ratings import ROLES, Interval, Standings, role_margins, standings
 from .types import FAULT_KINDS, ArenaError, Entrant
 
 __all__ = ["run_report", "ladder_report", "tune_report", "write_report"]
@@ -252,7 +252,7 @@ def _viewer_pages(keys: Sequence[str], record_of: Any, title_of: Any, games_dir:
     "" for none), in ``games_dir``; none without ``games_dir``."""
     from core.records import read_records
 
-    from .viewer import page as viewer_page
+    from .render.viewer import page as viewer_page
 
     pages: dict[str, str] = {}
     links: dict[str, str] = {}
@@ -299,8 +299,8 @@ def run_report(db: str, run_id: Optional[int] = None, samples: int = 1000,
     pages of its games as ``{relative path: page}`` to write next to it (into
     ``games_dir``, a folder name relative to the report): the faulting games
     first, then the others, ``games`` pages at most."""
-    from .sprt import saved_state
-    from .store import Store
+    from .tournament.sprt import saved_state
+    from .store.results import Store
 
     with Store(db, read_only=True) as store:
         runs = store.runs()
@@ -368,7 +368,7 @@ def ladder_report(folder: str, samples: int = 200, games_dir: Optional[str] = No
     (:func:`arena.ladder.run.fit`, the leaderboard's); the page adds each
     version's rating history and lists the ``listed`` newest games."""
     from .ladder import Ladder
-    from .ladder.run import fit
+    from .ladder.rounds import fit
 
     ladder = Ladder(folder)
     f = fit(ladder, samples)
@@ -408,7 +408,7 @@ def ladder_report(folder: str, samples: int = 200, games_dir: Optional[str] = No
 
 def tune_report(db: str, tune_id: int) -> str:
     """The report page of a stored tuning run: its parameters and trajectory."""
-    from .spsa import load_tune, trajectory_figure
+    from .tournament.tune import load_tune, trajectory_figure
 
     spec, run, status = load_tune(db, tune_id)
     last = run.trajectory[-1] if run.trajectory else [p.start for p in spec.params]

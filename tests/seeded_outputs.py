@@ -3,7 +3,7 @@
 Runs ``arena run --secret base``, ``duel``, ``sprt``, ``tune`` and a ladder
 (its rounds seeded) in a temporary folder with fixed seeds and secrets, and
 prints one sha256 per command over what it stored and printed, with the
-wall-clock fields (seconds, timestamps) left out: the deals, records,
+wall-clock fields (seconds, timestamps) and the runs' code-hash identities left out: the deals, records,
 faults, standings, SPRT states and tuning steps. Run it before and after a
 change that must not change behaviour, and compare the lines:
 
@@ -26,9 +26,10 @@ from typing import Any, Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Fields that tell when or how long, not what: left out of every fingerprint.
+#: Fields that tell when or how long, not what, and a run's identity (a hash over the bots' source
+#: files, which any edit of them changes by design): left out of every fingerprint.
 CLOCK = {"seconds", "written", "created", "updated", "at", "elapsed", "time", "expires", "per_s", "games_per_s",
-         "scheduling_seconds", "retired", "submitted", "started", "finished", "refit_at"}
+         "scheduling_seconds", "retired", "submitted", "started", "finished", "refit_at", "identity"}
 
 
 def _strip(obj: Any) -> Any:
@@ -108,8 +109,7 @@ def tune(folder: str) -> Any:
 
 LADDER_RUN = """
 import sys
-from arena.ladder.ladder import Ladder, LadderRules
-from arena.ladder.run import run_ladder
+from arena.ladder import Ladder, LadderRules, run_ladder
 lad = Ladder.create(sys.argv[1], LadderRules(players=5), secret="base")
 lad.submit_builtin("random", name="rnd", owner="admin")
 lad.submit_builtin("heuristic", name="heur", owner="admin")

@@ -197,8 +197,8 @@ def _arena_rate(workers: int, deals: int, bot: str = "random", trusted: str = "b
     import os
     import tempfile
 
-    from ..runner import run_tournament
-    from ..spec import TournamentSpec
+    from ..tournament.runner import run_tournament
+    from ..tournament.spec import TournamentSpec
     from ..types import Entrant
 
     spec = TournamentSpec(name="bench", entrants=(Entrant("a", bot), Entrant("b", bot)),
@@ -259,7 +259,7 @@ def _paired_rates(bot: str, deals: int, rounds: int) -> tuple[float, float]:
     rate is all the deals of its mode over all its time. Both modes run on
     one and the same CPU (a machine's CPUs need not be equally fast; a run's
     worker holds one CPU in either mode, see :func:`arena.executors.pin_cpu`)."""
-    from ..executors import pin_cpu, this_cpu, unpin
+    from ..tournament.executors import pin_cpu, this_cpu, unpin
 
     times = {"builtins": 0.0, "none": 0.0}
     before = pin_cpu(this_cpu())

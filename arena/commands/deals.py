@@ -98,7 +98,7 @@ def view_file(path: str, out: str | None, open_it: bool, title: str | None = Non
     from core import records as rec
     from core.errors import InvalidActionError
 
-    from ..viewer import write_page
+    from ..render.viewer import write_page
 
     target = out or (os.path.splitext(path)[0] + ".html")
     if os.path.abspath(target) == os.path.abspath(path):
@@ -131,8 +131,8 @@ def _play_human(args: argparse.Namespace, rules: Any) -> int:
     import threading
     import time
 
-    from ..human import play_human
-    from ..human_server import TableServer
+    from ..human.table import play_human
+    from ..human.server import TableServer
 
     if args.match or args.max_deals is not None:
         raise UsageError("--human: one deal at a time (no --match or --max-deals)")

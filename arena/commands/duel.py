@@ -36,7 +36,7 @@ def add_parsers(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Play the duel and print both bots' margins and their difference; the exit status."""
     rules = build_rules(args.preset, args.players, args.set)
-    from ..duel import run_duel
+    from ..tournament.duel import run_duel
 
     if args.deals < 1 or args.workers < 1:
         raise UsageError("duel: --deals and --workers must be at least 1")

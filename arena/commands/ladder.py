@@ -131,7 +131,7 @@ def _create(args: argparse.Namespace) -> int:
 def _token(args: argparse.Namespace) -> int:
     import secrets
 
-    from ..ladder.ladder import validate_name
+    from ..ladder.folder import validate_name
 
     lad = _open(args)
     owner = validate_name(args.owner, "owner")
@@ -246,7 +246,7 @@ def _retire(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from ..ladder import run_ladder
-    from ..runner import setup_logging
+    from ..tournament.runner import setup_logging
     from ..types import ArenaError
 
     lad = _open(args)

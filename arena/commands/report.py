@@ -31,7 +31,7 @@ def add_parsers(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the report; the exit status."""
     from ..report import ladder_report, run_report, tune_report
-    from ..sprt import saved_state
+    from ..tournament.sprt import saved_state
     from ..types import ArenaError
 
     chosen = [x for x in (args.run, args.ladder, args.sprt, args.tune) if x is not None]
@@ -49,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
     stem = os.path.splitext(os.path.basename(args.out))[0]
     pages: dict[str, str] = {}
     if args.ladder is not None:
-        from ..ladder.ladder import DB_NAME
-        from ..store import refuse_database_path
+        from ..ladder.folder import DB_NAME
+        from ..store.results import refuse_database_path
 
         refuse_database_path(args.out, os.path.join(args.ladder, DB_NAME), "-o")
         text, pages = ladder_report(args.ladder, args.samples, games_dir=f"{stem}_games", games=args.games)
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     db = args.db or ("tune.db" if args.tune is not None else "sprt.db" if args.sprt is not None else "arena.db")
     if not os.path.exists(db):
         raise ArenaError(f"{db}: no such database")
-    from ..store import refuse_database_path
+    from ..store.results import refuse_database_path
 
     refuse_database_path(args.out, db, "-o")
     if args.tune is not None:

@@ -52,7 +52,7 @@ def add_parsers(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the suite ``generate`` asks for, or check each suite ``verify`` names; the exit status."""
-    from ..seeds import generate_suite, load_suite, suite_file, write_suite
+    from ..tournament.suites import generate_suite, load_suite, suite_file, write_suite
 
     if args.action == "generate":
         suite = generate_suite(args.name, args.count, args.master)

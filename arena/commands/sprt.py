@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .common import parse_settings
 
 if TYPE_CHECKING:
-    from ..sprt import SprtState, SprtTest
+    from ..tournament.sprt import SprtState, SprtTest
 
 __all__ = ["add_parsers", "run", "sprt_from_args"]
 
@@ -60,8 +60,8 @@ def _number(where: str, key: str, value: Any) -> float:
 
 def sprt_from_args(args: argparse.Namespace) -> tuple[SprtTest, str]:
     """The test the command line asks for, and the text its seeds come from."""
-    from ..spec import read_toml, spec_from_data, spec_from_options
-    from ..sprt import Hypotheses, SprtTest
+    from ..tournament.spec import read_toml, spec_from_data, spec_from_options
+    from ..tournament.sprt import Hypotheses, SprtTest
     from ..types import ArenaError
 
     table: dict[str, Any] = {}
@@ -124,14 +124,14 @@ def sprt_from_args(args: argparse.Namespace) -> tuple[SprtTest, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``pengyou sprt``; the exit status."""
-    from ..sprt import format_state, run_sprt
+    from ..tournament.sprt import format_state, run_sprt
     from ..types import ArenaError
 
     test, _ = sprt_from_args(args)
     if args.workers is not None and args.workers < 1:
         raise ArenaError(f"--workers: {args.workers} is not at least 1")
-    from ..runner import setup_logging
-    from ..store import log_path_for
+    from ..tournament.runner import setup_logging
+    from ..store.results import log_path_for
 
     setup_logging(log_path_for(args.db))
     a, b = test.spec.entrants

@@ -20,8 +20,8 @@ from core.rules import PRESETS
 from .common import OneLineParser, parse_settings
 
 if TYPE_CHECKING:
-    from ..spec import TournamentSpec
-    from ..store import Store
+    from ..tournament.spec import TournamentSpec
+    from ..store.results import Store
     from ..types import Entrant, Job, JobResult
 
 __all__ = ["DEFAULT_SPEC", "add_parsers", "build_spec", "expand_grid", "run"]
@@ -147,7 +147,7 @@ def expand_grid(text: str) -> list[str]:
 
 def build_spec(args: argparse.Namespace) -> TournamentSpec:
     """The spec of ``arena run``: a TOML file, ``--bots``, or the default, then overrides."""
-    from ..spec import spec_from_options, spec_from_toml
+    from ..tournament.spec import spec_from_options, spec_from_toml
     from ..types import ArenaError
 
     if args.spec is not None and args.bots:
@@ -191,8 +191,8 @@ def _latest(store: Store, run: int | None, db: str) -> int:
 
 
 def _print_standings(store: Store, run_id: int, samples: int, as_json: bool) -> None:
-    from ..ratings import standings
-    from ..standings_text import format_cross_table, format_standings
+    from ..stats.ratings import standings
+    from ..render.standings import format_cross_table, format_standings
     from ..types import ArenaError
 
     if samples < 1:
@@ -210,8 +210,8 @@ def _print_standings(store: Store, run_id: int, samples: int, as_json: bool) -> 
 
 def _run_tournament(args: argparse.Namespace) -> int:
     """``arena run``: play what the run lacks, then print the standings."""
-    from ..runner import run_tournament, setup_logging
-    from ..store import Store, log_path_for, refuse_database_path
+    from ..tournament.runner import run_tournament, setup_logging
+    from ..store.results import Store, log_path_for, refuse_database_path
     from ..types import ArenaError
 
     spec = build_spec(args)
@@ -254,7 +254,7 @@ def _print_record(store: Store, args: argparse.Namespace) -> None:
     if args.out is None:
         print(record, end="")
         return
-    from ..store import refuse_database_path
+    from ..store.results import refuse_database_path
 
     refuse_database_path(args.out, args.db, "--out")
     try:
@@ -285,8 +285,8 @@ def _view(store: Store, args: argparse.Namespace) -> None:
 
     from core.records import read_records
 
-    from ..viewer import write_page
-    from ..store import refuse_database_path
+    from ..render.viewer import write_page
+    from ..store.results import refuse_database_path
     from .deals import open_page
 
     run_id = _latest(store, args.run, args.db)
@@ -301,7 +301,7 @@ def _view(store: Store, args: argparse.Namespace) -> None:
 
 def _show(store: Store, args: argparse.Namespace) -> None:
     """``arena show``: a run's spec, progress, entrants and faults."""
-    from ..runner import bot_log_dir
+    from ..tournament.runner import bot_log_dir
 
     run_id = _latest(store, args.run, args.db)
     info = store.run(run_id)
@@ -375,7 +375,7 @@ def _job_line(job: Job, entrants: Sequence[Entrant], result: Optional[JobResult]
 
 def run(args: argparse.Namespace) -> int:
     """Run ``pengyou arena ...``; the exit status."""
-    from ..store import Store
+    from ..store.results import Store
 
     cmd = args.arena_command
     if cmd == "run":

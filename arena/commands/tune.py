@@ -50,7 +50,7 @@ def tune_spec_from_args(args: argparse.Namespace) -> Any:
     """The :class:`arena.spsa.TuneSpec` the command line asks for."""
     from bots.base import BotError, describe_bot, parse_spec
 
-    from ..spsa import TuneParam, TuneSpec
+    from ..tournament.tune import TuneParam, TuneSpec
     from ..types import ArenaError
 
     if not args.param:
@@ -88,11 +88,11 @@ def tune_spec_from_args(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``pengyou tune``; the exit status."""
-    from ..runner import setup_logging
-    from ..store import log_path_for
-    from ..spec import spec_from_options
-    from ..spsa import run_tune, write_trajectory
-    from ..sprt import Hypotheses, SprtTest, format_state, run_sprt
+    from ..tournament.runner import setup_logging
+    from ..store.results import log_path_for
+    from ..tournament.spec import spec_from_options
+    from ..tournament.tune import run_tune, write_trajectory
+    from ..tournament.sprt import Hypotheses, SprtTest, format_state, run_sprt
     from ..types import ArenaError
 
     spec = tune_spec_from_args(args)

@@ -8,8 +8,8 @@ with persistent ratings (guide: ``docs/ladder.md``).
 - :mod:`arena.ladder.run`: scheduling rounds, playing them, the ratings.
 """
 
-from .ladder import Ladder, LadderRules, validate_entrant
-from .run import LadderSummary, RatingRow, pick_pairs, ratings, run_ladder
+from .folder import Ladder, LadderRules, validate_entrant
+from .rounds import LadderSummary, RatingRow, pick_pairs, ratings, run_ladder
 
 __all__ = ["Ladder", "LadderRules", "validate_entrant", "LadderSummary", "RatingRow", "pick_pairs", "ratings",
            "run_ladder"]

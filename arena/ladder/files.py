@@ -35,7 +35,7 @@ import zipfile
 from dataclasses import dataclass
 from typing import IO, BinaryIO, Optional
 
-from ..referee import BOT_FOLDER
+from ..table.remote import BOT_FOLDER
 from ..types import ArenaError
 
 __all__ = ["Taken", "take", "take_stream", "take_zip", "safe_name", "bot_classes", "folder_hash", "folder_size",

@@ -76,8 +76,8 @@ from aiohttp.multipart import BadContentDispositionHeader, BadContentDisposition
 from aiohttp.web_protocol import RequestPayloadError
 
 from ..types import ArenaError
-from .ladder import NAME_RE, Ladder, validate_name
-from .run import RatingRow, Refitter
+from .folder import NAME_RE, Ladder, validate_name
+from .rounds import RatingRow, Refitter
 from .store import EntrantRow, GameRow, LadderStore
 
 __all__ = ["make_app", "serve", "SAMPLES", "RECENT_GAMES"]
@@ -282,7 +282,7 @@ class _Service:
         """The replay page of a game, or None (no such game, or no record)."""
         from core.records import read_records
 
-        from ..viewer import page
+        from ..render.viewer import page
 
         found = self.game(game_id)
         if found is None or not found[1].strip():

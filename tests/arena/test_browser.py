@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.viewer import write_page
+from arena.render.viewer import write_page
 from core.cards import points
 from core.records import deal_record
 from core.rules import Rules

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import duel
-from arena.duel import mean_interval, play_game
-from arena.duel import run_duel as _run_duel
+from arena.tournament import duel
+from arena.tournament.duel import mean_interval, play_game
+from arena.tournament.duel import run_duel as _run_duel
 from bots.base import load_bot_module, register
 from bots import BotError
 from core.rules import Rules

@@ -9,7 +9,7 @@ import signal
 import threading
 import time
 
-from arena.executors import PoolExecutor
+from arena.tournament.executors import PoolExecutor
 
 
 #: A logger of the test's own: the arena's "pengyou" logger keeps its own

@@ -14,8 +14,8 @@ import os
 
 import pytest
 
-from arena import protocol
-from arena.host import serve
+from arena.sandbox import protocol
+from arena.sandbox.host import serve
 from core.observe import Narrator
 from core.rules import Rules
 from core.state import State

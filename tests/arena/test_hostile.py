@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "arena" / "hostile"
 PENGYOU = str(ROOT / ".venv" / "bin" / "pengyou")
 PYTHON = os.path.realpath(sys.executable)
-from arena.jail import CGROUP_WALL, UID_BASE, Cgroups  # noqa: E402  (the bots' users start here)
+from arena.sandbox.jail import CGROUP_WALL, UID_BASE, Cgroups  # noqa: E402  (the bots' users start here)
 
 pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux only"),
@@ -221,7 +221,7 @@ def test_peek_is_never_called(tmp_path: Path, allow: bool) -> None:
 
 # ------------------------------------------------------------------ 3. seeds
 def test_bot_seed_is_keyed_by_the_secret() -> None:
-    from arena.referee import bot_seed
+    from arena.table.remote import bot_seed
 
     for deal in suite_seeds(3):
         parts = (deal, 0, 0, 0, 2)
@@ -384,7 +384,7 @@ def test_memory_outside_the_address_space_is_capped(tmp_path: Path, how: str) ->
 def test_without_a_control_group_shared_memory_is_refused(tmp_path: Path) -> None:
     """The wall where no control group counts a bot's memory: ``memfd_create``
     and ``shmget`` are refused (in a process walled in by hand)."""
-    from arena import jail
+    from arena.sandbox import jail
 
     r, w = os.pipe()
     pid = os.fork()
@@ -420,7 +420,7 @@ def test_without_a_control_group_shared_memory_is_refused(tmp_path: Path) -> Non
 def test_a_bot_over_its_control_group_is_killed_and_counted(tmp_path: Path) -> None:
     """In its control group a process that writes 512 MiB of memfds under a
     128 MiB wall (64 + 64 for its directory) is killed, and it is counted."""
-    from arena import jail
+    from arena.sandbox import jail
 
     groups, why = Cgroups.make(os.getpid())
     if groups is None:
@@ -451,7 +451,7 @@ def test_cgroup_v2_groups_go_where_memory_is_delegated(tmp_path: Path) -> None:
     """cgroup v2 (a fake tree): the fork server's folder goes in the nearest
     of its own group and the ancestors that give children the memory
     controller, never above the mount; none: no group."""
-    from arena.jail import _delegated
+    from arena.sandbox.jail import _delegated
 
     point = tmp_path / "cg"
     own = point / "system.slice" / "ci.service"

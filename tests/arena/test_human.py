@@ -176,7 +176,7 @@ def test_bad_options_get_one_line(tmp_path, capsys):
 def test_the_terminal_table_plays_a_whole_deal(tmp_path, monkeypatch, capsys):
     """--tui: the prompts read the person's actions; a wrong one is refused and asked again."""
     from arena.commands import deals
-    from arena.human import Session
+    from arena.human.table import Session
 
     rng = random.Random(5)
     made: list[Session] = []

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.jail import UID_BASE
-from arena.runner import run_tournament
-from arena.spec import spec_from_options
-from arena.store import Store
+from arena.sandbox.jail import UID_BASE
+from arena.tournament.runner import run_tournament
+from arena.tournament.spec import spec_from_options
+from arena.store.results import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ["random", "heuristic"]

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.jail import UID_BASE
+from arena.sandbox.jail import UID_BASE
 from arena.ladder import Ladder, LadderRules, ratings, run_ladder
 from arena.ladder.files import MAX_FILES
-from arena.ladder.run import pick_pairs
-from arena.play import outcome_of
+from arena.ladder.rounds import pick_pairs
+from arena.table.table import outcome_of
 from arena.types import ArenaError
 from core.records import read_records, replay_deal
 from test_hostile import procs
@@ -295,7 +295,7 @@ def test_kill_9_of_the_runner_loses_and_doubles_nothing(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------ matchmaking
 def test_pick_pairs_serves_the_neediest_against_a_near_rating() -> None:
-    from arena.ladder.run import RatingRow
+    from arena.ladder.rounds import RatingRow
     from arena.ladder.store import EntrantRow
 
     def ent(i: int) -> EntrantRow:
@@ -403,7 +403,7 @@ def test_bad_input_gets_one_line_and_loses_nothing(tmp_path: Path) -> None:
     # a results database is not a ladder's
     other = tmp_path / "other"
     other.mkdir()
-    from arena.store import Store
+    from arena.store.results import Store
 
     Store(str(other / "ladder.db")).close()
     assert "not a pengyou ladder database" in one_line(_cli("ladder", "standings", "--ladder", str(other)))

@@ -17,7 +17,7 @@ import pytest
 
 from arena.ladder import Ladder, LadderRules
 from arena.ladder.files import bot_classes, safe_name
-from arena.ladder.ladder import validate_name
+from arena.ladder.folder import validate_name
 from arena.types import ArenaError
 
 PENGYOU = str(Path(sys.executable).with_name("pengyou"))

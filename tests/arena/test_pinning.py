@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from arena.executors import PoolExecutor, make_executor, pin_cpu, this_cpu, unpin
+from arena.tournament.executors import PoolExecutor, make_executor, pin_cpu, this_cpu, unpin
 
 CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
 needs_two = pytest.mark.skipif(len(CPUS) < 2, reason="pinning is only visible with two CPUs or more")
@@ -44,7 +44,7 @@ def test_pinning_can_be_turned_off_and_is_off_with_more_workers_than_cpus():
 
 @needs_two
 def test_sandboxed_bots_run_on_the_cpu_of_their_referee():
-    from arena.referee import Limits, close_pool, pool
+    from arena.table.remote import Limits, close_pool, pool
 
     before = pin_cpu(this_cpu())
     try:

@@ -18,10 +18,10 @@ from collections.abc import Callable
 
 import pytest
 
-import arena.guard as guard
-import arena.play as play
-from arena.play import match_winners, outcome_of
-from arena.play import play_job as _play_job
+import arena.table.guard as guard
+import arena.table.table as play
+from arena.table.table import match_winners, outcome_of
+from arena.table.table import play_job as _play_job
 from arena.types import ArenaError, Entrant, Job, JobResult
 from bots import BotError, make_bot
 from bots.table import exception_line

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from arena.referee import Limits, close_pool, pool
+from arena.table.remote import Limits, close_pool, pool
 
 
 def test_idle_processes_are_capped_across_all_bots():

@@ -11,11 +11,11 @@ import time
 
 import pytest
 
-from arena.duel import mean_interval
-from arena.ratings import (
-    PRIOR_SD, CrossCell, Interval, bootstrap_elo, cross_table, duplicate_scores, fit_elo, seat_stats, standings,
-)
-from arena.standings_text import format_cross_table, format_standings
+from arena.tournament.duel import mean_interval
+from arena.stats.ratings import (
+                                 PRIOR_SD, CrossCell, Interval, bootstrap_elo, cross_table, duplicate_scores, fit_elo, seat_stats, standings,
+                                 )
+from arena.render.standings import format_cross_table, format_standings
 from arena.types import ArenaError, DealOutcome, Entrant, Fault, JobResult
 
 X = math.log(10) / 400          # Elo -> natural-log odds

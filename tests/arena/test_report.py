@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.commands import main
-from arena.store import Store
+from arena.store.results import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 CRASH = f"crash={ROOT / 'tests' / 'arena' / 'faulty_bots.py'}:CrashBot"
@@ -114,7 +114,7 @@ def test_an_sprt_report_draws_its_llr_path(tmp_path, capsys):
     code, _, err = _run(capsys, "report", "--sprt", "1", "--db", str(db), "-o", str(out), "--samples", "20")
     assert code == 0, err
     text = out.read_text(encoding="utf-8")
-    from arena.sprt import saved_state
+    from arena.tournament.sprt import saved_state
 
     state = saved_state(str(db), 1)[0]["state"]
     summary = re.search(r"<p id=sprt-summary-0>(.*?)</p>", text).group(1)

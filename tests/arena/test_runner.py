@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.runner import run_tournament
-from arena.spec import spec_from_options
-from arena.store import Store
+from arena.tournament.runner import run_tournament
+from arena.tournament.spec import spec_from_options
+from arena.store.results import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULTY = str(ROOT / "tests" / "arena" / "faulty_bots.py")
@@ -150,7 +150,7 @@ def _double_or_die(x):
 
 
 def test_a_dead_pool_worker_loses_only_the_jobs_in_flight():
-    from arena.executors import Lost, PoolExecutor
+    from arena.tournament.executors import Lost, PoolExecutor
 
     with PoolExecutor(2) as ex:
         out = list(ex.imap_unordered(_double_or_die, range(40)))
@@ -191,7 +191,7 @@ def test_warnings_go_to_the_stderr_of_the_moment(monkeypatch):
     import io
     import logging
 
-    from arena.runner import setup_logging
+    from arena.tournament.runner import setup_logging
 
     first = io.StringIO()
     monkeypatch.setattr(sys, "stderr", first)

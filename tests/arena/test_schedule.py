@@ -9,9 +9,9 @@ from collections import Counter
 
 import pytest
 
-from arena.schedule import build_jobs, lineups, period, seat_counts, suite_seeds
-from arena.seeds import generate_suite, load_suite, write_suite
-from arena.spec import TournamentSpec, spec_from_options
+from arena.tournament.schedule import build_jobs, lineups, period, seat_counts, suite_seeds
+from arena.tournament.suites import generate_suite, load_suite, write_suite
+from arena.tournament.spec import TournamentSpec, spec_from_options
 from arena.types import ArenaError, Entrant, Job
 
 SEEDS = [101, 202, 303]

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from arena import seeds as seeds_mod
+from arena.tournament import suites as seeds_mod
 from arena.commands import main
-from arena.seeds import (SEEDS_DIR, Suite, available_suites, format_suite, generate_suite,
-                         load_suite, suite_checksum, suite_file, write_suite)
+from arena.tournament.suites import (SEEDS_DIR, Suite, available_suites, format_suite, generate_suite,
+                                     load_suite, suite_checksum, suite_file, write_suite)
 from arena.types import ArenaError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -348,13 +348,13 @@ def test_main_errors(argv, message, capsys):
 def test_module_command_prints_one_line(tmp_path):
     bad = tmp_path / "bad.seeds"
     bad.write_text(_text(body=["abc"]))
-    proc = subprocess.run([sys.executable, "-m", "arena.seeds", "verify", str(bad)], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "arena", "seeds", "verify", str(bad)], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr.splitlines() == [f"pengyou: error: {bad}: line 5: 'abc' is not a seed "
                                         "(a whole number from 0 to 2**63 - 1)"]
-    ok = subprocess.run([sys.executable, "-m", "arena.seeds", "verify", "dev"], cwd=ROOT,
+    ok = subprocess.run([sys.executable, "-m", "arena", "seeds", "verify", "dev"], cwd=ROOT,
                         capture_output=True, text=True, timeout=60)
     assert ok.returncode == 0 and ok.stdout.startswith("dev: 64 seeds")
 

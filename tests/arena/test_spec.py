@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.spec import TournamentSpec, spec_from_options, spec_from_toml
+from arena.tournament.spec import TournamentSpec, spec_from_options, spec_from_toml
 from arena.types import ArenaError, Entrant
 from core.rules import Rules
 

@@ -15,9 +15,9 @@ import time
 import numpy as np
 import pytest
 
-from arena.sprt import (MIN_GROUPS, Hypotheses, SprtTest, counts_llr, decide, elo_to_score, group_scores,
-                        run_sprt, saved_state, verdict)
-from arena.spec import spec_from_options
+from arena.tournament.sprt import (MIN_GROUPS, Hypotheses, SprtTest, counts_llr, decide, elo_to_score, group_scores,
+                                   run_sprt, saved_state, verdict)
+from arena.tournament.spec import spec_from_options
 from arena.types import ArenaError
 
 #: Simulated tests per hypothesis, and the seed of the simulations.
@@ -161,7 +161,7 @@ def test_batches_and_workers_do_not_change_the_verdict(tmp_path):
 def test_every_batch_plays_on_the_same_workers_and_bot_processes(tmp_path, monkeypatch):
     """A sandboxed test starts one fork server (and so one set of bot
     processes) for all its batches, not one a batch, and stops it at the end."""
-    import arena.referee as referee
+    import arena.table.remote as referee
 
     started = []
     real = referee.Zygote
@@ -184,7 +184,7 @@ def test_every_batch_plays_on_the_same_workers_and_bot_processes(tmp_path, monke
 
 
 def test_kept_workers_start_again_for_another_context():
-    from arena.runner import Workers
+    from arena.tournament.runner import Workers
 
     with Workers(1) as keep:
         first = keep.executor({"x": 1})
@@ -283,8 +283,8 @@ def test_bad_test_files_are_one_line(tmp_path):
 def test_group_scores_stop_at_the_first_incomplete_group(tmp_path):
     db = str(tmp_path / "s.db")
     test = _test(tmp_path, max_groups=6)
-    from arena.runner import run_tournament
-    from arena.store import Store
+    from arena.tournament.runner import run_tournament
+    from arena.store.results import Store
 
     run_tournament(dataclasses.replace(test.spec), db, workers=1, progress=False, max_jobs=13, secret="k",
                    grow=True)

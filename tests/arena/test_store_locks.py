@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from arena.ladder.store import LadderStore
-from arena.store import Store
+from arena.store.results import Store
 from arena.types import ArenaError, DealOutcome, Entrant, Job, JobResult
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -182,7 +182,7 @@ class _Watch:
 
 
 def test_a_run_and_its_readers_open_the_database_only_through_sqlite(tmp_path, monkeypatch, capsys):
-    from arena import runner
+    from arena.tournament import runner
     from arena.commands import main
 
     monkeypatch.chdir(tmp_path)
@@ -201,8 +201,8 @@ def test_a_run_and_its_readers_open_the_database_only_through_sqlite(tmp_path, m
 def test_a_ladder_and_its_server_open_the_database_only_through_sqlite(tmp_path, capsys):
     import urllib.request
 
-    from arena.ladder.ladder import Ladder, LadderRules
-    from arena.ladder.run import run_ladder
+    from arena.ladder.folder import Ladder, LadderRules
+    from arena.ladder.rounds import run_ladder
     from arena.ladder.server import serve
 
     folder = tmp_path / "lad"

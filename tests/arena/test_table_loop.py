@@ -56,7 +56,7 @@ def test_play_deal_is_the_table_loop_with_trusted_seats():
 
 
 def test_the_arena_referee_holds_its_seats_through_the_same_loop(monkeypatch):
-    import arena.play as play
+    import arena.table.table as play
     from arena.types import Entrant, Job
 
     holders = []

@@ -12,9 +12,9 @@ import time
 
 import pytest
 
-from arena.spsa import TuneParam, TuneSpec, run_tune
-from arena.sprt import Hypotheses, SprtTest, run_sprt
-from arena.spec import spec_from_options
+from arena.tournament.tune import TuneParam, TuneSpec, run_tune
+from arena.tournament.sprt import Hypotheses, SprtTest, run_sprt
+from arena.tournament.spec import spec_from_options
 
 sys.path.insert(0, os.path.dirname(__file__))
 from planted import PlantedBot  # noqa: E402

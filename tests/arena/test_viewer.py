@@ -16,7 +16,7 @@ import re
 import pytest
 
 from arena.commands import main
-from arena.viewer import page, viewer_data
+from arena.render.viewer import page, viewer_data
 from core.cards import points
 from core.observe import ViewBuilder
 from core.records import deal_record, match_record, write_records

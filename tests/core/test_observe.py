@@ -15,7 +15,7 @@ import random
 
 import pytest
 
-from arena import protocol
+from arena.sandbox import protocol
 from core.actions import Action
 from core.errors import PengyouError
 from core.observe import Narrator, ViewBuilder, sees

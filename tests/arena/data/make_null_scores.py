@@ -15,10 +15,10 @@ import json
 import os
 import tempfile
 
-from arena.runner import run_tournament
-from arena.spec import spec_from_options
-from arena.sprt import group_scores
-from arena.store import Store
+from arena.tournament.runner import run_tournament
+from arena.tournament.spec import spec_from_options
+from arena.tournament.sprt import group_scores
+from arena.store.results import Store
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -50,8 +50,8 @@ class TamperBot:
                     raise OSError
 
         def patch_referee():
-            import arena.play
-            import arena.store
+            import arena.table.table
+            import arena.store.results
 
             arena.play.outcome_of = lambda *a, **k: None
             arena.store.Store.add_result = lambda *a, **k: True

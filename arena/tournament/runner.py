@@ -34,13 +34,13 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from .executors import Lost, make_executor, run_forked
-from .play import CALL_METHODS, play_job, watch_calls
-from .referee import close_pool, log_name
+from ..table.table import CALL_METHODS, play_job, watch_calls
+from ..table.remote import close_pool, log_name
 from .schedule import build_jobs, suite_seeds
-from .seeds import GENERATED
+from .suites import GENERATED
 from .spec import TournamentSpec
-from .store import DEFAULT_DB, Owner, Store
-from .types import ArenaError, Job, JobResult
+from ..store.results import DEFAULT_DB, Owner, Store
+from ..types import ArenaError, Job, JobResult
 
 __all__ = ["RunSummary", "run_tournament", "Workers", "setup_logging", "bot_log_dir", "BotLogs"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .ratings import Standings
+from ..stats.ratings import Standings
 
 __all__ = ["format_standings", "format_cross_table"]
 

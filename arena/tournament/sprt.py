@@ -54,8 +54,8 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
-from .store import Store, _now
-from .types import ArenaError, JobResult
+from ..store.results import Store, _now
+from ..types import ArenaError, JobResult
 
 if TYPE_CHECKING:
     from .runner import Workers

@@ -27,10 +27,10 @@ from core.records import deal_record, rules_json, write_records
 from core.rules import Rules
 from core.state import State
 
-from .play import _Table
-from .referee import Limits, close_pool
-from .types import ArenaError, Entrant, Job
-from .viewer import card_order
+from ..table.table import _Table
+from ..table.remote import Limits, close_pool
+from ..types import ArenaError, Entrant, Job
+from ..render.viewer import card_order
 
 __all__ = ["Session", "HumanTable", "play_human"]
 

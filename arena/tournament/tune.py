@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .types import ArenaError, Entrant, JobResult
+from ..types import ArenaError, Entrant, JobResult
 
 __all__ = ["TuneParam", "Spsa", "result_of", "ALPHA", "GAMMA", "TuneSpec", "TuneRun", "run_tune",
            "write_trajectory", "trajectory_figure", "load_tune"]
@@ -287,7 +287,7 @@ _SCHEMA = ("""CREATE TABLE IF NOT EXISTS tunes (
 def _group_jobs(spec: TuneSpec, k: int, a: str, b: str, side: str, secret: str) -> list[tuple]:
     """The jobs of iteration ``k``'s duplicate group of ``a`` against ``b``."""
     from .schedule import build_jobs
-    from .seeds import generated_seed
+    from .suites import generated_seed
     from .spec import TournamentSpec
 
     t = TournamentSpec(name="tune", entrants=(Entrant("a", a), Entrant("b", b)), preset=spec.preset,
@@ -298,8 +298,8 @@ def _group_jobs(spec: TuneSpec, k: int, a: str, b: str, side: str, secret: str) 
 
 def _play_one(item: tuple) -> tuple[int, str, JobResult]:
     """In a worker: play one job of an iteration."""
-    from .play import play_job
-    from .referee import Limits
+    from ..table.table import play_job
+    from ..table.remote import Limits
 
     k, side, job, (a, b), spec_json, secret = item
     spec = _spec_from_json(spec_json)
@@ -330,7 +330,7 @@ class TuneRun:
 def _open(db: str, spec: TuneSpec, secret: Optional[str]) -> TuneRun:
     import secrets as _secrets
 
-    from .store import Store, _now
+    from ..store.results import Store, _now
 
     with Store(db) as store:
         with store._transaction() as con:
@@ -355,7 +355,7 @@ def _open(db: str, spec: TuneSpec, secret: Optional[str]) -> TuneRun:
 def load_tune(db: str, tune_id: int) -> tuple[TuneSpec, TuneRun, str]:
     """A stored tuning run by id: its spec, state and trajectory, and its
     status (a one-line :class:`ArenaError` for an unknown id)."""
-    from .store import Store
+    from ..store.results import Store
 
     with Store(db, read_only=True) as store:
         try:
@@ -396,7 +396,7 @@ def trajectory_figure(spec: TuneSpec, trajectory: Sequence[Sequence[float]]) -> 
 
 
 def _secret(db: str, tune_id: int) -> str:
-    from .store import Store
+    from ..store.results import Store
 
     with Store(db, read_only=True) as store:
         return str(store._db.execute("SELECT secret FROM tunes WHERE id = ?", (tune_id,)).fetchone()[0])
@@ -408,9 +408,9 @@ def run_tune(spec: TuneSpec, db: str, *, workers: int = 1, cluster: str = "", pr
     of iterations is stored with the new theta in one transaction, so an
     interrupt loses at most the batch in flight (played again the same way)."""
     from .executors import make_executor
-    from .referee import close_pool
+    from ..table.remote import close_pool
     from .sprt import group_score
-    from .store import Store, _now
+    from ..store.results import Store, _now
 
     spec.check()
     run = _open(db, spec, secret)

@@ -59,7 +59,7 @@ from typing import Any
 
 import numpy as np
 
-from .types import FAULT_KINDS, ArenaError, DealOutcome, Entrant, JobResult
+from ..types import FAULT_KINDS, ArenaError, DealOutcome, Entrant, JobResult
 
 __all__ = [
     "PRIOR_SD", "Interval", "EloFit", "EloIntervals", "SeatStats", "CrossCell", "Row", "Standings",

@@ -40,7 +40,6 @@ import hashlib
 import os
 import re
 import shlex
-import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -49,7 +48,7 @@ from typing import NoReturn
 
 import seeds as _shipped
 
-from .types import ArenaError
+from ..types import ArenaError
 
 __all__ = [
     "SEEDS_DIR", "Suite", "generate_suite", "format_suite", "write_suite", "load_suite",
@@ -318,9 +317,3 @@ def _parse(text: str, path: Path, bare: bool, asked: str) -> Suite:
     if actual != checksum:
         _fail(path, f"corrupt: checksum {actual} of the seeds does not match the header's {checksum}")
     return Suite(name, tuple(seeds), actual, str(path), header.get("generator", ""))
-
-
-if __name__ == "__main__":            # python -m arena.seeds ...: the same as pengyou seeds ...
-    from arena.commands import main
-
-    sys.exit(main(["seeds", *sys.argv[1:]]))

@@ -35,15 +35,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
-from ..executors import Lost, make_executor
-from ..schedule import lineups, period
-from ..store import Owner
+from ..tournament.executors import Lost, make_executor
+from ..tournament.schedule import lineups, period
+from ..store.results import Owner
 from ..types import ArenaError, FAULT_KINDS, Job, JobResult
-from .ladder import Ladder
+from .folder import Ladder
 from .store import EntrantRow, GameRow, GroupRow, LadderStore
 
 if TYPE_CHECKING:
-    from ..ratings import Standings
+    from ..stats.ratings import Standings
 
 __all__ = ["LadderSummary", "LadderFit", "GameCache", "Refitter", "run_ladder", "fit", "ratings", "pick_pairs", "RatingRow"]
 
@@ -154,7 +154,7 @@ def fit(ladder: Ladder, samples: int = 200, seed: int = 0, cache: Optional[GameC
     over the duplicate groups (``samples`` resamples, drawn from ``seed``).
     ``cache`` keeps the games read between calls; ``store``, an open store
     to read them from."""
-    from ..ratings import standings
+    from ..stats.ratings import standings
     from ..types import Entrant
 
     cache = cache or GameCache()
@@ -257,8 +257,8 @@ def _jobs_of(group: GroupRow, players: int, played: set[int]) -> list[Job]:
 
 def _play_item(item: tuple[Job, list[Any], int]) -> tuple[str, Any]:
     """In a worker: play one ladder game (``(job, entrants, group id)``)."""
-    from ..play import play_job
-    from ..runner import _CONTEXT as c
+    from ..table.table import play_job
+    from ..tournament.runner import _CONTEXT as c
 
     job, entrants, group_id = item
     try:
@@ -304,8 +304,8 @@ def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Op
     per_round = groups_per_round or max(2, 2 * workers)
     played = rounds_done = groups_done = faults = twice = failed = 0
     sched = 0.0
-    from ..referee import close_pool
-    from ..runner import _init_worker
+    from ..table.remote import close_pool
+    from ..tournament.runner import _init_worker
 
     logs_cache: dict[tuple[int, int], Any] = {}
     refit = Refitter(ladder, samples)
@@ -447,7 +447,7 @@ def _keep_logs(ladder: Ladder, st: LadderStore, cache: dict[tuple[int, int], Any
     """What the game's sandboxed bots wrote to stderr, under ``logs/LABEL/``."""
     if not res.logs:
         return
-    from ..runner import BotLogs
+    from ..tournament.runner import BotLogs
 
     key = (group.a, group.b)
     logs = cache.get(key)

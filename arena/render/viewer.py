@@ -165,7 +165,7 @@ def viewer_data(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _asset(name: str) -> str:
-    return resources.files("arena").joinpath("web", name).read_text(encoding="utf-8")
+    return resources.files("arena.render").joinpath("web", name).read_text(encoding="utf-8")
 
 
 def page(records: Sequence[dict[str, Any]], title: str) -> str:

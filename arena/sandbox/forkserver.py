@@ -414,7 +414,7 @@ def _spawn(req: dict[str, Any], fds: list[int], root: str, me: int, n: int,
         os._exit(code)
 
 
-def _server(sock_fd: int, parent: int) -> None:
+def run_server(sock_fd: int, parent: int) -> None:
     """The fork server's loop: spawn on request, report exits, and kill
     every bot when the referee goes."""
     jail.die_with(parent)
@@ -624,7 +624,3 @@ def _probe(root: str, me: int, groups: Optional[jail.Cgroups]) -> list[str]:
         return list(json.loads(data))
     except ValueError:
         return ["every wall (the probe process failed)"]
-
-
-if __name__ == "__main__":
-    _server(int(sys.argv[1]), int(sys.argv[2]))

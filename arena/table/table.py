@@ -62,10 +62,10 @@ from core.rules import Rules
 from core.scoring import MAKER, card_margin, score_deal
 from core.state import DRAW, MAX_REDEALS, State
 
-from . import protocol
+from ..sandbox import protocol
 from .guard import CallOutcome, guarded
-from .referee import Limits, RemoteSeat, StartFault, bot_seed, deal_seed, is_module, is_program, parse_action, pool
-from .types import ArenaError, DealOutcome, Entrant, Fault, Job, JobResult
+from .remote import Limits, RemoteSeat, StartFault, bot_seed, deal_seed, is_module, is_program, parse_action, pool
+from ..types import ArenaError, DealOutcome, Entrant, Fault, Job, JobResult
 
 __all__ = ["MODES", "CALL_METHODS", "FAULT_POLICIES", "TRUST", "play_job", "outcome_of", "match_winners",
            "watch_calls", "forfeit_outcome", "runs_here"]

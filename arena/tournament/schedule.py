@@ -30,9 +30,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from .seeds import GENERATED, generated_seeds, load_suite
+from .suites import GENERATED, generated_seeds, load_suite
 from .spec import TournamentSpec
-from .types import ArenaError, Job
+from ..types import ArenaError, Job
 
 __all__ = ["build_jobs", "suite_seeds", "lineups", "period", "seat_counts"]
 

@@ -41,7 +41,7 @@ from typing import Any, Optional, Protocol
 
 from multiprocessing_logging import MultiProcessingHandler
 
-from .types import ArenaError
+from ..types import ArenaError
 
 __all__ = ["Executor", "InlineExecutor", "PoolExecutor", "DaskExecutor", "Lost", "make_executor",
            "run_forked", "pin_cpu", "unpin", "this_cpu"]
@@ -328,7 +328,7 @@ def _apply(fn: Callable[[Any], Any], batch: list) -> list:
 def _worker_start(initializer: Optional[Callable[..., None]], initargs: tuple, next_cpu: Any = None) -> None:
     """In a pool worker: die with the parent, leave Ctrl-C to it (it stops
     the pool), take a CPU of its own (``next_cpu``), then initialise."""
-    from .jail import die_with
+    from ..sandbox.jail import die_with
 
     die_with(os.getppid())
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -30,8 +30,8 @@ from typing import Any, Optional
 from core.actions import Action
 from core.errors import InvalidActionError, PengyouError
 
-from . import protocol
-from .sandbox import BotProcess, SandboxError, Walls, Zygote, program_argv
+from ..sandbox import protocol
+from ..sandbox.forkserver import BotProcess, SandboxError, Walls, Zygote, program_argv
 
 __all__ = ["bot_seed", "deal_seed", "BotPool", "RemoteSeat", "Limits", "pool", "close_pool", "is_program",
            "is_module", "target_of", "check_startable", "code_hash", "bot_folder", "BOT_FOLDER"]

@@ -42,9 +42,9 @@ from bots.base import BotError, BotSpec, make_bot, parse_spec, reads_state
 from core.errors import RulesError
 from core.rules import Rules
 
-from .play import FAULT_POLICIES, MODES, TRUST
-from .referee import Limits, check_startable, code_hash, is_module, is_program
-from .types import ArenaError, Entrant
+from ..table.table import FAULT_POLICIES, MODES, TRUST
+from ..table.remote import Limits, check_startable, code_hash, is_module, is_program
+from ..types import ArenaError, Entrant
 
 __all__ = ["TournamentSpec", "spec_from_toml", "spec_from_data", "read_toml", "spec_from_options", "MODES", "LINEUPS"]
 

@@ -41,8 +41,8 @@ from typing import Any, Optional
 
 from core.rules import Rules
 
-from ..referee import Limits
-from ..spec import TournamentSpec
+from ..table.remote import Limits
+from ..tournament.spec import TournamentSpec
 from ..types import ArenaError, Entrant
 from . import files as _files
 from .store import EntrantRow, LadderStore
@@ -204,7 +204,7 @@ class Ladder:
     def submit_builtin(self, spec: str, *, name: str, owner: str, note: str = "") -> EntrantRow:
         """Enter a built-in bot (``ismcts:iterations=200``); an admin's act,
         never the server's (a built-in runs in the referee)."""
-        from ..referee import code_hash, is_module, is_program
+        from ..table.remote import code_hash, is_module, is_program
 
         if is_module(spec) or is_program(spec):
             raise ArenaError(f"{spec!r} is not a built-in bot: submit its file instead")
@@ -331,8 +331,8 @@ def validate_entrant(ladder: Ladder, row: EntrantRow, seed: Optional[int] = None
     """Play one deal with ``row`` in every seat, sandboxed, under the
     ladder's limits: None if it played it through with legal moves in time,
     else one line saying why not."""
-    from ..play import play_job
-    from ..referee import close_pool
+    from ..table.table import play_job
+    from ..table.remote import close_pool
     from ..types import Job
 
     rules = ladder.rules

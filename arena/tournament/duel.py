@@ -33,10 +33,10 @@ from core.records import rules_json
 from core.rules import Rules  # noqa: F401  (used in the signature)
 
 from .executors import Lost, PoolExecutor
-from .play import play_job
-from .referee import Limits
+from ..table.table import play_job
+from ..table.remote import Limits
 from .spec import spec_from_options
-from .types import ArenaError, Entrant, Job
+from ..types import ArenaError, Entrant, Job
 
 __all__ = ["run_duel", "play_game", "mean_interval", "load_saved", "DuelError"]
 

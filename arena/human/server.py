@@ -22,8 +22,8 @@ from importlib import resources
 from typing import Any, Optional
 from urllib.parse import parse_qs, urlparse
 
-from .human import Session
-from .types import ArenaError
+from .table import Session
+from ..types import ArenaError
 
 __all__ = ["TableServer"]
 
@@ -32,7 +32,7 @@ MAX_BODY = 4096
 
 
 def _page() -> bytes:
-    web = resources.files("arena").joinpath("web")
+    web = resources.files("arena.render").joinpath("web")
     text = web.joinpath("table.html").read_text(encoding="utf-8")
     return (text.replace("/*{{BASE}}*/", web.joinpath("base.css").read_text(encoding="utf-8"))
             .replace("/*{{STYLE}}*/", web.joinpath("table.css").read_text(encoding="utf-8"))

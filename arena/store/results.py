@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any, Optional, TypeVar, Union
 from collections.abc import Iterator, Sequence
 
-from .types import ArenaError, Entrant, Fault, Job, JobResult
+from ..types import ArenaError, Entrant, Fault, Job, JobResult
 
 __all__ = ["DEFAULT_DB", "SCHEMA_VERSION", "STATUSES", "RunInfo", "SQLiteFile", "Store", "Owner",
            "log_path_for", "refuse_database_path"]

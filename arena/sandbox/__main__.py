@@ -1,0 +1,7 @@
+"""``python -m arena.sandbox SOCKET_FD PARENT_PID``: the fork server a referee starts."""
+
+import sys
+
+from .forkserver import run_server
+
+run_server(int(sys.argv[1]), int(sys.argv[2]))
