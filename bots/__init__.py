@@ -5,8 +5,8 @@
 True
 """
 
-from .base import (Bot, BotError, BotMoveError, BotSpec, Param, ParamInfo, describe_bot, load_bot_module, make_bot,
-                   parse_spec, register, registry)
+from .protocol import Bot, BotError, BotMoveError, BotSpec, Param, ParamInfo
+from .registry import describe_bot, load_bot_module, make_bot, parse_spec, register, registry
 from .table import play_deal, play_table
 
 __all__ = ["Bot", "BotError", "BotMoveError", "BotSpec", "Param", "ParamInfo", "describe_bot", "load_bot_module",

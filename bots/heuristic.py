@@ -41,13 +41,12 @@ from core.cards import Cards, Trump
 from core.rules import Rules
 from core.state import PlayerView
 
-from .base import Param, keep_params, register
+from .protocol import Param, keep_params
 from .heuristic_play import PTS, TRUMPS, CardTable, PlayTurn, cached_cards
 
 __all__ = ["HeuristicBot"]
 
 
-@register("heuristic")
 class HeuristicBot:
     """A fast rule-based player.
 

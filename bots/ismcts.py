@@ -7,8 +7,9 @@ hands, :mod:`core.sample`), rebuilds the play phase from it in C
 children *available* in this world), adds one child, and finishes the deal
 with a C playout (see ``rollout``). Rewards are each seat's result on its
 final side. The walk, the playout and the backup run in C
-(:class:`bots.search.SearchTree`); :meth:`IsmctsBot.search_reference` is the
-same loop in plain Python, kept as the reference it is tested against.
+(:class:`bots.search.SearchTree`); :func:`bots.search.reference.search_reference`
+is the same loop in plain Python, kept apart as the reference it is tested
+and measured against.
 
 Large move sets are handled by progressive widening: a node may have
 ``ceil(widen_c * visits ** widen_alpha)`` children, and new children are
@@ -24,7 +25,8 @@ sampled worlds and playout seeds so that plays are compared in pairs.
 
 Scope: the search plays the *play phase*. Exposing during the draw, burying
 and calling friends are handed to the ``fallback`` bot (the heuristic bot by
-default), and the bot says so here.
+default: the registry builds the bot a ``fallback`` spec names and hands it
+in), and the bot says so here.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import random
 import time
 from itertools import islice
 from collections.abc import Callable, Iterator
-from typing import Optional, cast
+from typing import Optional, Union, cast
 
 from core.actions import Action
 from core.cards import Cards, points
@@ -44,36 +46,17 @@ from core.sample import Sampler, World
 from core.scoring import MAKER, card_margin, score_deal
 from core.state import PlayerView, play_from_view
 
-from .base import Param, keep_params, make_bot, register
-from .search import SearchTree, playout, policy_play
+from .heuristic import HeuristicBot
+from .protocol import Bot, Param, keep_params
+from .search import Node, SearchTree, play_key, playout, policy_play
+from .search.reference import search_reference
 
-__all__ = ["IsmctsBot", "Node", "ROLLOUTS"]
+__all__ = ["IsmctsBot", "OracleBot", "Node", "ROLLOUTS"]
 
 #: playout policies, in the order of :data:`bots.search.POLICIES`
 ROLLOUTS = ("random", "greedy", "informed")
 
 
-class Node:
-    """Statistics of one action from its parent: visits, reward total, availability."""
-
-    __slots__ = ("cards", "children", "visits", "total", "avail")
-
-    def __init__(self, cards: Optional[Cards]) -> None:
-        self.cards = cards
-        self.children: dict[int, Node] = {}
-        self.visits = 0
-        self.total = 0.0
-        self.avail = 0
-
-
-def _key(cards: Cards) -> int:
-    k = 0
-    for f in cards:
-        k += 1 << (3 * f)
-    return k
-
-
-@register("ismcts")
 class IsmctsBot:
     """Information-set MCTS for the play phase; a fallback bot for the rest.
 
@@ -103,7 +86,7 @@ class IsmctsBot:
                         "the rollout policy", choices=("search", "policy")),
         "root": Param("the root search: the UCB tree, or flat Monte Carlo with sequential halving and "
                       "paired worlds", choices=("ucb", "halving")),
-        "fallback": Param("bot spec for exposing, burying and calling"),
+        "fallback": Param("bot spec for exposing, burying and calling", bot=True),
     }
 
     iterations: int
@@ -119,7 +102,7 @@ class IsmctsBot:
     def __init__(self, iterations: int = 1000, seconds: float = 0.0, c: float = 0.7,
                  widen_c: float = 2.0, widen_alpha: float = 0.5, reward: str = "points",
                  rollout: str = "greedy", others: str = "search", root: str = "ucb",
-                 fallback: str = "heuristic") -> None:
+                 fallback: Union[str, Bot] = "heuristic") -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
         if c < 0 or widen_c <= 0 or not 0 <= widen_alpha <= 1:
@@ -130,7 +113,9 @@ class IsmctsBot:
                            "widen_alpha": widen_alpha, "reward": reward, "rollout": rollout, "others": others,
                            "root": root})
         self._policy = ROLLOUTS.index(rollout)
-        self.fallback = make_bot(fallback)
+        #: the bot that exposes, buries and calls: built by the registry from the spec and handed in;
+        #: a bot built directly with the default spec makes its own heuristic bot
+        self.fallback: Bot = _fallback(fallback)
         # News reaches the fallback only if it listens; otherwise this bot has no inform at all
         # (None), so the table skips building views for it and a sandboxed host need not follow
         # every action (it asks for the coalesced protocol).
@@ -168,10 +153,18 @@ class IsmctsBot:
         return Action.play(best.cards)
 
     # ------------------------------------------------------------------ search
-    def _rewards(self, pc: PlayCore) -> list[float]:
+    @property
+    def policy(self) -> int:
+        """The playout policy's number (:data:`bots.search.POLICIES`), from ``rollout``."""
+        return self._policy
+
+    def rewards(self, pc: PlayCore, kitty_points: int) -> list[float]:
+        """Each seat's reward for the finished play ``pc`` on its final side,
+        the kitty holding ``kitty_points``: the card-point margin as a share
+        of the deal's points, or game points (``reward``)."""
         r = cast(Rules, self.rules)        # set by restart(), which comes before any step()
         side = pc.maker_side
-        opp = pc.opponents_points(r, self._kitty_points)[0]
+        opp = pc.opponents_points(r, kitty_points)[0]
         n = r.players
         if self.reward == "game":
             g = self._game_value(opp, len(side))
@@ -191,12 +184,12 @@ class IsmctsBot:
             return listed
         rng = self.rng
         pc = play_from_view(view, list(Sampler(view).sample(rng).hands))
-        seen = {_key(c): c for c in [policy_play(pc, rng, self._policy)]}
+        seen = {play_key(c): c for c in [policy_play(pc, rng, self._policy)]}
         for _ in range(8 * cap):
             if len(seen) >= cap:
                 break
             c = pc.random_play(rng)
-            seen.setdefault(_key(c), c)
+            seen.setdefault(play_key(c), c)
         return list(seen.values())
 
     def search_halving(self, view: PlayerView) -> Cards:
@@ -223,14 +216,14 @@ class IsmctsBot:
             per = max(1, (budget - used) // ((rounds - rnd) * len(alive)))
             for _ in range(per):
                 world = sample(rng)
-                self._kitty_points = view_kitty if view_kitty is not None else points(world.kitty)
+                kitty_points = view_kitty if view_kitty is not None else points(world.kitty)
                 base = play_from_view(view, list(world.hands))
                 seed = rng.getrandbits(63)
                 for i in alive:
                     pc = base.clone()
                     pc.play(cands[i], check=False)
                     playout(pc, random.Random(seed), policy)
-                    totals[i] += self._rewards(pc)[me]
+                    totals[i] += self.rewards(pc, kitty_points)[me]
                     counts[i] += 1
                     used += 1
             if len(alive) > 1:
@@ -243,14 +236,15 @@ class IsmctsBot:
         """Run the search from ``view``; returns the root (children = own moves).
 
         The tree lives in C (:class:`bots.search.SearchTree`); the worlds are
-        sampled here. It makes exactly the choices of :meth:`search_reference`.
+        sampled here. It makes exactly the choices of :meth:`search_reference`
+        (the same search in plain Python).
         """
         rng = self.rng
         game_value = self._game_value if self.reward == "game" else None
         tree = SearchTree(self.rules, view.seat, self.c, self.widen_c, self.widen_alpha, self._policy,
                           self.others == "policy", game_value)
         iterate = tree.iterate
-        for world, kitty in self._worlds(view):
+        for world, kitty in self.worlds(view):
             iterate(play_from_view(view, list(world.hands)), rng, kitty)
         self.last_nodes = tree.node_count
         root = Node(None)
@@ -258,10 +252,10 @@ class IsmctsBot:
         for cards, visits, total, avail in tree.root_children():
             child = Node(cards)
             child.visits, child.total, child.avail = visits, total, avail
-            root.children[_key(cards)] = child
+            root.children[play_key(cards)] = child
         return root
 
-    def _worlds(self, view: PlayerView) -> Iterator[tuple[World | _TrueWorld, int]]:
+    def worlds(self, view: PlayerView) -> Iterator[tuple[World | _TrueWorld, int]]:
         """Sampled worlds with the kitty points each is scored with (the
         view's own kitty if it knows it), until the budget (iterations, or
         ``seconds`` when positive) is spent; counted in ``last_iterations``."""
@@ -287,85 +281,21 @@ class IsmctsBot:
         return v
 
     def search_reference(self, view: PlayerView) -> Node:
-        """The same search as :meth:`search` in plain Python (slow; the
-        reference the C tree is tested against)."""
-        rng = self.rng
-        root = Node(None)
-        policy = self._policy
-        me = view.seat
-        model_others = self.others == "policy"
-        for world, kitty_points in self._worlds(view):
-            self._kitty_points = kitty_points
-            pc = play_from_view(view, list(world.hands))
-            node = root
-            path: list[tuple[Node, int]] = []
-            expanded = False
-            at_root = True         # the root's plays are the bot's own: legal in every world
-            while not pc.done:
-                player = pc.current_player
-                if model_others and player != me:
-                    cards = policy_play(pc, rng, policy)
-                    key = _key(cards)
-                    child = node.children.get(key)
-                    if child is None:
-                        child = Node(cards)
-                        node.children[key] = child
-                        expanded = True
-                else:
-                    child, expanded = self._select_reference(node, pc, rng, at_root)
-                pc.play(child.cards, check=False)
-                path.append((child, player))
-                node = child
-                at_root = False
-                if expanded:
-                    break
-            if not pc.done:
-                playout(pc, rng, policy)
-            rewards = self._rewards(pc)
-            root.visits += 1
-            for child, player in path:
-                child.visits += 1
-                child.total += rewards[player]
-        return root
+        """The same search as :meth:`search` in plain Python (slow): the
+        reference the C tree is tested and measured against, kept in
+        :func:`bots.search.reference.search_reference`."""
+        return search_reference(self, view)
 
 
-    def _select_reference(self, node: Node, pc: PlayCore, rng: random.Random,
-                          at_root: bool) -> tuple[Node, bool]:
-        """The child of ``node`` to walk to, and whether it is new: a new one
-        while widening allows (a random legal play of this world not yet
-        here), else the best by UCB among those playable in this world (a new
-        random one if none is); counts availability."""
-        can_play = pc.can_play
-        if len(node.children) < math.ceil(self.widen_c * (node.visits + 1) ** self.widen_alpha):
-            cards = pc.random_play(rng)
-            key = _key(cards)
-            if key not in node.children:
-                child = Node(cards)
-                node.children[key] = child
-                for other in node.children.values():
-                    if at_root or other is child or can_play(other.cards):
-                        other.avail += 1
-                return child, True
-        best = None
-        best_v = -1e300
-        for other in node.children.values():
-            if at_root or can_play(other.cards):
-                other.avail += 1
-                n_vis = other.visits
-                if n_vis == 0:
-                    v = 1e300
-                else:
-                    v = other.total / n_vis + self.c * math.sqrt(math.log(other.avail) / n_vis)
-                if v > best_v:
-                    best_v = v
-                    best = other
-        if best is not None:
-            return best, False
-        cards = pc.random_play(rng)                # nothing here is playable in this world
-        best = Node(cards)
-        node.children[_key(cards)] = best
-        best.avail += 1
-        return best, True
+def _fallback(fallback: Union[str, Bot]) -> Bot:
+    """The fallback bot: the one handed in, or a heuristic bot for the
+    default spec (any other spec is the registry's to build)."""
+    if not isinstance(fallback, str):
+        return fallback
+    if fallback != "heuristic":
+        raise ValueError(f"fallback {fallback!r}: a bot spec is built by bots.registry.make_bot, "
+                         "which hands the bot in")
+    return HeuristicBot()
 
 
 class _TrueWorld:
@@ -376,7 +306,6 @@ class _TrueWorld:
         self.kitty = kitty
 
 
-@register("oracle")
 class OracleBot(IsmctsBot):
     """CHEATING: the same search on the true hands of every seat.
 

@@ -7,14 +7,11 @@ import random
 
 from core.actions import Action
 from core.rules import Rules
-from core.state import PlayerView
-
-from .base import register
+from core.view import PlayerView
 
 __all__ = ["RandomBot"]
 
 
-@register("random")
 class RandomBot:
     """Plays a random legal action.
 

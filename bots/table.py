@@ -27,7 +27,7 @@ from core.observe import sees
 from core.rules import Rules
 from core.state import State
 
-from .base import Bot, BotError, BotMoveError
+from .protocol import Bot, BotError, BotMoveError
 
 __all__ = ["Seats", "play_table", "answer_error", "exception_line", "fresh_action", "BotSeats", "play_deal",
            "MESSAGE_CHARS"]

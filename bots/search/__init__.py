@@ -10,6 +10,10 @@ here, so a new policy or a stronger search changes nothing in ``core``.
 - :class:`SearchTree`: one ISMCTS tree, iterated on determinized worlds.
 - :data:`POLICIES`: the policy numbers (0 random, 1 greedy follows,
   2 greedy leads and partner-aware follows too).
+- :class:`Node` and :func:`play_key`: a tree node's statistics as Python
+  values, found by its play's key (what a search returns).
+- :mod:`bots.search.reference`: the same search in plain Python, the twin
+  the tree is tested and measured against.
 
 >>> POLICIES
 (0, 1, 2)
@@ -17,6 +21,39 @@ here, so a new policy or a stronger search changes nothing in ``core``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Optional
+
 from ._tree import POLICIES, SearchTree, playout, policy_play
 
-__all__ = ["POLICIES", "SearchTree", "playout", "policy_play"]
+__all__ = ["POLICIES", "SearchTree", "playout", "policy_play", "Node", "play_key"]
+
+
+class Node:
+    """Statistics of one action from its parent: visits, reward total, availability.
+
+    >>> Node(None).visits, Node(None).children
+    (0, {})
+    """
+
+    __slots__ = ("cards", "children", "visits", "total", "avail")
+
+    def __init__(self, cards: Optional[Sequence[int]]) -> None:
+        self.cards = cards
+        self.children: dict[int, Node] = {}
+        self.visits = 0
+        self.total = 0.0
+        self.avail = 0
+
+
+def play_key(cards: Sequence[int]) -> int:
+    """A play's card counts packed in one number (3 bits a face): the key of
+    its node among its parent's children.
+
+    >>> play_key([0, 0, 1]) == 2 + 8
+    True
+    """
+    k = 0
+    for f in cards:
+        k += 1 << (3 * f)
+    return k

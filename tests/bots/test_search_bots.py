@@ -7,6 +7,7 @@ import random
 import pytest
 
 from bots import make_bot, play_deal, registry
+from bots.search.reference import search_reference
 from core.rules import Rules
 
 TABLES = [("pagat", n) for n in range(5, 13)] + [("heli", 6), ("thirteen", 7), ("bottom-eight", 5), ("stack", 6)]
@@ -122,10 +123,10 @@ def test_c_tree_matches_the_python_reference(preset, players, overrides):
         view = s.view(s.current_player())
         for spec in TREE_SPECS:
             stats = []
-            for method in ("search", "search_reference"):
+            for search in (lambda bot, view: bot.search(view), search_reference):
                 bot = make_bot(spec)
                 bot.restart(rules, view.seat, random.Random(seed))
-                root = getattr(bot, method)(view)
+                root = search(bot, view)
                 stats.append([(c.cards, c.visits, c.total, c.avail) for c in root.children.values()])
             assert stats[0] == stats[1], (preset, seed, spec)
             assert sum(v for _, v, _, _ in stats[0]) == 300
