@@ -7,6 +7,12 @@ programme over the groups counts the completions with exact integers
 (:class:`Deal`), so each group's share of each class is drawn from its exact
 distribution, and the cards themselves are then dealt uniformly.
 
+The steps that make the table from a view's bounds are here too: the cards
+known to be in a hand placed up front (:func:`place_known`), the room left
+in each destination (:func:`room`), and the table built, with the
+exclusions easiest to meet by chance left to a per-sample check when it
+would be too big to count (:func:`deal_demoting`).
+
 >>> import random
 >>> d = build_deal({(0, 1): [5, 6, 7], (1,): [8]}, [0, 1], {0: 2, 1: 2})
 >>> d.total                      # 8 must go to 1; of 5, 6, 7 one more goes to 1
@@ -19,11 +25,18 @@ True
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 from math import comb
+from typing import Optional, cast
 
+from .cards import NUM_FACES as NF
+from .errors import SamplingError
 from .kernel import shuffled_lists
 
-__all__ = ["Deal", "TooBig", "build_deal", "order_groups", "compositions"]
+__all__ = ["Deal", "TooBig", "build_deal", "order_groups", "compositions", "Bounds", "place_known", "room",
+           "deal_demoting"]
+
+Bounds = dict[int, list[int]]                   # seat -> a count per face (lower or upper bounds)
 
 
 def compositions(r: tuple, allowed: tuple, cap: int):
@@ -339,3 +352,71 @@ def order_groups(G: int, allowed: list, sizes: list) -> list:
         chosen.append(best[1])
         left.discard(best[1])
     return chosen[::-1]
+
+
+def place_known(unseen: list[int], need: Bounds, mk: list[int], cap: Bounds,
+                 maker: Optional[int]) -> tuple[list[int], dict[int, list[int]], list[int]]:
+    """Lower bounds as cards placed up front: each seat's ``need`` becomes its ``fixed`` cards (a need
+    above the seat's cap is a contradiction), and the pool is the unseen cards less those and the
+    maker-or-kitty copies. Copies known to be in the maker's hand count towards its maker-or-kitty
+    copies, so ``mk`` comes back less them."""
+    pool = list(unseen)
+    mk = list(mk)
+    fixed: dict[int, list[int]] = {s: [] for s in need}
+    for s in need:
+        for f in range(NF):
+            if need[s][f]:
+                if need[s][f] > cap[s][f]:
+                    raise SamplingError(f"seat {s} must hold a card the view also rules out")
+                fixed[s].extend([f] * need[s][f])
+                pool[f] -= need[s][f]
+    for f in range(NF):
+        if mk[f] and maker in need:
+            mk[f] = max(0, mk[f] - need[cast(int, maker)][f])    # copies known in the hand count too
+        pool[f] -= mk[f]
+        if pool[f] < 0:
+            raise SamplingError("more cards are known to be in hands than are unseen")
+    return pool, fixed, mk
+
+
+def room(sizes: Sequence[int], rest: int, fixed: dict[int, list[int]], R: int) -> tuple[dict[int, int], list[int]]:
+    """Hand sizes as room: ``cap_left[d]``, the cards still to deal to each destination (the other seats:
+    the hand size less the fixed cards; the rest pile ``R``: ``rest``), and the destinations with room
+    (seats in order, then the rest pile)."""
+    cap_left = {s: sizes[s] - len(fx) for s, fx in fixed.items()}
+    cap_left[R] = rest
+    if any(v < 0 for v in cap_left.values()):
+        raise SamplingError("a seat is known to hold more cards than it has")
+    dests = [d for d in cap_left if cap_left[d] > 0]
+    return cap_left, dests
+
+
+def deal_demoting(classes: dict, dests: list[int], cap_left: dict[int, int]) -> tuple[Deal, set]:
+    """The exact deal of the classes to the destinations with room. When its table is too big to count,
+    the classes whose extra exclusions a uniform deal is likeliest to meet anyway are demoted to their
+    coarse destinations (a third of those left at a time, their exclusions then checked per sample)
+    until it is not. Returns the deal and the demoted class keys."""
+    total_cap = {d: cap_left[d] for d in dests}
+
+    def keep_odds(key: tuple) -> float:
+        fine, coarse = key
+        c = sum(total_cap[d] for d in coarse)
+        return (sum(total_cap[d] for d in fine) / c) ** len(classes[key])
+
+    demotable = sorted((k for k in classes if k[0] != k[1]), key=keep_odds, reverse=True)
+    demoted: set = set()
+    while True:
+        merged: dict = {}
+        for key, cards in classes.items():
+            merged.setdefault(key[1] if key in demoted else key[0], []).extend(cards)
+        try:
+            deal = build_deal(merged, dests, cap_left)
+            break
+        except TooBig:
+            undemoted = [k for k in demotable if k not in demoted]
+            if not undemoted:
+                raise SamplingError("the constraints of this view are too tangled to count") from None
+            demoted.update(undemoted[:max(1, len(undemoted) // 3)])
+    if deal.total == 0:
+        raise SamplingError("no deal of the unseen cards agrees with the view")
+    return deal, demoted

@@ -9,7 +9,7 @@ True
 
 from __future__ import annotations
 
-__all__ = ["PengyouError", "RulesError", "InvalidActionError", "IllegalActionError"]
+__all__ = ["PengyouError", "RulesError", "InvalidActionError", "IllegalActionError", "SamplingError"]
 
 
 class PengyouError(ValueError):
@@ -26,3 +26,7 @@ class InvalidActionError(PengyouError):
 
 class IllegalActionError(PengyouError):
     """A well-formed action breaks a rule (the message says which)."""
+
+
+class SamplingError(PengyouError):
+    """No deal of the unseen cards agrees with the view (or none was found)."""

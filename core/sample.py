@@ -94,25 +94,17 @@ Limits of the view itself:
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from math import comb
 from typing import NamedTuple, Optional, cast
 
 from . import kernel
-from .cards import Cards, Trump, parse_cards
-from .dealing import Deal, TooBig, build_deal
-from .errors import PengyouError
-from .rules import Rules
-from .play import holds_set, no_set_width
-from .view import PlayerView
+from .cards import Cards, parse_cards
+from .dealing import Bounds, deal_demoting, place_known, room
+from .errors import SamplingError
+from .history import NF, Trick, counts, no_set_tricks, public_history, since_table, suits, unseen_cards
 
 __all__ = ["World", "Sampler", "sample_world", "SamplingError"]
-
-NF = 54
-
-
-class SamplingError(PengyouError):
-    """No deal of the unseen cards agrees with the view (or none was found)."""
 
 
 class World(NamedTuple):
@@ -124,21 +116,12 @@ class World(NamedTuple):
     stock: Cards
 
 
-_Trick = tuple[int, list[Cards]]                 # (leader, plays in seat order from the leader)
-_Bounds = dict[int, list[int]]                   # seat -> a count per face (lower or upper bounds)
 _Beat = tuple[frozenset[int], int, list[tuple[int, dict[int, int]]]]    # (faces, k, [(seat, since counts)])
 
 
 def _cards(faces: Sequence[int]) -> Cards:
     """A :class:`Cards` from faces, without re-validating them."""
     return tuple.__new__(Cards, sorted(faces))
-
-
-def _counts(faces) -> list[int]:
-    c = [0] * NF
-    for f in faces:
-        c[f] += 1
-    return c
 
 
 class Sampler:
@@ -174,20 +157,20 @@ class Sampler:
         self._draw = view.phase == "draw"
         self._maker = view.maker if not self._draw else None
         others = [s for s in range(n) if s != me]
-        copies = _counts(rules.deck())
-        esuit, lvl, suit_faces = _suits(view.trump, rules)
-        tricks, attempts, plays_by, played = _public_history(view, copies)
-        self._since = _since_table(plays_by)
-        unseen, rest = _unseen_cards(view, copies, played, others)
+        copies = counts(rules.deck())
+        esuit, lvl, suit_faces = suits(view.trump, rules)
+        tricks, attempts, plays_by, played = public_history(view, copies)
+        self._since = since_table(plays_by)
+        unseen, rest = unseen_cards(view, copies, played, others)
         need, mk = self._lower_bounds(tricks, attempts, plays_by, others, rest)
         cap = self._caps(tricks, copies, esuit, suit_faces, others)
         self._checks: list[tuple[str, tuple]] = []      # (kind, data) checked per sample
         self._beats: list[_Beat] = []                    # failed throws some other hand could beat
         self._trick_facts(tricks, attempts, cap, esuit, lvl, suit_faces, copies)
-        pool, fixed, mk = _place_known(unseen, need, mk, cap, self._maker)
-        cap_left, dests = _room(view.hand_sizes, rest, fixed, n)
+        pool, fixed, mk = place_known(unseen, need, mk, cap, self._maker)
+        cap_left, dests = room(view.hand_sizes, rest, fixed, n)
         classes = self._classes(pool, mk, cap, need, dests, esuit, others)
-        self._deal, demoted = _deal_demoting(classes, dests, cap_left)
+        self._deal, demoted = deal_demoting(classes, dests, cap_left)
         self.demoted = sum(len(classes[k]) for k in demoted)
         self._cap_checks, self._need_checks, self._mk_checks = self._sample_checks(
             classes, demoted, pool, mk, cap, need, others)
@@ -197,10 +180,10 @@ class Sampler:
         self._R = n                                      # the rest pile: the kitty, or the stock in the draw
         self._known_kitty = view.kitty
 
-    # ------------------------------------------------ the steps of __init__ (more under "the tables of a view")
-    def _lower_bounds(self, tricks: list[_Trick], attempts: dict[int, Cards],
+    # ------------------------------------------------ the steps of __init__ (the view's tables: core.history)
+    def _lower_bounds(self, tricks: list[Trick], attempts: dict[int, Cards],
                       plays_by: list[list[tuple[int, Cards]]], others: list[int],
-                      rest: int) -> tuple[_Bounds, list[int]]:
+                      rest: int) -> tuple[Bounds, list[int]]:
         """Shown cards and failed throws as lower bounds: ``need[s][f]``, the copies of face f that seat s
         surely holds now, and ``mk[f]``, the copies in the maker's hand or the kitty.
 
@@ -219,12 +202,12 @@ class Sampler:
         mk = [0] * NF
         shown: dict[int, list[int]] = {}
         for s, _kind, text in view.exposures:
-            c = _counts(parse_cards(text))
+            c = counts(parse_cards(text))
             m = shown.setdefault(s, [0] * NF)
             for f in range(NF):
                 if c[f] > m[f]:
                     m[f] = c[f]
-        played_by = [_counts(f for _, p in plays_by[s] for f in p) for s in range(self.n)]
+        played_by = [counts(f for _, p in plays_by[s] for f in p) for s in range(self.n)]
         for s, m in shown.items():
             if s == me:
                 continue
@@ -247,15 +230,15 @@ class Sampler:
             a = attempts.get(t)
             if a is None or ld == me:
                 continue
-            sc = _counts(since(ld, t))
+            sc = counts(since(ld, t))
             for f in set(a):
                 left = a.count(f) - sc[f]
                 if left > need[ld][f]:
                     need[ld][f] = left
         return need, mk
 
-    def _caps(self, tricks: list[_Trick], copies: list[int], esuit: list[int], suit_faces: list[list[int]],
-              others: list[int]) -> _Bounds:
+    def _caps(self, tricks: list[Trick], copies: list[int], esuit: list[int], suit_faces: list[list[int]],
+              others: list[int]) -> Bounds:
         """Voids and no-set facts as upper bounds: ``cap[s][f]``, the most copies of face f that seat s may
         hold now (at first the copies in the deck; the throws lower it further, :meth:`_trick_facts`).
 
@@ -266,7 +249,7 @@ class Sampler:
         view = self.view
         me = self.me
         cap = {s: list(copies) for s in others}
-        noset_t = _no_set_tricks(tricks, esuit, self.rules, view.trump, self.n)
+        noset_t = no_set_tricks(tricks, esuit, self.rules, view.trump, self.n)
         for s, e in view.voids:
             if s != me:
                 for f in suit_faces[e]:
@@ -276,19 +259,19 @@ class Sampler:
             self._limit(cap, s, noset_t.get((s, e, k), T), suit_faces[e], k)
         return cap
 
-    def _limit(self, cap: _Bounds, s: int, t: int, faces: Iterable[int], k: int) -> None:
+    def _limit(self, cap: Bounds, s: int, t: int, faces: Iterable[int], k: int) -> None:
         """Seat s held at most k - 1 copies of each face at trick t: lower its ``cap`` to that less the
         copies it played since (not below 0). The viewer's own hand needs no caps."""
         if s == self.me:
             return
-        sc = _counts(self._since(s, t))
+        sc = counts(self._since(s, t))
         cs = cap[s]
         for f in faces:
             v = k - 1 - sc[f]
             if v < cs[f]:
                 cs[f] = max(v, 0)
 
-    def _trick_facts(self, tricks: list[_Trick], attempts: dict[int, Cards], cap: _Bounds, esuit: list[int],
+    def _trick_facts(self, tricks: list[Trick], attempts: dict[int, Cards], cap: Bounds, esuit: list[int],
                      lvl: list[int], suit_faces: list[list[int]], copies: list[int]) -> None:
         """Leads and follows, trick by trick: a throw (two or more units, whether it stood or failed) lowers
         ``cap`` and adds to ``_checks`` and ``_beats`` (:meth:`_throw_facts`); a lead other than a single card
@@ -337,7 +320,7 @@ class Sampler:
             self._checks.append(("follow", (t, s, lead_obj, p)))
 
     def _throw_facts(self, t: int, ld: int, thrown: Cards, units: list, attempt: Optional[Cards], lead: Cards,
-                     lvl: list[int], faces_e: list[int], cap: _Bounds) -> None:
+                     lvl: list[int], faces_e: list[int], cap: Bounds) -> None:
         """A throw (two or more units) led at trick t as caps and checks.
 
         A throw that stood: no other hand could beat any of its units. A single or a set caps, in every
@@ -385,7 +368,7 @@ class Sampler:
                 for s in others:
                     if s == self.me:
                         continue
-                    sc = _counts(self._since(s, t))
+                    sc = counts(self._since(s, t))
                     if any(sc[f] >= k for faces, k in pre[0] for f in faces):
                         pre = None
                         break
@@ -398,14 +381,14 @@ class Sampler:
             higher = [f for f in faces_e if lvl[f] > u.top]
             seats = []
             for s in others:
-                held = _counts(self._since(s, t) + (list(self.view.hand) if s == self.me else []))
+                held = counts(self._since(s, t) + (list(self.view.hand) if s == self.me else []))
                 if any(held[f] >= u.width for f in higher):
                     return
                 if s != self.me:
                     seats.append((s, {f: held[f] for f in higher if held[f]}))
             self._beats.append((frozenset(higher), u.width, seats))
 
-    def _classes(self, pool: list[int], mk: list[int], cap: _Bounds, need: _Bounds, dests: list[int],
+    def _classes(self, pool: list[int], mk: list[int], cap: Bounds, need: Bounds, dests: list[int],
                  esuit: list[int], others: list[int]) -> dict[tuple[tuple[int, ...], tuple[int, ...]], list[int]]:
         """Caps of 0 as allowed destinations: the cards left to deal grouped into classes keyed by
         ``(fine, coarse)``. ``fine`` is where a card may go given every cap (a seat whose cap for the face is
@@ -435,8 +418,8 @@ class Sampler:
             raise SamplingError("an unseen card has nowhere to go")
         return classes
 
-    def _sample_checks(self, classes: dict, demoted: set, pool: list[int], mk: list[int], cap: _Bounds,
-                       need: _Bounds, others: list[int]) -> tuple[list[tuple[int, int, int]], ...]:
+    def _sample_checks(self, classes: dict, demoted: set, pool: list[int], mk: list[int], cap: Bounds,
+                       need: Bounds, others: list[int]) -> tuple[list[tuple[int, int, int]], ...]:
         """What the deal does not build in, checked on each sample: the caps above 0 that a deal could
         exceed, and every exclusion of a demoted class, as ``(seat, face, most)``; the lower bounds where
         more copies of the face could reach the seat, as weights ``(seat, face, need)``; and the
@@ -559,235 +542,6 @@ def _beaten(out: list, beats: list) -> bool:
         else:
             return False
     return True
-
-
-# ------------------------------------------------------ the tables of a view
-def _suits(trump: Optional[Trump], rules: Rules) -> tuple[list[int], list[int], list[list[int]]]:
-    """Each face's effective suit (4: trumps) and level under ``trump`` (all 0 while the trump is not
-    known), and the faces of each effective suit."""
-    ctx = kernel.context(trump, rules.tractor_past_ace) if trump is not None else None
-    esuit = [ctx.effective_suit(f) for f in range(NF)] if ctx is not None else [0] * NF
-    lvl = [ctx.level(f) for f in range(NF)] if ctx is not None else [0] * NF
-    suit_faces = [[f for f in range(NF) if esuit[f] == e] for e in range(5)]
-    return esuit, lvl, suit_faces
-
-
-def _public_history(view: PlayerView, copies: list[int]) -> tuple[
-        list[_Trick], dict[int, Cards], list[list[tuple[int, Cards]]], list[int]]:
-    """The public play history, the source of every bound that refers to a trick: the tricks as
-    ``(leader, plays)`` (the current trick last, if begun), the failed throws matched to their tricks
-    (trick -> attempted cards, :func:`_match_failed_throws`), each seat's plays as ``(trick, cards)``
-    and the copies of each face played."""
-    n = view.players
-    tricks = [(ld, [parse_cards(p) for p in ps]) for ld, ps in view.tricks]
-    cur_leader, cur_plays = view.current_trick
-    if cur_plays:
-        tricks.append((cur_leader, [parse_cards(p) for p in cur_plays]))
-    attempts = _match_failed_throws(view, tricks, copies, n, view.seat)
-    plays_by: list[list[tuple[int, Cards]]] = [[] for _ in range(n)]     # seat -> [(t, cards)]
-    played = [0] * NF
-    for t, (ld, ps) in enumerate(tricks):
-        for j, p in enumerate(ps):
-            plays_by[(ld + j) % n].append((t, p))
-            for f in p:
-                played[f] += 1
-    return tricks, attempts, plays_by, played
-
-
-def _since_table(plays_by: list[list[tuple[int, Cards]]]) -> Callable[[int, int], list[int]]:
-    """``since(s, t)``: the faces seat s played in tricks t, t+1, ... (what it held at trick t besides
-    its current hand), each list computed once."""
-    since_cache: dict = {}
-
-    def since(s: int, t: int) -> list[int]:
-        """Faces seat s played in tricks t, t+1, ... (what it held at trick t
-        besides its current hand)."""
-        key = (s, t)
-        got = since_cache.get(key)
-        if got is None:
-            got = [f for tt, p in plays_by[s] if tt >= t for f in p]
-            since_cache[key] = got
-        return got
-
-    return since
-
-
-def _unseen_cards(view: PlayerView, copies: list[int], played: list[int], others: list[int]) -> tuple[list[int], int]:
-    """The counts the view fixes: the unseen cards (per face, the deck less the viewer's hand, the cards
-    played and the kitty when the viewer knows it), and ``rest``, how many of them are left for the kitty
-    (or the stock) once every other seat has its hand size; a known kitty leaves none."""
-    hand = view.hand
-    known_kitty = view.kitty
-    unseen = list(copies)
-    for src in (hand, known_kitty or ()):
-        for f in src:
-            unseen[f] -= 1
-    for f in range(NF):
-        unseen[f] -= played[f]
-        if unseen[f] < 0:
-            raise SamplingError(f"the view shows more copies of face {f} than the deal holds")
-    sizes = view.hand_sizes
-    if sizes[view.seat] != len(hand):
-        raise SamplingError("the view's hand size does not match its hand")
-    rest = sum(unseen) - sum(sizes[s] for s in others)
-    if rest < 0 or (known_kitty is not None and rest != 0):
-        raise SamplingError("the unseen cards do not fill the other hands and the kitty")
-    return unseen, rest
-
-
-def _place_known(unseen: list[int], need: _Bounds, mk: list[int], cap: _Bounds,
-                 maker: Optional[int]) -> tuple[list[int], dict[int, list[int]], list[int]]:
-    """Lower bounds as cards placed up front: each seat's ``need`` becomes its ``fixed`` cards (a need
-    above the seat's cap is a contradiction), and the pool is the unseen cards less those and the
-    maker-or-kitty copies. Copies known to be in the maker's hand count towards its maker-or-kitty
-    copies, so ``mk`` comes back less them."""
-    pool = list(unseen)
-    mk = list(mk)
-    fixed: dict[int, list[int]] = {s: [] for s in need}
-    for s in need:
-        for f in range(NF):
-            if need[s][f]:
-                if need[s][f] > cap[s][f]:
-                    raise SamplingError(f"seat {s} must hold a card the view also rules out")
-                fixed[s].extend([f] * need[s][f])
-                pool[f] -= need[s][f]
-    for f in range(NF):
-        if mk[f] and maker in need:
-            mk[f] = max(0, mk[f] - need[cast(int, maker)][f])    # copies known in the hand count too
-        pool[f] -= mk[f]
-        if pool[f] < 0:
-            raise SamplingError("more cards are known to be in hands than are unseen")
-    return pool, fixed, mk
-
-
-def _room(sizes: Sequence[int], rest: int, fixed: dict[int, list[int]], R: int) -> tuple[dict[int, int], list[int]]:
-    """Hand sizes as room: ``cap_left[d]``, the cards still to deal to each destination (the other seats:
-    the hand size less the fixed cards; the rest pile ``R``: ``rest``), and the destinations with room
-    (seats in order, then the rest pile)."""
-    cap_left = {s: sizes[s] - len(fx) for s, fx in fixed.items()}
-    cap_left[R] = rest
-    if any(v < 0 for v in cap_left.values()):
-        raise SamplingError("a seat is known to hold more cards than it has")
-    dests = [d for d in cap_left if cap_left[d] > 0]
-    return cap_left, dests
-
-
-def _deal_demoting(classes: dict, dests: list[int], cap_left: dict[int, int]) -> tuple[Deal, set]:
-    """The exact deal of the classes to the destinations with room. When its table is too big to count,
-    the classes whose extra exclusions a uniform deal is likeliest to meet anyway are demoted to their
-    coarse destinations (a third of those left at a time, their exclusions then checked per sample)
-    until it is not. Returns the deal and the demoted class keys."""
-    total_cap = {d: cap_left[d] for d in dests}
-
-    def keep_odds(key: tuple) -> float:
-        fine, coarse = key
-        c = sum(total_cap[d] for d in coarse)
-        return (sum(total_cap[d] for d in fine) / c) ** len(classes[key])
-
-    demotable = sorted((k for k in classes if k[0] != k[1]), key=keep_odds, reverse=True)
-    demoted: set = set()
-    while True:
-        merged: dict = {}
-        for key, cards in classes.items():
-            merged.setdefault(key[1] if key in demoted else key[0], []).extend(cards)
-        try:
-            deal = build_deal(merged, dests, cap_left)
-            break
-        except TooBig:
-            undemoted = [k for k in demotable if k not in demoted]
-            if not undemoted:
-                raise SamplingError("the constraints of this view are too tangled to count") from None
-            demoted.update(undemoted[:max(1, len(undemoted) // 3)])
-    if deal.total == 0:
-        raise SamplingError("no deal of the unseen cards agrees with the view")
-    return deal, demoted
-
-
-# ---------------------------------------------------------------- history
-def _match_failed_throws(view, tricks, copies, n, me) -> dict:
-    """Trick index -> the attempted cards, for each failed throw of the view.
-
-    The view lists failed throws in order without their trick, so each is
-    matched to a trick led by that seat with the kept unit as its lead, the
-    earliest assignment in which every attempt fits the cards accounted for.
-    """
-    fts = [(s, parse_cards(a), parse_cards(p)) for s, a, p in view.failed_throws]
-    if not fts:
-        return {}
-    T = len(tricks)
-    before = [[0] * NF]                               # played before trick t
-    for _ld, ps in tricks:
-        c = list(before[-1])
-        for p in ps:
-            for f in p:
-                c[f] += 1
-        before.append(c)
-    by_seat_since = {}
-
-    def since(s, t):
-        key = (s, t)
-        if key not in by_seat_since:
-            by_seat_since[key] = _counts(
-                f for tt in range(t, T) for j, p in enumerate(tricks[tt][1])
-                if (tricks[tt][0] + j) % n == s for f in p)
-        return by_seat_since[key]
-
-    hand = _counts(view.hand)
-    kitty = _counts(view.kitty or ())
-
-    def fits(i, t) -> bool:
-        s, a, p = fts[i]
-        ld, ps = tricks[t]
-        if ld != s or ps[0] != p:
-            return False
-        ac = _counts(a)
-        if s == me:
-            mine = since(me, t)
-            return all(ac[f] <= hand[f] + mine[f] for f in range(NF))
-        withdrawn = _counts(a)
-        for f in p:
-            withdrawn[f] -= 1
-        later = since(s, t + 1)
-        for f in range(NF):
-            held = ac[f] - withdrawn[f] + max(withdrawn[f], later[f])
-            others = sum(since(o, t)[f] for o in range(n) if o != s)
-            mine_now = hand[f] if me != s else 0
-            if held + others + before[t][f] + mine_now + kitty[f] > copies[f]:
-                return False
-        return True
-
-    out: dict = {}
-
-    def assign(i, t0) -> bool:
-        if i == len(fts):
-            return True
-        for t in range(t0, T):
-            if fits(i, t):
-                out[t] = fts[i][1]
-                if assign(i + 1, t + 1):
-                    return True
-                del out[t]
-        return False
-
-    assign(0, 0)
-    return out
-
-
-def _no_set_tricks(tricks, esuit, rules, trump, n) -> dict:
-    """The first trick at which each no-set fact follows, as the engine
-    infers them (``State._infer``); the view lists the facts without it."""
-    first: dict = {}
-    for t, (ld, ps) in enumerate(tricks):
-        lead = ps[0]
-        k = no_set_width(lead, trump, rules)
-        if not k:
-            continue
-        e = esuit[lead[0]]
-        for j in range(1, len(ps)):
-            p = ps[j]
-            if sum(1 for f in p if esuit[f] == e) >= len(lead) and not holds_set(p, k):
-                first.setdefault(((ld + j) % n, e, k), t)
-    return first
 
 
 _CACHE: list = []
