@@ -18,11 +18,11 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from importlib import resources
 from typing import Any, Optional
 from urllib.parse import parse_qs, urlparse
 
 from .table import Session
+from ..render.html import KIT
 from ..types import ArenaError
 
 __all__ = ["TableServer"]
@@ -32,12 +32,8 @@ MAX_BODY = 4096
 
 
 def _page() -> bytes:
-    web = resources.files("arena.render").joinpath("web")
-    text = web.joinpath("table.html").read_text(encoding="utf-8")
-    return (text.replace("/*{{BASE}}*/", web.joinpath("base.css").read_text(encoding="utf-8"))
-            .replace("/*{{STYLE}}*/", web.joinpath("table.css").read_text(encoding="utf-8"))
-            .replace("/*{{CARDS}}*/", web.joinpath("cards.js").read_text(encoding="utf-8"))
-            .replace("/*{{SCRIPT}}*/", web.joinpath("table.js").read_text(encoding="utf-8"))).encode()
+    """The table's page, through the page kit (:mod:`arena.render.html`)."""
+    return KIT.render("table.html.j2").encode()
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -2,7 +2,7 @@
 interval, the duplicate score, margins, game points, deals, faults) and the
 head-to-head cross-table.
 
->>> from arena.ratings import standings
+>>> from arena.stats.ratings import standings
 >>> from arena.types import Entrant
 >>> print(format_standings(standings([], [Entrant("A", "heuristic")])))
  #  entrant  Elo  95% interval  dup score (95%)  margin  game  deals  faults

@@ -6,7 +6,8 @@ acted and what they did, every seat's hand (the all-hands view), the
 buried cards, and each seat's own view as the protocol's narrator tells it
 (a whole view, then the changes of each action), so that the one-seat view
 shows exactly what that seat knew. :func:`page` puts that data, the
-page's script and its style into one HTML file that opens with no server
+page's script and its style into one HTML file (through the page kit,
+:mod:`arena.render.html`) that opens with no server
 and no network.
 
 Nothing here knows a rule: which cards are trumps and how a hand is
@@ -31,10 +32,7 @@ True
 
 from __future__ import annotations
 
-import html
-import json
 from collections.abc import Sequence
-from importlib import resources
 from typing import Any, Optional
 
 from core import kernel
@@ -46,6 +44,8 @@ from core.records import replay_deal, replay_match
 from core.phases import PHASE_NAMES
 from core.levels import PlayerLevel
 from core.state import State
+
+from .html import KIT
 
 __all__ = ["viewer_data", "page", "write_page", "card_order"]
 
@@ -164,21 +164,10 @@ def viewer_data(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"kind": kind, "deals": [d.data() for d in deals]}
 
 
-def _asset(name: str) -> str:
-    return resources.files("arena.render").joinpath("web", name).read_text(encoding="utf-8")
-
-
 def page(records: Sequence[dict[str, Any]], title: str) -> str:
-    """The viewer's whole page for a record: HTML with its data, script and style inside."""
-    data = viewer_data(records)
-    blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")   # never ends the script early
-    return (_asset("viewer.html")
-            .replace("{{TITLE}}", html.escape(title))
-            .replace("/*{{BASE}}*/", _asset("base.css"))
-            .replace("/*{{STYLE}}*/", _asset("viewer.css"))
-            .replace("/*{{CARDS}}*/", _asset("cards.js"))
-            .replace("/*{{SCRIPT}}*/", _asset("viewer.js"))
-            .replace("{{DATA}}", blob))
+    """The viewer's whole page for a record: HTML with its data, script and
+    style inside (the data as JSON that cannot end its script element)."""
+    return KIT.render("viewer.html.j2", title=title, data=viewer_data(records))
 
 
 def write_page(records: Sequence[dict[str, Any]], title: str, out: str) -> None:
