@@ -27,7 +27,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 from math import comb
-from typing import Optional, cast
+from typing import Optional
 
 from .cards import NUM_FACES as NF
 from .errors import SamplingError
@@ -372,7 +372,7 @@ def place_known(unseen: list[int], need: Bounds, mk: list[int], cap: Bounds,
                 pool[f] -= need[s][f]
     for f in range(NF):
         if mk[f] and maker in need:
-            mk[f] = max(0, mk[f] - need[cast(int, maker)][f])    # copies known in the hand count too
+            mk[f] = max(0, mk[f] - need[maker][f])    # copies known in the hand count too
         pool[f] -= mk[f]
         if pool[f] < 0:
             raise SamplingError("more cards are known to be in hands than are unseen")

@@ -126,7 +126,8 @@ def unseen_cards(view: PlayerView, copies: list[int], played: list[int], others:
     return unseen, rest
 
 
-def match_failed_throws(view, tricks, copies, n, me) -> dict:
+def match_failed_throws(view: PlayerView, tricks: list[Trick], copies: list[int], n: int,
+                        me: int) -> dict[int, Cards]:
     """Trick index -> the attempted cards, for each failed throw of the view.
 
     The view lists failed throws in order without their trick, so each is
@@ -144,9 +145,9 @@ def match_failed_throws(view, tricks, copies, n, me) -> dict:
             for f in p:
                 c[f] += 1
         before.append(c)
-    by_seat_since = {}
+    by_seat_since: dict[tuple[int, int], list[int]] = {}
 
-    def since(s, t):
+    def since(s: int, t: int) -> list[int]:
         key = (s, t)
         if key not in by_seat_since:
             by_seat_since[key] = counts(
@@ -157,7 +158,7 @@ def match_failed_throws(view, tricks, copies, n, me) -> dict:
     hand = counts(view.hand)
     kitty = counts(view.kitty or ())
 
-    def fits(i, t) -> bool:
+    def fits(i: int, t: int) -> bool:
         s, a, p = fts[i]
         ld, ps = tricks[t]
         if ld != s or ps[0] != p:
@@ -178,9 +179,9 @@ def match_failed_throws(view, tricks, copies, n, me) -> dict:
                 return False
         return True
 
-    out: dict = {}
+    out: dict[int, Cards] = {}
 
-    def assign(i, t0) -> bool:
+    def assign(i: int, t0: int) -> bool:
         if i == len(fts):
             return True
         for t in range(t0, T):
@@ -195,10 +196,11 @@ def match_failed_throws(view, tricks, copies, n, me) -> dict:
     return out
 
 
-def no_set_tricks(tricks, esuit, rules, trump, n) -> dict:
+def no_set_tricks(tricks: list[Trick], esuit: list[int], rules: Rules, trump: Optional[Trump],
+                  n: int) -> dict[tuple[int, int, int], int]:
     """The first trick at which each no-set fact follows, as the engine
     infers them (``State._infer``); the view lists the facts without it."""
-    first: dict = {}
+    first: dict[tuple[int, int, int], int] = {}
     for t, (ld, ps) in enumerate(tricks):
         lead = ps[0]
         k = no_set_width(lead, trump, rules)

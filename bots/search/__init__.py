@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Optional
 
+from core.cards import Cards
+
 from ._tree import POLICIES, SearchTree, playout, policy_play
 
 __all__ = ["POLICIES", "SearchTree", "playout", "policy_play", "Node", "play_key"]
@@ -38,7 +40,7 @@ class Node:
 
     __slots__ = ("cards", "children", "visits", "total", "avail")
 
-    def __init__(self, cards: Optional[Sequence[int]]) -> None:
+    def __init__(self, cards: Optional[Cards]) -> None:
         self.cards = cards
         self.children: dict[int, Node] = {}
         self.visits = 0
