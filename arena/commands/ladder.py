@@ -300,7 +300,7 @@ def _entrants(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from ..ladder.server import serve
+    from ..ladder.web import serve
 
     lad = _open(args)
 

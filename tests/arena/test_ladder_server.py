@@ -1,4 +1,4 @@
-"""The ladder's web server (:mod:`arena.ladder.server`), served for real on
+"""The ladder's web server (:mod:`arena.ladder.web`), served for real on
 127.0.0.1 (a free port) from a thread, and asked over HTTP.
 
 A small ladder is built once for the module: two built-in entrants and a
@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from arena.ladder import Ladder, LadderRules, ratings, run_ladder
-from arena.ladder.server import serve
+from arena.ladder.web import serve
 from arena.types import ArenaError
 
 TOKENS = {"ann": "tok-ann-0123456789", "bob": "tok-bob-9876543210"}
@@ -295,12 +295,12 @@ def test_unknown_pages_are_404_pages(server, path):
 
 
 def test_a_server_error_is_one_line_without_a_traceback(server, monkeypatch):
-    from arena.ladder import server as module
+    from arena.ladder.web import service as module
 
     def broken(self):
         raise RuntimeError("secret detail /srv/private")
 
-    monkeypatch.setattr(module._Service, "standings", broken)
+    monkeypatch.setattr(module.Service, "standings", broken)
     status, got = get_json(server, "/api/standings")
     assert status == 500 and set(got) == {"error"}
     assert "secret" not in got["error"] and "Traceback" not in got["error"]
@@ -309,12 +309,12 @@ def test_a_server_error_is_one_line_without_a_traceback(server, monkeypatch):
 
 
 def test_a_ladder_error_is_one_line_in_the_log(server, monkeypatch, caplog):
-    from arena.ladder import server as module
+    from arena.ladder.web import service as module
 
     def damaged(self):
         raise ArenaError("/srv/lad/ladder.db is damaged (a ratings snapshot is not JSON)")
 
-    monkeypatch.setattr(module._Service, "standings", damaged)
+    monkeypatch.setattr(module.Service, "standings", damaged)
     caplog.set_level(logging.WARNING)
     status, got = get_json(server, "/api/standings")
     assert status == 500 and "damaged" not in got["error"] and "log" in got["error"]
@@ -517,7 +517,7 @@ def raw_request(server: Served, data: bytes, timeout: float = 30) -> tuple[int, 
 
 
 def test_a_retire_body_that_cannot_be_read_is_refused(server, ladder, monkeypatch):
-    from arena.ladder import server as module
+    from arena.ladder.web import api as module
 
     ann = {"Content-Type": "application/json", **auth("ann")}
     path = "/api/entrants/rnd/retire"
@@ -559,7 +559,7 @@ def test_an_oversized_upload_is_refused_while_it_streams(server, ladder):
 
 
 def test_a_slow_submission_holds_up_its_owner_only(server, ladder):
-    from arena.ladder import server as module
+    from arena.ladder.web import service as module
 
     until = time.time() + 12
     slow: dict[str, object] = {}
@@ -655,7 +655,7 @@ def test_a_zip_of_a_folder_is_taken(server, ladder):
 
 
 def test_requests_it_cannot_parse_are_one_line_each_in_the_log(ladder, caplog):
-    from arena.ladder import server as module
+    from arena.ladder.web import app as module
 
     served = Served(ladder)              # a server of its own, with its own count of lines
     try:

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from arena.ladder.store import LadderStore
-from arena.store.results import Store
+from arena.store import Store
 from arena.types import ArenaError, DealOutcome, Entrant, Job, JobResult
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -203,7 +203,7 @@ def test_a_ladder_and_its_server_open_the_database_only_through_sqlite(tmp_path,
 
     from arena.ladder.folder import Ladder, LadderRules
     from arena.ladder.rounds import run_ladder
-    from arena.ladder.server import serve
+    from arena.ladder.web import serve
 
     folder = tmp_path / "lad"
     db = folder / "ladder.db"
