@@ -33,6 +33,7 @@ def test_a_ladder_report_has_every_section_with_the_ladders_numbers(ladder, tmp_
     for section in ("standings", "history", "duplicate", "head-to-head", "faults", "roles", "games"):
         assert f'<section id="{section}">' in text, section
     assert text.count("<svg") >= 3                 # Elo bars, rating history, heat map
+    assert "<svg class='history'" in text
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text)
     games, fitted = ratings(ladder, samples=200)
     assert f"{games} games in " in text
@@ -41,9 +42,9 @@ def test_a_ladder_report_has_every_section_with_the_ladders_numbers(ladder, tmp_
     for r in fitted:
         row = cells[r.label]
         assert row[3] == f"{r.elo:+.0f}", (r.label, row)
-        assert row[5] == str(r.deals)
-        assert row[9] == str(sum(r.faults.values()))
-        assert ("provisional" in row[10]) == r.provisional and ("retired" in row[10]) == r.retired
+        assert row[6] == str(r.deals)
+        assert row[10] == str(sum(r.faults.values()))
+        assert ("provisional" in row[11]) == r.provisional and ("retired" in row[11]) == r.retired
     # faults: the table counts what the ladder stored, and each faulting game has a page
     with ladder.store(read_only=True) as st:
         stored = {e.label: st.faults_of(e.id) for e in st.entrants()}

@@ -24,6 +24,7 @@ import socket
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -691,3 +692,73 @@ def test_a_port_in_use_is_one_line(ladder):
         port = s.getsockname()[1]
         with pytest.raises(ArenaError, match=f"^port {port} on 127.0.0.1 is in use$"):
             serve(ladder, "127.0.0.1", port)
+
+
+# ---------------------------------------------------------------------- escaping
+
+HOSTILE = ("<script>alert(1)</script>", '"><img src=x onerror=alert(1)>')
+
+
+def assert_escaped(page: str, where: str) -> None:
+    """No hostile text is in ``page`` as markup."""
+    assert "<script>alert(1)" not in page and "<img src=x" not in page, where
+
+
+@pytest.fixture(scope="module")
+def hostile_ladder(ladder, tmp_path_factory):
+    """A copy of the test ladder whose owner, note, an entrant's name and
+    every fault message are hostile markup (written past the checks the
+    ladder makes on the way in)."""
+    import shutil
+    import sqlite3
+
+    folder = tmp_path_factory.mktemp("hostile") / "lad"
+    shutil.copytree(ladder.folder, folder, ignore=shutil.ignore_patterns("bots", "logs"))
+    con = sqlite3.connect(folder / "ladder.db")
+    with con:
+        con.execute("UPDATE entrants SET owner = ?, note = ? WHERE name = 'flaky'", HOSTILE)
+        con.execute("UPDATE entrants SET name = ? WHERE name = 'heur'", (HOSTILE[1],))
+        con.execute("UPDATE faults SET message = ?", (HOSTILE[0],))
+        for game_id, text in con.execute("SELECT id, result_json FROM games").fetchall():
+            result = json.loads(text)
+            for f in result.get("faults", []):
+                f["message"] = HOSTILE[1]
+            con.execute("UPDATE games SET result_json = ? WHERE id = ?", (json.dumps(result), game_id))
+    con.close()
+    return Ladder(str(folder))
+
+
+def test_hostile_names_notes_and_messages_are_escaped_on_every_page(hostile_ladder, tmp_path):
+    served = Served(hostile_ladder)
+    try:
+        board = call(served, "GET", "/")[2].decode()
+        assert_escaped(board, "leaderboard")
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in board and "&#34;&gt;&lt;img src=x" in board
+        entrant = call(served, "GET", "/entrants/flaky")[2].decode()
+        assert_escaped(entrant, "entrant page")
+        assert entrant.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 1 and "&#34;&gt;&lt;img" in entrant
+        with hostile_ladder.store(read_only=True) as st:
+            game_id = st.faults_of(next(e.id for e in st.entrants() if e.name == "flaky"))[0][0]
+            heur = next(e.id for e in st.entrants() if e.name == HOSTILE[1])
+            played = st.games_of(heur, 1)[0].id
+        for gid in (game_id, played):
+            status, _, body = call(served, "GET", f"/games/{gid}")
+            assert status == 200
+            assert_escaped(body.decode(), f"game {gid}")
+            assert body.decode().count("</script>") == 2          # the data's and the script's own ends
+        status, _, body = call(served, "GET", "/entrants/" + urllib.parse.quote(HOSTILE[0]))
+        assert status == 404
+        assert_escaped(body.decode(), "404 page")
+        status, got = get_json(served, f"/api/games/{game_id}")
+        assert status == 200 and any(f["message"] == HOSTILE[1] for f in got["faults"])     # JSON: as it is
+    finally:
+        served.stop()
+    from arena.commands import main
+
+    out = tmp_path / "hostile.html"
+    assert main(["report", "--ladder", hostile_ladder.folder, "-o", str(out), "--samples", "50", "--games", "3"]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert_escaped(text, "ladder report")
+    assert "&#34;&gt;&lt;img src=x" in text          # the name and the faults' messages (from the games)
+    for page in (tmp_path / "hostile_games").iterdir():
+        assert_escaped(page.read_text(encoding="utf-8"), page.name)

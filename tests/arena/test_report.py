@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.commands import main
-from arena.store.results import Store
+from arena.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 CRASH = f"crash={ROOT / 'tests' / 'arena' / 'faulty_bots.py'}:CrashBot"
@@ -65,11 +65,12 @@ def test_a_run_report_has_every_section_with_the_runs_numbers(run_db, tmp_path, 
     rows = {r["name"]: r for r in json.loads(js)["standings"]["rows"]}
     cells = _cells(text, "standings-table")
     assert set(cells) == set(rows) == {"random", "heuristic", "crash"}
+    assert text.count("<svg class='ci'") == sum(1 for r in rows.values() if r["elo"] is not None)   # the Elo bars
     for name, r in rows.items():
         assert cells[name][3] == f"{r['elo']:+.0f}"
-        assert cells[name][5] == str(r["deals"])
-        assert cells[name][6].startswith(f"{r['dup']['mean']:+.1f}")
-        assert cells[name][9] == str(sum(r["faults"].values()))
+        assert cells[name][6] == str(r["deals"])
+        assert cells[name][7].startswith(f"{r['dup']['mean']:+.1f}")
+        assert cells[name][10] == str(sum(r["faults"].values()))
     # faults: the table's counts and one linked viewer page per faulting game
     with Store(str(run_db), read_only=True) as store:
         faults = store.faults(1)
@@ -135,7 +136,7 @@ def test_a_tuning_report_draws_each_parameters_trajectory(tmp_path, capsys):
     assert code == 0, err
     text = out.read_text(encoding="utf-8")
     traj = json.loads((tmp_path / "traj" / "trajectory.json").read_text())
-    row = re.search(r"<tr data-param=throw_risk>(.*?)</tr>", text).group(1)
+    row = re.search(r'<tr data-param="throw_risk">(.*?)</tr>', text).group(1)
     assert f"<td class=now>{traj['theta'][-1][0]:.6g}</td>" in row and "after 4 iterations" in text
     assert '<section id="trajectory">' in text and "<svg" in text
 
@@ -188,3 +189,26 @@ def test_a_stored_key_never_becomes_a_path_outside_the_report(run_db, tmp_path, 
     assert code == 0, err
     assert not list(tmp_path.glob("**/escaped*")) and not (tmp_path.parent / "escaped.html").exists()
     assert "../../escaped" in out.read_text(encoding="utf-8")          # listed, but without a page
+
+
+def test_hostile_names_and_fault_messages_are_escaped(run_db, tmp_path, capsys):
+    import shutil
+    import sqlite3
+
+    hostile = ("<script>alert(1)</script>", '"><img src=x onerror=alert(1)>')
+    db = tmp_path / "hostile.db"
+    shutil.copy(run_db, db)
+    con = sqlite3.connect(db)
+    with con:
+        con.execute("UPDATE entrants SET name = ? WHERE name = 'crash'", (hostile[0],))
+        con.execute("UPDATE entrants SET spec = ? WHERE name = 'random'", (hostile[1],))
+        con.execute("UPDATE faults SET message = ?", (hostile[1],))
+    con.close()
+    out = tmp_path / "hostile.html"
+    code, _, err = _run(capsys, "report", "--db", str(db), "-o", str(out), "--samples", "20", "--games", "2")
+    assert code == 0, err
+    text = out.read_text(encoding="utf-8")
+    assert "<script>alert(1)" not in text and "<img src=x" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text and "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in text
+    for page in (tmp_path / "hostile_games").iterdir():
+        assert "<script>alert(1)" not in page.read_text(encoding="utf-8")

@@ -85,7 +85,22 @@ def test_the_page_is_one_file_that_needs_no_network(tmp_path):
     assert text.count("<script") == 2 and "</script> title" not in text
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text)     # nothing fetched
     blob = re.search(r'<script id="data" type="application/json">(.*?)</script>', text, re.S).group(1)
-    assert json.loads(blob.replace("<\\/", "</"))["deals"][0]["players"] == 6
+    assert json.loads(blob)["deals"][0]["players"] == 6
+
+
+def test_hostile_names_cannot_leave_the_pages_data(tmp_path):
+    hostile = ["</script><script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "<!--", "a\u2028b\u2029c",
+               "&amp; <b>"]
+    rules = Rules.preset("pagat", players=5)
+    records = match_record(play_random_match(rules, 1, random.Random(4), 1))
+    records[0]["players"] = hostile
+    text = page(records, '<script>alert(1)</script> "><img src=x onerror=alert(1)>')
+    assert text.count("<script") == 2 and text.count("</script>") == 2
+    assert "<img src=x" not in text and "<!--" not in text and "\u2028" not in text and "\u2029" not in text
+    assert "<title>&lt;script&gt;alert(1)&lt;/script&gt; &#34;&gt;&lt;img src=x onerror=alert(1)&gt;</title>" in text
+    blob = re.search(r'<script id="data" type="application/json">(.*?)</script>', text, re.S).group(1)
+    assert not set(blob) & set("<>&\u2028\u2029")
+    assert json.loads(blob)["deals"][0]["names"] == hostile
 
 
 def _run(capsys, *argv):
