@@ -50,7 +50,7 @@ def json_script(obj: Any) -> Markup:
     return Markup(text)  # every character that could leave the element is escaped above
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _asset_text(package: str, name: str) -> str:
     return resources.files(package).joinpath(name).read_text(encoding="utf-8")
 
