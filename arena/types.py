@@ -102,7 +102,7 @@ class DealOutcome:
     points (``total_points - 2 * opponents_points`` for the maker side).
     ``forfeit`` is the seat whose fault forfeited the deal (-1: none); then
     ``maker_side`` holds that entrant's seats, the losing side (see
-    :func:`arena.play.forfeit_outcome`).
+    :func:`arena.table.table.forfeit_outcome`).
     """
 
     seats: tuple[int, ...]

@@ -258,7 +258,7 @@ def _paired_rates(bot: str, deals: int, rounds: int) -> tuple[float, float]:
     speeds up or slows down during the bench weighs on both alike); each
     rate is all the deals of its mode over all its time. Both modes run on
     one and the same CPU (a machine's CPUs need not be equally fast; a run's
-    worker holds one CPU in either mode, see :func:`arena.executors.pin_cpu`)."""
+    worker holds one CPU in either mode, see :func:`arena.tournament.executors.pin_cpu`)."""
     from ..tournament.executors import pin_cpu, this_cpu, unpin
 
     times = {"builtins": 0.0, "none": 0.0}

@@ -1,5 +1,5 @@
 """``pengyou duel A B``: two bots on duplicate deals, margins with 95% intervals
-(the games are :func:`arena.duel.run_duel`'s)."""
+(the games are :func:`arena.tournament.duel.run_duel`'s)."""
 
 from __future__ import annotations
 

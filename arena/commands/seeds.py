@@ -1,5 +1,5 @@
 """``pengyou seeds generate | verify``: make or check deal-seed suites (the
-suites are :mod:`arena.seeds`').
+suites are :mod:`arena.tournament.suites`').
 
 ``pengyou seeds generate NAME --count N --master M [--out PATH] [--force]``
 writes a new suite; ``pengyou seeds verify NAME_OR_PATH...`` checks suites and
@@ -22,10 +22,10 @@ __all__ = ["add_parsers", "run"]
 
 
 def _suites_dir() -> Path:
-    """The folder of the shipped suites, :data:`arena.seeds.SEEDS_DIR`, found without
+    """The folder of the shipped suites, :data:`arena.tournament.suites.SEEDS_DIR`, found without
     importing the suite library, which every ``pengyou`` command would then load.
 
-    >>> from arena.seeds import SEEDS_DIR
+    >>> from arena.tournament.suites import SEEDS_DIR
     >>> _suites_dir() == SEEDS_DIR
     True
     """

@@ -1,4 +1,4 @@
-"""``pengyou sprt``: a sequential test of bot A against bot B (the test is :mod:`arena.sprt`'s).
+"""``pengyou sprt``: a sequential test of bot A against bot B (the test is :mod:`arena.tournament.sprt`'s).
 
 ``pengyou sprt A B --elo0 0 --elo1 20``, or ``pengyou sprt TEST.toml`` where
 the file is an arena spec with two entrants and an ``[sprt]`` table
@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from .common import parse_settings
 
 if TYPE_CHECKING:
-    from ..tournament.sprt import SprtState, SprtTest
+    from ..stats.sprt import SprtState
+    from ..tournament.sprt import SprtTest
 
 __all__ = ["add_parsers", "run", "sprt_from_args"]
 
@@ -61,7 +62,8 @@ def _number(where: str, key: str, value: Any) -> float:
 def sprt_from_args(args: argparse.Namespace) -> tuple[SprtTest, str]:
     """The test the command line asks for, and the text its seeds come from."""
     from ..tournament.spec import read_toml, spec_from_data, spec_from_options
-    from ..tournament.sprt import Hypotheses, SprtTest
+    from ..stats.sprt import Hypotheses
+    from ..tournament.sprt import SprtTest
     from ..types import ArenaError
 
     table: dict[str, Any] = {}
@@ -131,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise ArenaError(f"--workers: {args.workers} is not at least 1")
     from ..tournament.runner import setup_logging
-    from ..store.results import log_path_for
+    from ..store import log_path_for
 
     setup_logging(log_path_for(args.db))
     a, b = test.spec.entrants

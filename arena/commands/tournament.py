@@ -21,7 +21,7 @@ from .common import OneLineParser, parse_settings
 
 if TYPE_CHECKING:
     from ..tournament.spec import TournamentSpec
-    from ..store.results import Store
+    from ..store import Store
     from ..types import Entrant, Job, JobResult
 
 __all__ = ["DEFAULT_SPEC", "add_parsers", "build_spec", "expand_grid", "run"]
@@ -211,7 +211,7 @@ def _print_standings(store: Store, run_id: int, samples: int, as_json: bool) -> 
 def _run_tournament(args: argparse.Namespace) -> int:
     """``arena run``: play what the run lacks, then print the standings."""
     from ..tournament.runner import run_tournament, setup_logging
-    from ..store.results import Store, log_path_for, refuse_database_path
+    from ..store import Store, log_path_for, refuse_database_path
     from ..types import ArenaError
 
     spec = build_spec(args)
@@ -254,7 +254,7 @@ def _print_record(store: Store, args: argparse.Namespace) -> None:
     if args.out is None:
         print(record, end="")
         return
-    from ..store.results import refuse_database_path
+    from ..store import refuse_database_path
 
     refuse_database_path(args.out, args.db, "--out")
     try:
@@ -286,7 +286,7 @@ def _view(store: Store, args: argparse.Namespace) -> None:
     from core.records import read_records
 
     from ..render.viewer import write_page
-    from ..store.results import refuse_database_path
+    from ..store import refuse_database_path
     from .deals import open_page
 
     run_id = _latest(store, args.run, args.db)
@@ -375,7 +375,7 @@ def _job_line(job: Job, entrants: Sequence[Entrant], result: Optional[JobResult]
 
 def run(args: argparse.Namespace) -> int:
     """Run ``pengyou arena ...``; the exit status."""
-    from ..store.results import Store
+    from ..store import Store
 
     cmd = args.arena_command
     if cmd == "run":

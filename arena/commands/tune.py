@@ -1,4 +1,4 @@
-"""``pengyou tune``: SPSA over a bot's numeric parameters (:mod:`arena.spsa`), then an SPRT of
+"""``pengyou tune``: SPSA over a bot's numeric parameters (:mod:`arena.tournament.tune`), then an SPRT of
 the tuned values against the start values on fresh deals.
 
 ``pengyou tune ismcts:iterations=1000 --param c=0.7,0.1,2.5,0.15,0.002
@@ -47,10 +47,11 @@ def add_parsers(sub: Any) -> None:
 
 
 def tune_spec_from_args(args: argparse.Namespace) -> Any:
-    """The :class:`arena.spsa.TuneSpec` the command line asks for."""
+    """The :class:`arena.tournament.tune.TuneSpec` the command line asks for."""
     from bots.base import BotError, describe_bot, parse_spec
 
-    from ..tournament.tune import TuneParam, TuneSpec
+    from ..stats.spsa import TuneParam
+    from ..tournament.tune import TuneSpec
     from ..types import ArenaError
 
     if not args.param:
@@ -89,10 +90,11 @@ def tune_spec_from_args(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Run ``pengyou tune``; the exit status."""
     from ..tournament.runner import setup_logging
-    from ..store.results import log_path_for
+    from ..store import log_path_for
     from ..tournament.spec import spec_from_options
     from ..tournament.tune import run_tune, write_trajectory
-    from ..tournament.sprt import Hypotheses, SprtTest, format_state, run_sprt
+    from ..stats.sprt import Hypotheses
+    from ..tournament.sprt import SprtTest, format_state, run_sprt
     from ..types import ArenaError
 
     spec = tune_spec_from_args(args)

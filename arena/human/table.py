@@ -1,7 +1,7 @@
 """A person at the table: one seat played from a browser page (or a terminal)
 against bots, through the arena's own referee.
 
-:class:`HumanTable` is the referee's table (:class:`arena.play._Table`: the
+:class:`HumanTable` is the referee's table (:class:`arena.table.table.Table`: the
 bots in this process or sandboxed, their faults, their news) with one seat
 kept for a person: when that seat is to act, the table asks the
 :class:`Session` instead of a bot and waits. The session checks every
@@ -9,7 +9,7 @@ action the person sends against the engine (``State.action_error``, the one
 owner of legality) before the table sees it, so a wrong click is refused
 with the engine's message and the deal goes on; it publishes after every
 action what the person's seat may know (its view, and the actions it saw),
-which the page (:mod:`arena.human_server`) or the terminal shows.
+which the page (:mod:`arena.human.server`) or the terminal shows.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """The ladder: submitted bots validated in the sandbox, playing continuously,
 with persistent ratings (guide: ``docs/ladder.md``).
 
-- :mod:`arena.ladder.ladder`: a ladder's folder, its rules, submission and
+- :mod:`arena.ladder.folder`: a ladder's folder, its rules, submission and
   validation, retirement;
 - :mod:`arena.ladder.files`: an upload's files taken into storage safely;
 - :mod:`arena.ladder.store`: its SQLite database;
-- :mod:`arena.ladder.run`: scheduling rounds, playing them, the ratings.
+- :mod:`arena.ladder.rounds`: scheduling rounds, playing them, the ratings.
 """
 
 from .folder import Ladder, LadderRules, validate_entrant

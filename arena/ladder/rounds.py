@@ -6,7 +6,7 @@ entrants with the fewest deals come first (every new submission, as soon as
 the round after it is accepted), then those with the widest intervals,
 each against an active entrant of a similar rating that it has met least.
 Each pair plays a duplicate group: one deal seed with the pair's seating
-rotated through every seat (:func:`arena.schedule.lineups`). The groups of a
+rotated through every seat (:func:`arena.tournament.schedule.lineups`). The groups of a
 round are written before a game is played; each game is written as it
 comes back, unique by (group, rotation), and a runner started again first
 finishes the groups left open, so a runner killed at any moment (``kill
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from ..tournament.executors import Lost, make_executor
 from ..tournament.schedule import lineups, period
-from ..store.results import Owner
+from ..store import Owner
 from ..types import ArenaError, FAULT_KINDS, Job, JobResult
 from .folder import Ladder
 from .store import EntrantRow, GameRow, GroupRow, LadderStore

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 from collections.abc import Callable, Iterable, Sequence
 
-from ..store.results import SQLiteFile
+from ..store import SQLiteFile
 from ..types import ArenaError, Fault, JobResult
 
 __all__ = ["LadderStore", "EntrantRow", "GroupRow", "GameRow", "hash_token", "KINDS"]

@@ -3,8 +3,8 @@
 A :class:`Zygote` is a fresh Python process (started with ``exec``, so it
 holds none of the referee's memory: no state, no secret) that has imported
 the engine and the built-in bots once. On request it forks a bot process,
-walls it in (:mod:`arena.jail`) and runs either the Python host
-(:mod:`arena.host`, for bot classes) or a program (``cmd:...``). Forking a
+walls it in (:mod:`arena.sandbox.jail`) and runs either the Python host
+(:mod:`arena.sandbox.host`, for bot classes) or a program (``cmd:...``). Forking a
 ready interpreter takes a millisecond or two, where starting Python and
 importing the engine takes a tenth of a second.
 
@@ -16,7 +16,7 @@ where namespaces are not available). Between its turns a bot is stopped
 (``SIGSTOP`` to its process group, which it cannot leave).
 
 Each bot has a control group of its own where the system allows one
-(:class:`arena.jail.Cgroups`): the kernel kills a bot whose processes
+(:class:`arena.sandbox.jail.Cgroups`): the kernel kills a bot whose processes
 together hold more memory than its limit, and the fork server tells the
 referee so (a ``memory`` fault, not ``died``). Groups are removed as their
 bots end.

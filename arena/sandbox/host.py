@@ -10,7 +10,7 @@ job (a deal message with ``"first": true``), as the in-process arena does.
 What the bot prints goes to standard error (the referee keeps it in the
 bot's log); the protocol has the real standard output to itself.
 
-Run by hand (``python -m arena.host SPEC``) it speaks the protocol on the
+Run by hand (``python -m arena.sandbox.host SPEC``) it speaks the protocol on the
 terminal, for trying a bot out.
 """
 
@@ -201,10 +201,10 @@ def run_sandboxed(spec: str) -> int:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """``python -m arena.host SPEC``: serve one bot on this terminal."""
+    """``python -m arena.sandbox.host SPEC``: serve one bot on this terminal."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m arena.host BOT_SPEC", file=sys.stderr)
+        print("usage: python -m arena.sandbox.host BOT_SPEC", file=sys.stderr)
         return 2
     return run_sandboxed(args[0])
 

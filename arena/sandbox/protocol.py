@@ -13,7 +13,7 @@ whole description. This module is its one owner on the referee's side
 >>> read_answer('{"type": "action", "id": 2, "action": "pass"}', 3)
 Traceback (most recent call last):
 ...
-arena.protocol.ProtocolError: answered request 2, but request 3 was asked
+arena.sandbox.protocol.ProtocolError: answered request 2, but request 3 was asked
 """
 
 from __future__ import annotations

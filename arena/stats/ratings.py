@@ -19,7 +19,7 @@ computes:
 * :func:`seat_stats`: deals, seats, raw card margin and game points.
 * :func:`cross_table`: head-to-head margins and win rates.
 * :func:`standings`: all of the above per entrant (put into text by
-  :mod:`arena.standings_text`).
+  :mod:`arena.render.standings`).
 
 Two entrants in a four-seat game, always partners of themselves: when A's
 side makes, it wins 3 deals of 4; when B's side makes, it wins 1 of 4. So A
@@ -420,7 +420,7 @@ def bootstrap_elo(results: Iterable[JobResult], n_entrants: int, samples: int = 
 
 # ------------------------------------------------------------------ scores
 def _interval(xs: Sequence[float]) -> Interval:
-    """Mean with a 95 % normal interval, as :func:`arena.duel.mean_interval`."""
+    """Mean with a 95 % normal interval, as :func:`arena.tournament.duel.mean_interval`."""
     n = len(xs)
     if n == 0:
         return Interval(math.nan, -_INF, _INF, 0)

@@ -41,21 +41,17 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import sqlite3
-import stat
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, UTC
-from pathlib import Path
-from typing import Any, Optional, TypeVar, Union
-from collections.abc import Iterator, Sequence
+from typing import Any, Optional, Union
+from collections.abc import Sequence
 
 from ..types import ArenaError, Entrant, Fault, Job, JobResult
+from .leases import Owner
+from .sqlite import SQLiteFile, now_utc, one_line
 
-__all__ = ["DEFAULT_DB", "SCHEMA_VERSION", "STATUSES", "RunInfo", "SQLiteFile", "Store", "Owner",
-           "log_path_for", "refuse_database_path"]
+__all__ = ["DEFAULT_DB", "SCHEMA_VERSION", "STATUSES", "RunInfo", "Store"]
 
 #: The results database used when none is given (in the current directory).
 DEFAULT_DB = "arena.db"
@@ -140,57 +136,30 @@ _LEASES = """CREATE TABLE IF NOT EXISTS leases (
 )"""
 
 
-@dataclass(frozen=True)
-class Owner:
-    """A runner holding leases: this host, this process, and a random part
-    (a pid can be reused)."""
-
-    host: str
-    pid: int
-    id: str
-
-    @classmethod
-    def me(cls) -> Owner:
-        """The owner that is this process."""
-        import socket
-
-        host = socket.gethostname()
-        return cls(host, os.getpid(), f"{host}:{os.getpid()}:{secrets.token_hex(6)}")
-
-    def kept_from(self, owner: str, host: str, pid: int, expires: float, now: float) -> bool:
-        """Whether a lease (its owner's id, host, pid and end) keeps its job
-        from this owner at ``now``: another owner's, not run out, and that
-        owner not known to be gone."""
-        return owner != self.id and expires > now and self.alive(host, pid)
-
-    def alive(self, host: str, pid: int) -> bool:
-        """Whether the owner on ``host`` with ``pid`` may still be running
-        (always true of another host's: only its lease's time says)."""
-        if host != self.host:
-            return True
-        if pid == self.pid:
-            return True
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return _is_zombie(pid) is not True
-
-
-def _is_zombie(pid: int) -> Optional[bool]:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[1].split()[0] == b"Z"
-    except (OSError, IndexError):
-        return None
-
-
-# Primary SQLite result codes (the low byte of an extended code).
-_PERM, _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 3, 5, 6, 8, 10, 11, 13, 14, 26
 
 _INT64 = range(-(2 ** 63), 2 ** 63)
+
+
+#: A sequential test's state and LLR path, one per run and hypotheses (made on first use).
+_SPRT = """CREATE TABLE IF NOT EXISTS sprt (
+    id         INTEGER PRIMARY KEY,
+    run_id     INTEGER NOT NULL,
+    hypotheses TEXT NOT NULL,
+    max_groups INTEGER NOT NULL,
+    state_json TEXT NOT NULL,
+    path_json  TEXT NOT NULL,
+    created    TEXT NOT NULL,
+    updated    TEXT NOT NULL,
+    UNIQUE (run_id, hypotheses)
+)"""
+
+#: Tuning runs and their SPSA steps (made on first use).
+_TUNES = ("""CREATE TABLE IF NOT EXISTS tunes (
+    id INTEGER PRIMARY KEY, identity TEXT NOT NULL UNIQUE, spec_json TEXT NOT NULL, secret TEXT NOT NULL,
+    state_json TEXT NOT NULL, status TEXT NOT NULL, created TEXT NOT NULL, updated TEXT NOT NULL)""",
+          """CREATE TABLE IF NOT EXISTS tune_steps (
+    tune_id INTEGER NOT NULL, k INTEGER NOT NULL, plus_json TEXT NOT NULL, minus_json TEXT NOT NULL,
+    delta_json TEXT NOT NULL, result REAL NOT NULL, theta_json TEXT NOT NULL, PRIMARY KEY (tune_id, k))""")
 
 
 @dataclass(frozen=True)
@@ -213,61 +182,6 @@ class RunInfo:
     faults: int
 
 
-def _read_only_mount(folder: str) -> bool:
-    """Whether ``folder`` is on a file system mounted read-only."""
-    try:
-        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
-    except OSError:
-        return False
-
-
-def refuse_database_path(out: Union[str, os.PathLike[str]], db: Union[str, os.PathLike[str]],
-                         what: str) -> None:
-    """A one-line :class:`~arena.types.ArenaError` if writing the file
-    ``out`` (a page, a log, an output named by ``what``) would write into the
-    database ``db`` or one of SQLite's files beside it. Only ``stat`` is
-    used: nothing is opened.
-
-    >>> import os, tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> db = os.path.join(folder, "arena.db")
-    >>> Store(db).close()
-    >>> refuse_database_path(os.path.join(folder, "page.html"), db, "-o")
-    >>> refuse_database_path(os.path.join(folder, ".", "arena.db"), db, "-o")
-    Traceback (most recent call last):
-    arena.types.ArenaError: -o ....db is the database ....db; choose another name
-    """
-    db = os.fspath(db)
-    for name in (db, f"{db}-wal", f"{db}-shm", f"{db}-journal"):
-        try:
-            same = os.path.samefile(out, name)
-        except OSError:                             # one of them does not exist
-            same = os.path.abspath(out) == os.path.abspath(name)
-        if same:
-            raise ArenaError(f"{what} {os.fspath(out)} is the database {db}"
-                             f"{name[len(db):] and f' (its {name[len(db) + 1:]} file)'}; choose another name")
-
-
-def log_path_for(db: Union[str, os.PathLike[str]]) -> str:
-    """The log file a command on the database ``db`` writes by default:
-    ``DB`` with ``.log`` for its extension, never the database itself.
-
-    >>> log_path_for("arena.db"), log_path_for("runs/t.sqlite"), log_path_for("x.log")
-    ('arena.log', 'runs/t.log', 'x.log.log')
-    """
-    db = os.fspath(db)
-    path = os.path.splitext(db)[0] + ".log"
-    return path if path != db else db + ".log"
-
-
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
-
-
 def _dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
@@ -276,286 +190,23 @@ def _seed_value(seed: int) -> Union[int, str]:
     return seed if seed in _INT64 else str(seed)
 
 
-_F = TypeVar("_F", bound="SQLiteFile")
-
-
-class SQLiteFile:
-    """One pengyou SQLite file, opened (and created if missing when ``create``).
-
-    The opening, checking and error rules every database of the project
-    shares; a subclass names its kind and schema (:class:`Store`, the
-    ladder's store). ``busy_timeout`` is how long, in seconds, to wait for
-    another process's write lock before giving up with "... is locked by
-    another process". ``read_only``: the caller only reads; the connection
-    is SQLite's read-only one, which changes nothing in the file (no journal
-    mode, no checkpoint), and a file this process may not write (or on
-    read-only media) can be read too. Only SQLite ever opens the file: on
-    POSIX, closing any other descriptor of it would drop the locks this
-    process's other connections hold. Use it as a context manager, or call :meth:`close`. Every
-    method raises :class:`~arena.types.ArenaError` with a one-line message
-    naming the file when the database cannot be used. ``quick_check``:
-    whether opening reads every page (SQLite's ``quick_check``), which costs
-    more the more the file holds; a long-lived process that has checked the
-    file once may open it again without it (a damaged page still fails the
-    query that meets it, with the same one line).
-    """
-
-    #: What the file is, in messages ("results database").
-    KIND = "results database"
-    #: What to do when the file is missing.
-    CREATE_HINT = "run `pengyou arena run` first"
-    #: What to do instead of using this file.
-    OTHER = "use another --db"
-    #: ``PRAGMA application_id`` and ``user_version`` of the kind.
-    APPLICATION_ID = _APPLICATION_ID
-    SCHEMA_VERSION = SCHEMA_VERSION
-    #: The schema written into a new file, and the tables an intact one has.
-    SCHEMA = _SCHEMA
-    TABLES: tuple[str, ...] = _TABLES
-
-    def __init__(self, path: Union[str, os.PathLike[str]] = DEFAULT_DB, create: bool = True,
-                 busy_timeout: float = 5.0, read_only: bool = False, quick_check: bool = True) -> None:
-        self.path = os.fspath(path)
-        self.read_only = read_only
-        self._check_pages = quick_check
-        self._con: Optional[sqlite3.Connection] = None
-        self._con = self._open(create and not read_only, busy_timeout)
-
-    # ------------------------------------------------------------------ opening
-
-    def _open(self, create: bool, busy_timeout: float) -> sqlite3.Connection:
-        # Only SQLite opens the file: on POSIX, closing any other descriptor of it would drop
-        # every lock this process's connections hold on it (and a writer's log could then be
-        # checkpointed and deleted under it by another process). What is learnt before the
-        # connection exists comes from stat(), which opens nothing.
-        p = self.path
-        target = Path(p)
-        try:
-            st: Optional[os.stat_result] = os.stat(p)
-        except FileNotFoundError:
-            st = None
-        except OSError as exc:
-            raise ArenaError(f"cannot read {p}: {_one_line(exc.strerror or str(exc))}") from None
-        if st is not None and stat.S_ISDIR(st.st_mode):
-            raise ArenaError(f"{p} is a directory, not a {self.KIND}")
-        if st is not None and not stat.S_ISREG(st.st_mode):
-            raise ArenaError(f"{p} is not a pengyou {self.KIND} (not a regular file)")
-        exists = st is not None
-        if not exists:
-            if not create:
-                raise ArenaError(f"no {self.KIND} {p}; {self.CREATE_HINT}")
-            parent = target.parent
-            if not parent.exists():
-                raise ArenaError(f"cannot create {p}: directory {parent} does not exist")
-            if not parent.is_dir():
-                raise ArenaError(f"cannot create {p}: {parent} is not a directory")
-            if not os.access(parent, os.W_OK | os.X_OK):
-                raise ArenaError(f"cannot create {p}: directory {parent} is not writable")
-        elif not os.access(p, os.R_OK):
-            raise ArenaError(f"cannot read {p}: Permission denied")
-        empty = st is not None and st.st_size == 0
-        if empty and not create:
-            raise ArenaError(f"no {self.KIND} {p} (the file is empty); {self.CREATE_HINT}")
-        if self.read_only:
-            # a reader never writes: not the file, not its journal mode, not a checkpoint
-            uri, prepare = self._read_only_uri(), self._validate
-        else:
-            uri = target.resolve().as_uri() + ("?mode=rwc" if create else "?mode=rw")
-
-            def prepare() -> None:
-                fresh = not exists or empty or (create and self._blank())
-                if fresh:
-                    fresh = self._create()
-                if not fresh:
-                    self._validate()
-                self._wal(busy_timeout)
-                self._db.execute("PRAGMA synchronous=NORMAL")
-                self._db.execute("PRAGMA foreign_keys=ON")
-        try:
-            con = sqlite3.connect(uri, uri=True, timeout=busy_timeout, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise self._error(exc, check=False) from None
-        self._con = con
-        try:
-            with self._errors(check=False):
-                prepare()
-        except BaseException:
-            self._con = None
-            con.close()
-            raise
-        return con
-
-    def _read_only_uri(self) -> str:
-        """How a reader opens the file: ``mode=ro``, so that it can change
-        nothing (SQLite still shares the writer's log and index). One on
-        read-only media, or in a folder this process cannot write (where
-        SQLite cannot make its index file), is read as immutable: no writer
-        of this user can be changing it there."""
-        folder = os.path.dirname(os.path.abspath(self.path)) or "."
-        writable = os.access(folder, os.W_OK) and not _read_only_mount(folder)
-        return Path(self.path).resolve().as_uri() + ("?mode=ro" if writable else "?mode=ro&immutable=1")
-
-    def _blank(self) -> bool:
-        """Whether the file is an SQLite database with nothing in it yet (one
-        another process is creating now, or an empty one): ours to fill."""
-        con = self._db
-        return (con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
-                and con.execute("PRAGMA application_id").fetchone()[0] == 0
-                and con.execute("PRAGMA user_version").fetchone()[0] == 0)
-
-    def _wal(self, busy_timeout: float) -> None:
-        """Switch to write-ahead logging (once per file); another process
-        switching at the same moment is waited for, not reported."""
-        con = self._db
-        deadline = time.monotonic() + busy_timeout
-        while True:
-            try:
-                mode = con.execute("PRAGMA journal_mode").fetchone()[0]
-                if str(mode).lower() != "wal":
-                    con.execute("PRAGMA journal_mode=WAL")
-                return
-            except sqlite3.OperationalError as exc:
-                code = getattr(exc, "sqlite_errorcode", None)
-                busy = isinstance(code, int) and (code & 0xFF) in (_BUSY, _LOCKED)
-                if not busy or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.01)
-
-    def _create(self) -> bool:
-        """Write the schema into a new (empty) file; False if another process just did."""
-        con = self._db
-        with self._transaction():
-            if con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                return False
-            con.execute(f"PRAGMA application_id={self.APPLICATION_ID}")
-            con.execute(f"PRAGMA user_version={self.SCHEMA_VERSION}")
-            for statement in self.SCHEMA.split(";"):
-                if statement.strip():
-                    con.execute(statement)
-        return True
-
-    def _validate(self) -> None:
-        """Check an existing file is an intact database of this kind, without writing to it."""
-        con = self._db
-        p = self.path
-        problem = self._quick_check() if self._check_pages else None
-        if problem is not None:
-            raise ArenaError(f"{p} is damaged ({problem}); it was left as it is: "
-                             f"restore a copy or {self.OTHER}")
-        app = con.execute("PRAGMA application_id").fetchone()[0]
-        version = con.execute("PRAGMA user_version").fetchone()[0]
-        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if app == 0 and version == 0 and not tables:       # being created by another process, or blank
-            raise ArenaError(f"no {self.KIND} {p} (the file is empty); {self.CREATE_HINT}")
-        if app != self.APPLICATION_ID:
-            raise ArenaError(f"{p} is not a pengyou {self.KIND} "
-                             "(an SQLite database of another application); it was left as it is")
-        if version != self.SCHEMA_VERSION:
-            raise ArenaError(f"{p} is a pengyou {self.KIND} of schema version {version}, "
-                             f"but this version reads {self.SCHEMA_VERSION}; {self.OTHER}")
-        missing = [t for t in self.TABLES if t not in tables]
-        if missing:
-            raise ArenaError(f"{p} is damaged (table {missing[0]} is missing); it was left as it is: "
-                             f"restore a copy or {self.OTHER}")
-
-    def _quick_check(self) -> Optional[str]:
-        """None if ``PRAGMA quick_check`` passes, else its first complaint."""
-        rows = self._db.execute("PRAGMA quick_check(1)").fetchall()
-        if rows and rows[0][0] == "ok":
-            return None
-        return _one_line(rows[0][0]) if rows else "quick_check gave no answer"
-
-    # ------------------------------------------------------------------ errors
-
-    @property
-    def _db(self) -> sqlite3.Connection:
-        if self._con is None:
-            raise ArenaError(f"{self.path} is closed")
-        return self._con
-
-    def _error(self, exc: sqlite3.Error, check: bool = True) -> ArenaError:
-        """The one-line error for an SQLite failure on this file."""
-        p = self.path
-        msg = _one_line(str(exc)) or type(exc).__name__
-        code = getattr(exc, "sqlite_errorcode", None)
-        primary = code & 0xFF if isinstance(code, int) else None
-        low = msg.lower()
-        if primary in (_BUSY, _LOCKED) or "locked" in low or "busy" in low:
-            return ArenaError(f"{p} is locked by another process; wait for it or {self.OTHER}")
-        if primary in (_READONLY, _PERM) or "readonly" in low or "read-only" in low:
-            return ArenaError(f"{p} is read-only (the file or its directory); "
-                              f"change its permissions or {self.OTHER}")
-        if primary == _FULL or "full" in low:
-            return ArenaError(f"{p}: the disk is full ({msg})")
-        if primary == _CANTOPEN or "unable to open" in low:
-            return ArenaError(f"cannot open {p} ({msg})")
-        if primary == _NOTADB or "not a database" in low:
-            return ArenaError(f"{p} is not a pengyou {self.KIND} (file is not a database)")
-        if isinstance(exc, sqlite3.IntegrityError):
-            return ArenaError(f"{p}: {msg}")
-        if primary in (_CORRUPT, _IOERR) or "malformed" in low or "corrupt" in low:
-            return ArenaError(f"{p} is damaged ({msg}); it was left as it is: "
-                              f"restore a copy or {self.OTHER}")
-        if check and isinstance(exc, sqlite3.DatabaseError) and self._con is not None:
-            try:
-                problem = self._quick_check()
-            except sqlite3.Error as again:
-                problem = _one_line(str(again)) or msg
-            if problem is not None:
-                return ArenaError(f"{p} is damaged ({problem}); it was left as it is: "
-                                  f"restore a copy or {self.OTHER}")
-        return ArenaError(f"{p}: {msg}")
-
-    @contextmanager
-    def _errors(self, check: bool = True) -> Iterator[None]:
-        try:
-            yield
-        except sqlite3.Error as exc:
-            raise self._error(exc, check) from None
-
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``), rolled back on any error."""
-        con = self._db
-        con.execute("BEGIN IMMEDIATE")
-        try:
-            yield con
-            con.execute("COMMIT")
-        except BaseException:
-            if con.in_transaction:
-                try:
-                    con.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass
-            raise
-
-    # ------------------------------------------------------------------ lifetime
-
-    def close(self) -> None:
-        """Close the database (idempotent)."""
-        con, self._con = self._con, None
-        if con is not None:
-            try:
-                if con.in_transaction:
-                    con.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
-            con.close()
-
-    def __enter__(self: _F) -> _F:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.path!r})"
-
 
 class Store(SQLiteFile):
     """A results database (the tournaments' runs, jobs and results), opened
     and checked as every :class:`SQLiteFile`; ``path`` is the file
     (:data:`DEFAULT_DB` by default)."""
+
+    KIND = "results database"
+    CREATE_HINT = "run `pengyou arena run` first"
+    OTHER = "use another --db"
+    APPLICATION_ID = _APPLICATION_ID
+    SCHEMA_VERSION = SCHEMA_VERSION
+    SCHEMA = _SCHEMA
+    TABLES: tuple[str, ...] = _TABLES
+
+    def __init__(self, path: Union[str, os.PathLike[str]] = DEFAULT_DB, create: bool = True,
+                 busy_timeout: float = 5.0, read_only: bool = False, quick_check: bool = True) -> None:
+        super().__init__(path, create, busy_timeout, read_only, quick_check)
 
     # ------------------------------------------------------------------ runs
 
@@ -590,9 +241,9 @@ class Store(SQLiteFile):
                 if len(jobs) > len(stored):
                     self._insert_jobs(con, run_id, jobs[len(stored):])
                     con.execute("UPDATE runs SET spec_json = ?, updated = ? WHERE id = ?",
-                                (_dumps(spec_json), _now(), run_id))
+                                (_dumps(spec_json), now_utc(), run_id))
                 return run_id, True
-            now = _now()
+            now = now_utc()
             cur = con.execute(
                 "INSERT INTO runs (name, identity, spec_json, created, updated, status) "
                 "VALUES (?, ?, ?, ?, ?, 'running')", (name, identity, _dumps(spec_json), now, now))
@@ -649,7 +300,7 @@ class Store(SQLiteFile):
             raise ArenaError(f"run status {status!r} is not one of {', '.join(STATUSES)}")
         with self._errors(), self._transaction() as con:
             self._require(run_id)
-            con.execute("UPDATE runs SET status = ?, updated = ? WHERE id = ?", (status, _now(), run_id))
+            con.execute("UPDATE runs SET status = ?, updated = ? WHERE id = ?", (status, now_utc(), run_id))
 
     def runs(self) -> list[RunInfo]:
         """Every run, oldest first, with its counts."""
@@ -687,7 +338,7 @@ class Store(SQLiteFile):
         try:
             spec = json.loads(row[0])
         except ValueError as exc:
-            raise ArenaError(f"{self.path} is damaged (run {run_id} spec: {_one_line(str(exc))})") from None
+            raise ArenaError(f"{self.path} is damaged (run {run_id} spec: {one_line(str(exc))})") from None
         return spec
 
     def entrants(self, run_id: int) -> list[Entrant]:
@@ -780,7 +431,7 @@ class Store(SQLiteFile):
             if row is None:
                 self._require(run_id)
                 raise ArenaError(f"job {job.key!r} is not in run {run_id} of {self.path}")
-            now = _now()
+            now = now_utc()
             cur = con.execute(
                 "INSERT OR IGNORE INTO results (run_id, key, job_idx, result_json, written) "
                 "VALUES (?, ?, ?, ?, ?)", (run_id, job.key, int(row[0]), _dumps(result.to_json()), now))
@@ -805,7 +456,7 @@ class Store(SQLiteFile):
                 out.append(JobResult.from_json(json.loads(text)))
             except (ValueError, KeyError, TypeError) as exc:
                 raise ArenaError(f"{self.path} is damaged (result of job {key}: "
-                                 f"{_one_line(str(exc))})") from None
+                                 f"{one_line(str(exc))})") from None
         return out
 
     def faults(self, run_id: int) -> list[tuple[str, Fault]]:
@@ -817,3 +468,100 @@ class Store(SQLiteFile):
                 "JOIN results r ON r.run_id = f.run_id AND r.key = f.key "
                 "WHERE f.run_id = ? ORDER BY r.job_idx, f.id", (run_id,)).fetchall()
         return [(str(k), Fault(int(s), int(e), str(kind), str(m), int(d))) for k, s, e, kind, m, d in rows]
+
+    # ------------------------------------------------------------------ sequential tests
+
+    def _has_table(self, name: str) -> bool:
+        return self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                (name,)).fetchone() is not None
+
+    def save_sprt(self, run_id: int, hypotheses: str, max_groups: int, state: dict[str, Any],
+                  point: dict[str, Any]) -> list[dict[str, Any]]:
+        """Keep the state of the sequential test ``hypotheses`` (a text key)
+        on a run, and add ``point`` to its LLR path unless it is the path's
+        last already (a resumed test looks again at what it saw); the path."""
+        with self._errors(), self._transaction() as con:
+            con.execute(_SPRT)
+            row = con.execute("SELECT path_json FROM sprt WHERE run_id = ? AND hypotheses = ?",
+                              (run_id, hypotheses)).fetchone()
+            path: list[dict[str, Any]] = json.loads(row[0]) if row else []
+            if not path or path[-1] != point:
+                path.append(point)
+            now = now_utc()
+            con.execute(
+                "INSERT INTO sprt (run_id, hypotheses, max_groups, state_json, path_json, created, updated) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, hypotheses) DO UPDATE SET "
+                "max_groups = excluded.max_groups, state_json = excluded.state_json, "
+                "path_json = excluded.path_json, updated = excluded.updated",
+                (run_id, hypotheses, max_groups, json.dumps(state), json.dumps(path), now, now))
+        return path
+
+    def sprt_tests(self, run_id: int) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+        """Every sequential test kept on a run, oldest first: ``(state, LLR path)`` ([] if none)."""
+        with self._errors():
+            if not self._has_table("sprt"):
+                return []
+            rows = self._db.execute("SELECT state_json, path_json FROM sprt WHERE run_id = ? ORDER BY id",
+                                    (run_id,)).fetchall()
+        try:
+            return [(json.loads(st), json.loads(pa)) for st, pa in rows]
+        except ValueError as exc:
+            raise ArenaError(f"{self.path} is damaged (an SPRT of run {run_id}: {one_line(exc)})") from None
+
+    # ------------------------------------------------------------------ tuning runs
+
+    def open_tune(self, identity: str, spec: dict[str, Any], secret: str,
+                  state: dict[str, Any]) -> tuple[int, Optional[dict[str, Any]], list[list[float]]]:
+        """Find the tuning run of a spec ``identity`` or start it with its
+        ``spec``, ``secret`` and first SPSA ``state``: ``(id, the stored state
+        or None for a new run, theta after each stored iteration)``."""
+        with self._errors(), self._transaction() as con:
+            for sql in _TUNES:
+                con.execute(sql)
+            row = con.execute("SELECT id, state_json FROM tunes WHERE identity = ?", (identity,)).fetchone()
+            if row is None:
+                now = now_utc()
+                cur = con.execute("INSERT INTO tunes (identity, spec_json, secret, state_json, status, created, "
+                                  "updated) VALUES (?, ?, ?, ?, 'running', ?, ?)",
+                                  (identity, json.dumps(spec), secret, json.dumps(state), now, now))
+                assert cur.lastrowid is not None       # set by the INSERT
+                return int(cur.lastrowid), None, []
+            tune_id = int(row[0])
+            path = [json.loads(t) for (t,) in con.execute(
+                "SELECT theta_json FROM tune_steps WHERE tune_id = ? ORDER BY k", (tune_id,))]
+            return tune_id, json.loads(row[1]), path
+
+    def tune(self, tune_id: int) -> Optional[tuple[dict[str, Any], dict[str, Any], str, list[list[float]]]]:
+        """A tuning run: ``(spec, SPSA state, status, theta after each
+        iteration)``, or None if the file has no such run."""
+        with self._errors():
+            if not self._has_table("tunes"):
+                return None
+            row = self._db.execute("SELECT spec_json, state_json, status FROM tunes WHERE id = ?",
+                                   (tune_id,)).fetchone()
+            if row is None:
+                return None
+            steps = self._db.execute("SELECT theta_json FROM tune_steps WHERE tune_id = ? ORDER BY k",
+                                     (tune_id,)).fetchall()
+        return json.loads(row[0]), json.loads(row[1]), str(row[2]), [json.loads(t) for (t,) in steps]
+
+    def tune_secret(self, tune_id: int) -> str:
+        """The secret that keys a tuning run's shuffles and bots' seeds."""
+        with self._errors():
+            row = self._db.execute("SELECT secret FROM tunes WHERE id = ?", (tune_id,)).fetchone()
+        if row is None:
+            raise ArenaError(f"{self.path}: no tuning run {tune_id}")
+        return str(row[0])
+
+    def add_tune_steps(self, tune_id: int, steps: Sequence[tuple[int, list[float], list[float], list[float],
+                                                                  float, list[float]]],
+                       state: dict[str, Any], complete: bool) -> None:
+        """Keep a batch of SPSA iterations ``(k, plus, minus, delta, result,
+        theta after it)`` with the run's new state, in one transaction."""
+        with self._errors(), self._transaction() as con:
+            con.executemany("INSERT OR REPLACE INTO tune_steps VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            [(tune_id, k, json.dumps(plus), json.dumps(minus), json.dumps(delta), r,
+                              json.dumps(theta)) for k, plus, minus, delta, r, theta in steps])
+            con.execute("UPDATE tunes SET state_json = ?, updated = ?, status = ? WHERE id = ?",
+                        (json.dumps(state), now_utc(), "complete" if complete else "running", tune_id))
+

@@ -1,8 +1,8 @@
 """The referee's side of sandboxed bots: their processes, seeds and logs.
 
-A job's table (:mod:`arena.play`) seats each untrusted bot as a
+A job's table (:mod:`arena.table.table`) seats each untrusted bot as a
 :class:`RemoteSeat`: a bot process from this process's :class:`BotPool`,
-spoken to over :mod:`arena.protocol`. The pool keeps finished bots' processes
+spoken to over :mod:`arena.sandbox.protocol`. The pool keeps finished bots' processes
 for later jobs of the same entrant (starting one costs a few milliseconds,
 a deal of random bots about as much), but never hands a process a deal seed
 it has played before: a process that saw one hand of a duplicate deal never

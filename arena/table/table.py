@@ -79,7 +79,7 @@ def outcome_of(state: State, seats: Sequence[int]) -> DealOutcome:
     """The :class:`~arena.types.DealOutcome` of a finished deal.
 
     ``seats[s]`` is the entrant index holding seat ``s``. Margins follow
-    :mod:`arena.duel`: ``total_points - 2 * opponents_points`` card points
+    :mod:`arena.tournament.duel`: ``total_points - 2 * opponents_points`` card points
     for every seat on the maker side, the negation for the others.
     """
     res = state.result
@@ -517,8 +517,8 @@ def play_job(job: Job, entrants: Sequence[Entrant], rules: Rules, *, mode: str =
     ``trusted``: ``"builtins"`` runs the built-in bots in this process,
     ``"none"`` runs every bot in a sandboxed process of its own (modules and
     programs always are). ``secret`` keys every bot's random seed
-    (:func:`arena.referee.bot_seed`) and the shuffle
-    (:func:`arena.referee.deal_seed`: the job's seed itself without one).
+    (:func:`arena.table.remote.bot_seed`) and the shuffle
+    (:func:`arena.table.remote.deal_seed`: the job's seed itself without one).
     ``on_fault``: ``"forfeit"`` (the
     faulting entrant loses the deal by the most, see :func:`forfeit_outcome`;
     the deal is finished with random legal actions) or ``"fallback"`` (the

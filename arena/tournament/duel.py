@@ -211,7 +211,7 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
     ``secret`` keys the bots' random seeds (kept in the save file; a fresh
     random one when neither gives it); ``trusted``, ``time_limit``,
     ``overage`` and ``cheating`` are the arena's (see
-    :class:`arena.spec.TournamentSpec`).
+    :class:`arena.tournament.spec.TournamentSpec`).
     """
     secret = secret if secret is not None else (_saved_secret(save) or os.urandom(16).hex())
     try:

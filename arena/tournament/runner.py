@@ -1,7 +1,7 @@
 """Run a tournament: spec -> jobs -> results in the store, resumably.
 
 The runner is the only writer of the results database. It builds the job
-list from the spec (:mod:`arena.schedule`), opens or resumes the run in the
+list from the spec (:mod:`arena.tournament.schedule`), opens or resumes the run in the
 store (the spec's identity names the run, so the same command resumes it),
 hands the jobs that have no result yet to an executor (this process, a
 local process pool or Dask), and writes each result in its own transaction
@@ -10,7 +10,7 @@ loses at most the jobs in flight; running the same command again plays
 only the missing ones, and a result is never stored twice.
 
 >>> import tempfile, os
->>> from arena.spec import spec_from_options
+>>> from arena.tournament.spec import spec_from_options
 >>> spec = spec_from_options(["random", "heuristic"], players=5, deals=2, suite="dev")
 >>> db = os.path.join(tempfile.mkdtemp(), "t.db")
 >>> summary = run_tournament(spec, db, progress=False)
@@ -39,7 +39,7 @@ from ..table.remote import close_pool, log_name
 from .schedule import build_jobs, suite_seeds
 from .suites import GENERATED
 from .spec import TournamentSpec
-from ..store.results import DEFAULT_DB, Owner, Store
+from ..store import DEFAULT_DB, Owner, Store
 from ..types import ArenaError, Job, JobResult
 
 __all__ = ["RunSummary", "run_tournament", "Workers", "setup_logging", "bot_log_dir", "BotLogs"]
@@ -258,7 +258,7 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
     (default: a random one, kept in the store; give the same one to deal
     the same cards in another database). ``pin``: each local worker (and
     the bots it starts) holds one CPU, when there are as many CPUs as
-    workers (:func:`arena.executors.pin_cpu`). ``grow``: the run of this
+    workers (:func:`arena.tournament.executors.pin_cpu`). ``grow``: the run of this
     spec with any number of deals, on a generated suite (``gen:TEXT``), so
     that asking for more deals extends it (sequential tests do). ``keep``:
     play on these kept workers (its worker count and cluster, not the

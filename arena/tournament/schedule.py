@@ -15,7 +15,7 @@ gives back the base seating), so within a line-up's rotations every entrant
 holds every seat equally often. Jobs are group-major: for each seed, each
 line-up, each rotation; every job of one group plays the same cards.
 
->>> from arena.spec import spec_from_options
+>>> from arena.tournament.spec import spec_from_options
 >>> spec = spec_from_options(["random", "heuristic"], players=6)
 >>> jobs = build_jobs(spec, [11, 22])
 >>> [(j.key, j.seed, j.seats) for j in jobs]      # doctest: +NORMALIZE_WHITESPACE

@@ -175,7 +175,7 @@ class TournamentSpec:
         return cls(**kw)
 
     def code_hashes(self) -> list[str]:
-        """Each entrant's :func:`~arena.referee.code_hash`, in order."""
+        """Each entrant's :func:`~arena.table.remote.code_hash`, in order."""
         return [code_hash(e.spec) for e in self.entrants]
 
     def identity(self) -> str:

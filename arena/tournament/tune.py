@@ -1,38 +1,7 @@
-"""SPSA: tuning numeric bot parameters from game results, as fishtest does.
-
-Simultaneous perturbation stochastic approximation moves every parameter at
-once. Iteration ``k`` (from 1) draws a random sign ``delta_i = ±1`` for each
-parameter, plays the bot at ``theta + c_k delta`` against the bot at
-``theta - c_k delta`` (one duplicate deal group), and moves::
-
-    theta_i += (a_k / c_k) * result * delta_i
-
-where ``result`` in [-1, 1] is how much the ``+`` side won (:func:`result_of`,
-twice its seat-duel score minus 1). The schedule is fishtest's: with ``N``
-iterations, ``A = N / 10``, ``alpha = 0.602``, ``gamma = 0.101``,
-``c_k = c / k**gamma`` and ``a_k = a / (A + k)**alpha``, where each
-parameter's ``c_end`` (its perturbation at the last iteration) and
-``r_end`` (its learning rate there, ``a_N / c_N**2``) give ``c = c_end *
-N**gamma`` and ``a = r_end * c_end**2 * (A + N)**alpha``. Parameters stay
-within their bounds; an integer parameter is played at a stochastically
-rounded value (up with the chance of its fractional part), so its
-expected value is the real one.
-
-Many iterations run at once: a *batch* of iterations is played at the same
-``theta`` and then applied in iteration order, so a run's trajectory
-depends on its seed and batch size only, never on which worker finished
-first.
-
->>> p = TuneParam.parse("c=1.0,0.2,3.0,0.2,0.002")
->>> p.name, p.start, p.low, p.high, p.integer
-('c', 1.0, 0.2, 3.0, False)
->>> s = Spsa([p], iterations=1000, seed=7)
->>> plus, minus, delta = s.points(1)
->>> round(plus[0] - minus[0], 6) == round(2 * s.c_k(p, 1) * delta[0], 6)
-True
->>> s.tell(1, delta, 1.0)          # the + side won: theta moves towards it
->>> (s.theta[0] - 1.0) * delta[0] > 0
-True
+"""Tuning a bot's numeric parameters with SPSA (:mod:`arena.stats.spsa`):
+the driver that plays each batch of iterations' duplicate groups on the
+workers, applies the results in iteration order and keeps every step in
+the results database, resumable; and the trajectory's files and plot.
 """
 
 from __future__ import annotations
@@ -41,169 +10,14 @@ import dataclasses
 import hashlib
 import json
 import math
-import random
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ..stats.spsa import Spsa, TuneParam, result_of
 from ..types import ArenaError, Entrant, JobResult
 
-__all__ = ["TuneParam", "Spsa", "result_of", "ALPHA", "GAMMA", "TuneSpec", "TuneRun", "run_tune",
-           "write_trajectory", "trajectory_figure", "load_tune"]
-
-#: fishtest's exponents of the gain sequences.
-ALPHA = 0.602
-GAMMA = 0.101
-
-
-def result_of(score: float) -> float:
-    """A group's seat-duel score of the ``+`` side (in [0, 1]) as an SPSA
-    result in [-1, 1].
-
-    >>> result_of(0.5), result_of(1.0), result_of(0.25)
-    (0.0, 1.0, -0.5)
-    """
-    return 2.0 * score - 1.0
-
-
-@dataclass(frozen=True)
-class TuneParam:
-    """One tuned parameter: its start, bounds, and its perturbation
-    (``c_end``) and learning rate (``r_end``) at the last iteration.
-    ``integer``: the bot takes whole numbers (played stochastically rounded)."""
-
-    name: str
-    start: float
-    low: float
-    high: float
-    c_end: float
-    r_end: float
-    integer: bool = False
-
-    @classmethod
-    def parse(cls, text: str, integer: bool = False) -> TuneParam:
-        """``NAME=start,min,max,c_end,r_end`` (one-line :class:`ArenaError` otherwise).
-
-        >>> TuneParam.parse("c=5,0,3,0.1,0.002")
-        Traceback (most recent call last):
-        ...
-        arena.types.ArenaError: --param c: the start 5 is outside its range [0, 3]
-        """
-        name, eq, rest = str(text).partition("=")
-        name = name.strip()
-        if not eq or not name:
-            raise ArenaError(f"--param {text!r}: write NAME=start,min,max,c_end,r_end")
-        parts = [x.strip() for x in rest.split(",")]
-        if len(parts) != 5:
-            raise ArenaError(f"--param {name}: give start,min,max,c_end,r_end (5 numbers), not {len(parts)}")
-        try:
-            start, low, high, c_end, r_end = (float(x) for x in parts)
-        except ValueError:
-            raise ArenaError(f"--param {name}: {rest!r} holds something that is not a number") from None
-        return cls(name, start, low, high, c_end, r_end, integer).check()
-
-    def check(self) -> TuneParam:
-        """Raise :class:`ArenaError` (one line) for a parameter that cannot be tuned."""
-        w = f"--param {self.name}"
-        for what, x in (("start", self.start), ("min", self.low), ("max", self.high), ("c_end", self.c_end),
-                        ("r_end", self.r_end)):
-            if not math.isfinite(x):
-                raise ArenaError(f"{w}: {what} {x!r} is not a finite number")
-        if not self.low < self.high:
-            raise ArenaError(f"{w}: min {self.low:g} must be below max {self.high:g}")
-        if not self.low <= self.start <= self.high:
-            raise ArenaError(f"{w}: the start {self.start:g} is outside its range [{self.low:g}, {self.high:g}]")
-        if not 0 < self.c_end <= (self.high - self.low) / 2:
-            raise ArenaError(f"{w}: c_end {self.c_end:g} must be above 0 and at most half the range")
-        if not self.r_end > 0:
-            raise ArenaError(f"{w}: r_end {self.r_end:g} must be above 0")
-        return self
-
-    def clip(self, x: float) -> float:
-        """``x`` within the bounds."""
-        return min(max(x, self.low), self.high)
-
-
-def _rng(seed: int, *parts: Any) -> random.Random:
-    text = ":".join(str(p) for p in (seed,) + parts).encode()
-    return random.Random(int.from_bytes(hashlib.sha256(text).digest()[:8], "big"))
-
-
-class Spsa:
-    """The state of one SPSA run: ``theta`` after ``done`` iterations."""
-
-    def __init__(self, params: Sequence[TuneParam], iterations: int, seed: int = 0,
-                 theta: Optional[Sequence[float]] = None, done: int = 0) -> None:
-        if not params:
-            raise ArenaError("tune: give at least one --param")
-        names = [p.name for p in params]
-        if len(set(names)) != len(names):
-            raise ArenaError(f"tune: parameter {next(n for n in names if names.count(n) > 1)!r} is given twice")
-        if not isinstance(iterations, int) or iterations < 1:
-            raise ArenaError(f"--iterations: {iterations!r} is not a whole number of at least 1")
-        self.params = tuple(p.check() for p in params)
-        self.iterations = iterations
-        self.seed = seed
-        self.theta = [float(x) for x in (theta if theta is not None else [p.start for p in params])]
-        self.done = done
-        self.big_a = 0.1 * iterations
-
-    # ------------------------------------------------------------ the schedule
-    def c_k(self, p: TuneParam, k: int) -> float:
-        """The perturbation of ``p`` at iteration ``k``."""
-        return p.c_end * (self.iterations / k) ** GAMMA
-
-    def a_k(self, p: TuneParam, k: int) -> float:
-        """The gain of ``p`` at iteration ``k``."""
-        a = p.r_end * p.c_end ** 2 * (self.big_a + self.iterations) ** ALPHA
-        return a / (self.big_a + k) ** ALPHA
-
-    # ------------------------------------------------------------ one iteration
-    def delta(self, k: int) -> tuple[int, ...]:
-        """Iteration ``k``'s signs (the same for the same seed and ``k``)."""
-        rng = _rng(self.seed, "delta", k)
-        return tuple(rng.choice((-1, 1)) for _ in self.params)
-
-    def points(self, k: int, theta: Optional[Sequence[float]] = None) -> tuple[list[float], list[float], tuple[int, ...]]:
-        """The ``+`` and ``-`` points of iteration ``k`` around ``theta`` (now's), and its signs."""
-        theta = self.theta if theta is None else theta
-        d = self.delta(k)
-        plus = [p.clip(t + self.c_k(p, k) * s) for p, t, s in zip(self.params, theta, d)]
-        minus = [p.clip(t - self.c_k(p, k) * s) for p, t, s in zip(self.params, theta, d)]
-        return plus, minus, d
-
-    def played(self, values: Sequence[float], k: int, side: str) -> list[float | int]:
-        """The values a bot is built with: integers stochastically rounded
-        (from the seed, ``k`` and ``side``), real values as they are."""
-        rng = _rng(self.seed, "round", k, side)
-        out: list[float | int] = []
-        for p, v in zip(self.params, values):
-            if p.integer:
-                base = math.floor(v)
-                out.append(int(base + (1 if rng.random() < v - base else 0)))
-            else:
-                out.append(v)
-        return out
-
-    def tell(self, k: int, delta: Sequence[int], result: float) -> None:
-        """Apply iteration ``k``'s ``result`` (in [-1, 1]) and count it done."""
-        if not -1.0 <= result <= 1.0:
-            raise ArenaError(f"an SPSA result must lie in [-1, 1], not {result!r}")
-        self.theta = [p.clip(t + self.a_k(p, k) / self.c_k(p, k) * result * s)
-                      for p, t, s in zip(self.params, self.theta, delta)]
-        self.done = max(self.done, k)
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON form (what a resumed run needs)."""
-        return {"params": [vars(p) for p in self.params], "iterations": self.iterations, "seed": self.seed,
-                "theta": list(self.theta), "done": self.done}
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> Spsa:
-        """Inverse of :meth:`to_json`."""
-        return cls([TuneParam(**p) for p in obj["params"]], int(obj["iterations"]), int(obj["seed"]),
-                   obj["theta"], int(obj["done"]))
+__all__ = ["TuneSpec", "TuneRun", "run_tune", "write_trajectory", "trajectory_figure", "load_tune"]
 
 
 # ------------------------------------------------------------------ playing it
@@ -276,14 +90,6 @@ class TuneSpec:
         return self
 
 
-_SCHEMA = ("""CREATE TABLE IF NOT EXISTS tunes (
-    id INTEGER PRIMARY KEY, identity TEXT NOT NULL UNIQUE, spec_json TEXT NOT NULL, secret TEXT NOT NULL,
-    state_json TEXT NOT NULL, status TEXT NOT NULL, created TEXT NOT NULL, updated TEXT NOT NULL)""",
-           """CREATE TABLE IF NOT EXISTS tune_steps (
-    tune_id INTEGER NOT NULL, k INTEGER NOT NULL, plus_json TEXT NOT NULL, minus_json TEXT NOT NULL,
-    delta_json TEXT NOT NULL, result REAL NOT NULL, theta_json TEXT NOT NULL, PRIMARY KEY (tune_id, k))""")
-
-
 def _group_jobs(spec: TuneSpec, k: int, a: str, b: str, side: str, secret: str) -> list[tuple]:
     """The jobs of iteration ``k``'s duplicate group of ``a`` against ``b``."""
     from .schedule import build_jobs
@@ -330,46 +136,28 @@ class TuneRun:
 def _open(db: str, spec: TuneSpec, secret: Optional[str]) -> TuneRun:
     import secrets as _secrets
 
-    from ..store.results import Store, _now
+    from ..store import Store
 
+    first = Spsa(spec.params, spec.iterations, spec.seed)
     with Store(db) as store:
-        with store._transaction() as con:
-            for sql in _SCHEMA:
-                con.execute(sql)
-            row = con.execute("SELECT id, state_json FROM tunes WHERE identity = ?", (spec.identity(),)).fetchone()
-            if row is None:
-                state = Spsa(spec.params, spec.iterations, spec.seed)
-                now = _now()
-                cur = con.execute("INSERT INTO tunes (identity, spec_json, secret, state_json, status, created, "
-                                  "updated) VALUES (?, ?, ?, ?, 'running', ?, ?)",
-                                  (spec.identity(), json.dumps(spec.to_json()), secret or _secrets.token_hex(16),
-                                   json.dumps(state.to_json()), now, now))
-                assert cur.lastrowid is not None       # set by the INSERT
-                return TuneRun(int(cur.lastrowid), state, [], False)
-            tune_id = int(row[0])
-            path = [json.loads(t) for (t,) in con.execute(
-                "SELECT theta_json FROM tune_steps WHERE tune_id = ? ORDER BY k", (tune_id,))]
-            return TuneRun(tune_id, Spsa.from_json(json.loads(row[1])), path, True)
+        tune_id, state, path = store.open_tune(spec.identity(), spec.to_json(), secret or _secrets.token_hex(16),
+                                               first.to_json())
+    if state is None:
+        return TuneRun(tune_id, first, [], False)
+    return TuneRun(tune_id, Spsa.from_json(state), path, True)
 
 
 def load_tune(db: str, tune_id: int) -> tuple[TuneSpec, TuneRun, str]:
     """A stored tuning run by id: its spec, state and trajectory, and its
     status (a one-line :class:`ArenaError` for an unknown id)."""
-    from ..store.results import Store
+    from ..store import Store
 
     with Store(db, read_only=True) as store:
-        try:
-            row = store._db.execute("SELECT spec_json, state_json, status FROM tunes WHERE id = ?",
-                                    (tune_id,)).fetchone()
-            steps = store._db.execute("SELECT theta_json FROM tune_steps WHERE tune_id = ? ORDER BY k",
-                                      (tune_id,)).fetchall() if row is not None else []
-        except sqlite3.Error:           # no tuning in this database
-            row = None
-    if row is None:
+        found = store.tune(tune_id)
+    if found is None:
         raise ArenaError(f"{db}: no tuning run {tune_id} (`pengyou tune` prints its id)")
-    spec = _spec_from_json(json.loads(row[0]))
-    return spec, TuneRun(tune_id, Spsa.from_json(json.loads(row[1])), [json.loads(t) for (t,) in steps], True), \
-        str(row[2])
+    spec_json, state, status, path = found
+    return _spec_from_json(spec_json), TuneRun(tune_id, Spsa.from_json(state), path, True), status
 
 
 def trajectory_figure(spec: TuneSpec, trajectory: Sequence[Sequence[float]]) -> Any:
@@ -396,10 +184,10 @@ def trajectory_figure(spec: TuneSpec, trajectory: Sequence[Sequence[float]]) -> 
 
 
 def _secret(db: str, tune_id: int) -> str:
-    from ..store.results import Store
+    from ..store import Store
 
     with Store(db, read_only=True) as store:
-        return str(store._db.execute("SELECT secret FROM tunes WHERE id = ?", (tune_id,)).fetchone()[0])
+        return store.tune_secret(tune_id)
 
 
 def run_tune(spec: TuneSpec, db: str, *, workers: int = 1, cluster: str = "", progress: bool = True,
@@ -409,8 +197,8 @@ def run_tune(spec: TuneSpec, db: str, *, workers: int = 1, cluster: str = "", pr
     interrupt loses at most the batch in flight (played again the same way)."""
     from .executors import make_executor
     from ..table.remote import close_pool
-    from .sprt import group_score
-    from ..store.results import Store, _now
+    from ..stats.sprt import group_score
+    from ..store import Store
 
     spec.check()
     run = _open(db, spec, secret)
@@ -450,14 +238,9 @@ def run_tune(spec: TuneSpec, db: str, *, workers: int = 1, cluster: str = "", pr
                         r = result_of(group_score(got[(k, "+-")], 0))
                     state.tell(k, delta, max(-1.0, min(1.0, r)))
                     path.append(list(state.theta))
-                    steps.append((run.id, k, json.dumps(plus), json.dumps(minus), json.dumps(list(delta)), r,
-                                  json.dumps(state.theta)))
+                    steps.append((k, plus, minus, list(delta), r, list(state.theta)))
                 with Store(db) as store:
-                    with store._transaction() as con:
-                        con.executemany("INSERT OR REPLACE INTO tune_steps VALUES (?, ?, ?, ?, ?, ?, ?)", steps)
-                        con.execute("UPDATE tunes SET state_json = ?, updated = ?, status = ? WHERE id = ?",
-                                    (json.dumps(state.to_json()), _now(),
-                                     "complete" if state.done >= spec.iterations else "running", run.id))
+                    store.add_tune_steps(run.id, steps, state.to_json(), state.done >= spec.iterations)
                 if bar is not None:
                     bar.update(len(ks))
                     bar.set_postfix_str(" ".join(f"{p.name}={t:.4g}" for p, t in zip(spec.params, state.theta)))

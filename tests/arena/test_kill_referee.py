@@ -17,7 +17,7 @@ import pytest
 from arena.sandbox.jail import UID_BASE
 from arena.tournament.runner import run_tournament
 from arena.tournament.spec import spec_from_options
-from arena.store.results import Store
+from arena.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ["random", "heuristic"]

@@ -403,7 +403,7 @@ def test_bad_input_gets_one_line_and_loses_nothing(tmp_path: Path) -> None:
     # a results database is not a ladder's
     other = tmp_path / "other"
     other.mkdir()
-    from arena.store.results import Store
+    from arena.store import Store
 
     Store(str(other / "ladder.db")).close()
     assert "not a pengyou ladder database" in one_line(_cli("ladder", "standings", "--ladder", str(other)))

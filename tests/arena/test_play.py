@@ -121,7 +121,7 @@ def test_the_same_job_in_another_process_and_thread():
     here = play_job(job, DUO, PAGAT5)
     code = (
         "import json, sys\n"
-        "from arena.play import play_job\nfrom arena.types import Entrant, Job\n"
+        "from arena.table.table import play_job\nfrom arena.types import Entrant, Job\n"
         "from core.rules import Rules\n"
         "job = Job.from_json(json.loads(sys.argv[1]))\n"
         "ents = [Entrant.from_json(e) for e in json.loads(sys.argv[2])]\n"
@@ -305,7 +305,7 @@ def test_the_same_faulty_job_gives_the_same_result(bot):
 
 # ------------------------------------------------------------------ a bot that ends its process
 class _Cells(list):
-    """Stands for the shared cells of :func:`arena.play.watch_calls`: notes
+    """Stands for the shared cells of :func:`arena.table.table.watch_calls`: notes
     each published call as (index, seat, method) in ``calls``."""
 
     def __init__(self) -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from arena.tournament.runner import run_tournament
 from arena.tournament.spec import spec_from_options
-from arena.store.results import Store
+from arena.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULTY = str(ROOT / "tests" / "arena" / "faulty_bots.py")

@@ -15,8 +15,8 @@ import time
 import numpy as np
 import pytest
 
-from arena.tournament.sprt import (MIN_GROUPS, Hypotheses, SprtTest, counts_llr, decide, elo_to_score, group_scores,
-                                   run_sprt, saved_state, verdict)
+from arena.stats.sprt import MIN_GROUPS, Hypotheses, counts_llr, decide, elo_to_score, group_scores, verdict
+from arena.tournament.sprt import SprtTest, run_sprt, saved_state
 from arena.tournament.spec import spec_from_options
 from arena.types import ArenaError
 
@@ -284,7 +284,7 @@ def test_group_scores_stop_at_the_first_incomplete_group(tmp_path):
     db = str(tmp_path / "s.db")
     test = _test(tmp_path, max_groups=6)
     from arena.tournament.runner import run_tournament
-    from arena.store.results import Store
+    from arena.store import Store
 
     run_tournament(dataclasses.replace(test.spec), db, workers=1, progress=False, max_jobs=13, secret="k",
                    grow=True)

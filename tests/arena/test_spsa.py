@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from arena.tournament.tune import Spsa, TuneParam
+from arena.stats.spsa import Spsa, TuneParam
 from arena.types import ArenaError
 
 OPTIMUM = np.array([3.0, -2.0, 40.0])

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.store.results import DEFAULT_DB, SCHEMA_VERSION, RunInfo, Store
+from arena.store import DEFAULT_DB, SCHEMA_VERSION, RunInfo, Store
 from arena.types import ArenaError, DealOutcome, Entrant, Fault, Job, JobResult
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -706,7 +706,7 @@ def test_processes_creating_one_new_database_at_once_all_open_it(tmp_path):
 
 
 def test_leases_keep_a_live_runners_jobs_and_free_a_dead_or_late_ones(tmp_path):
-    from arena.store.results import Owner
+    from arena.store import Owner
 
     jobs = make_jobs(6)
     path, run_id = fresh(tmp_path, jobs)

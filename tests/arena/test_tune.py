@@ -12,8 +12,10 @@ import time
 
 import pytest
 
-from arena.tournament.tune import TuneParam, TuneSpec, run_tune
-from arena.tournament.sprt import Hypotheses, SprtTest, run_sprt
+from arena.stats.spsa import TuneParam
+from arena.stats.sprt import Hypotheses
+from arena.tournament.sprt import SprtTest, run_sprt
+from arena.tournament.tune import TuneSpec, run_tune
 from arena.tournament.spec import spec_from_options
 
 sys.path.insert(0, os.path.dirname(__file__))

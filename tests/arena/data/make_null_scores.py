@@ -17,8 +17,8 @@ import tempfile
 
 from arena.tournament.runner import run_tournament
 from arena.tournament.spec import spec_from_options
-from arena.tournament.sprt import group_scores
-from arena.store.results import Store
+from arena.stats.sprt import group_scores
+from arena.store import Store
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

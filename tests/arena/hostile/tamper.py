@@ -53,7 +53,7 @@ class TamperBot:
             import arena.table.table
             import arena.store.results
 
-            arena.play.outcome_of = lambda *a, **k: None
+            arena.table.table.outcome_of = lambda *a, **k: None
             arena.store.Store.add_result = lambda *a, **k: True
 
         self._try("read the secret", read_secret)
