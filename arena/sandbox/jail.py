@@ -84,19 +84,21 @@ def _err() -> str:
 def read_paths(extra: Sequence[str] = ()) -> list[str]:
     """The paths a bot may read: the Python install, the engine's packages,
     system libraries and ``extra`` (never the project's root or its data)."""
-    import arena
     import bots
     import core
 
+    # the arena's folder from this file's place in it (arena/sandbox/jail.py): the
+    # sandbox sits below the arena's top and does not import it
+    arena_init = os.path.join(os.path.dirname(os.path.dirname(__file__)), "__init__.py")
     out = ["/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/sys/devices/system/cpu"]
     for p in {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}:
         out.append(os.path.realpath(p))
     for entry in sys.path:
         if entry and ("site-packages" in entry or "dist-packages" in entry or entry.startswith(sys.base_prefix)):
             out.append(os.path.realpath(entry))
-    for pkg in (core, bots, arena):
-        assert pkg.__file__ is not None            # regular packages: each has an __init__.py
-        out.append(os.path.dirname(os.path.realpath(pkg.__file__)))
+    for init in (core.__file__, bots.__file__, arena_init):
+        assert init is not None                     # regular packages: each has an __init__.py
+        out.append(os.path.dirname(os.path.realpath(init)))
     out.extend(os.path.realpath(p) for p in extra)
     seen: list[str] = []
     for p in out:
