@@ -1,11 +1,11 @@
 """HTML reports: a run, an SPRT or a tuning run as one self-contained page.
 
 :func:`run_report` gathers a stored run's numbers from the one owner of each
-(:func:`arena.ratings.standings` for Elo, duplicate scores and the
-head-to-head table, :func:`arena.ratings.role_margins` for the margins by seat
-and by role, the store for faults, :func:`arena.sprt.saved_state` for an
+(:func:`arena.stats.ratings.standings` for Elo, duplicate scores and the
+head-to-head table, :func:`arena.stats.ratings.role_margins` for the margins by seat
+and by role, the store for faults, :func:`arena.tournament.sprt.saved_state` for an
 SPRT's LLR path) and :func:`tune_report` a tuning run's trajectory
-(:func:`arena.spsa.trajectory_figure`). The page is rendered through the page
+(:func:`arena.tournament.tune.trajectory_figure`). The page is rendered through the page
 kit (:mod:`arena.render.html`: templates with autoescape on, so every name,
 spec, note and fault message is escaped as it is printed). The Elo intervals
 and the ladder's rating history are the drawings the ladder's pages use
@@ -295,7 +295,7 @@ def ladder_report(folder: str, samples: int = 200, games_dir: Optional[str] = No
     """The report page of a ladder (its folder), and viewer pages of its
     games as :func:`run_report` gives them: the faulting games first, then the
     newest, ``games`` pages at most. The ratings are the ladder's own fit
-    (:func:`arena.ladder.run.fit`, the leaderboard's); the page adds each
+    (:func:`arena.ladder.rounds.fit`, the leaderboard's); the page adds each
     version's rating history and lists the ``listed`` newest games."""
     from .ladder import Ladder
     from .ladder.rounds import fit

@@ -160,8 +160,9 @@ def _play_human(args: argparse.Namespace, rules: Any) -> int:
                 print(f"no web browser found here: open {srv.url} yourself", flush=True)
 
     try:
+        # a person against the built-in bots: they may run inside the referee (other bots never do)
         state = play_human(rules, args.human, args.bots, args.seed, record, serve, pace=args.pace,
-                           time_limit=args.time_limit)
+                           time_limit=args.time_limit, trusted="builtins")
         res = state.result
         assert res is not None                  # the deal was played to its end
         side = "the maker side" if res.winner == "maker" else "the opponents"

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     pages: dict[str, str] = {}
     if args.ladder is not None:
         from ..ladder.folder import DB_NAME
-        from ..store.results import refuse_database_path
+        from ..store import refuse_database_path
 
         refuse_database_path(args.out, os.path.join(args.ladder, DB_NAME), "-o")
         text, pages = ladder_report(args.ladder, args.samples, games_dir=f"{stem}_games", games=args.games)
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     db = args.db or ("tune.db" if args.tune is not None else "sprt.db" if args.sprt is not None else "arena.db")
     if not os.path.exists(db):
         raise ArenaError(f"{db}: no such database")
-    from ..store.results import refuse_database_path
+    from ..store import refuse_database_path
 
     refuse_database_path(args.out, db, "-o")
     if args.tune is not None:

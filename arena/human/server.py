@@ -1,5 +1,5 @@
 """The local web table of ``pengyou play --human``: a page and a small JSON API
-on 127.0.0.1 for one person's seat (:class:`arena.human.Session`).
+on 127.0.0.1 for one person's seat (:class:`arena.human.table.Session`).
 
 ``GET /`` is the table's page; ``GET /api/state?since=V&client=ID`` the
 seat's latest state (waiting up to 10 s for one newer than version ``V``;

@@ -27,8 +27,9 @@ from core.records import deal_record, rules_json, write_records
 from core.rules import Rules
 from core.state import State
 
-from ..table.table import _Table
-from ..table.remote import Limits, close_pool
+from ..table.table import Table
+from ..table.remote import close_pool
+from ..table.settings import Limits, TableSettings
 from ..types import ArenaError, Entrant, Job
 from ..render.viewer import card_order
 
@@ -147,7 +148,7 @@ class Session:
             self._cond.notify_all()
 
 
-class HumanTable(_Table):
+class HumanTable(Table):
     """The referee's table with the person's seat asked through a session."""
 
     def __init__(self, session: Session, pace: float, *args: Any) -> None:
@@ -174,7 +175,7 @@ class HumanTable(_Table):
 
 def play_human(rules: Rules, seat: int, bots: Sequence[str], seed: int, record_path: str,
                session_made: Callable[[Session], None], pace: float = 0.8, time_limit: float = 10.0,
-               trusted: str = "builtins") -> State:
+               trusted: str = TableSettings.trusted) -> State:
     """Play one deal with the person at ``seat`` and ``bots`` at the other seats
     (one spec for all, or one per other seat, in seat order); save its record
     at ``record_path``. ``session_made(session)`` is called before the deal
@@ -190,10 +191,10 @@ def play_human(rules: Rules, seat: int, bots: Sequence[str], seed: int, record_p
     specs.insert(seat, "random")                 # the person's seat: never asked, only told
     entrants = [Entrant(f"you (seat {seat})" if s == seat else f"{specs[s]}", specs[s]) for s in range(n)]
     job = Job(0, "human", 0, seed, 0, 0, tuple(range(n)))
-    limits = Limits(move=time_limit, overage=30.0)
+    settings = TableSettings(rules, limits=Limits(move=time_limit), trusted=trusted,
+                             secret=random.Random(seed).randbytes(16)).check()
     session = Session(rules, seat, [e.name for e in entrants])
-    table = HumanTable(session, pace, job, entrants, rules, limits, "heuristic", None,
-                       random.Random(seed).randbytes(16), "forfeit", trusted, False)
+    table = HumanTable(session, pace, job, entrants, settings)
     session_made(session)
     try:
         state = table.play_deal(State(rules, seed=seed))

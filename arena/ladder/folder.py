@@ -41,7 +41,7 @@ from typing import Any, Optional
 
 from core.rules import Rules
 
-from ..table.remote import Limits
+from ..table.settings import Limits, TableSettings
 from ..tournament.spec import TournamentSpec
 from ..types import ArenaError, Entrant
 from . import files as _files
@@ -104,6 +104,10 @@ class LadderRules:
     def limits(self) -> Limits:
         """The sandbox's limits."""
         return self.spec().limits()
+
+    def table_settings(self, secret: bytes) -> TableSettings:
+        """The settings of the ladder's tables, with its ``secret``."""
+        return self.spec().table_settings(secret)
 
     def validate(self) -> None:
         """Check every field (one-line :class:`ArenaError`)."""
@@ -331,21 +335,25 @@ def validate_entrant(ladder: Ladder, row: EntrantRow, seed: Optional[int] = None
     """Play one deal with ``row`` in every seat, sandboxed, under the
     ladder's limits: None if it played it through with legal moves in time,
     else one line saying why not."""
-    from ..table.table import play_job
     from ..table.remote import close_pool
+    from ..tournament.jobs import Failed, JobItem, executor_for, play_jobs
     from ..types import Job
 
     rules = ladder.rules
-    entrant = ladder.entrant_of(row)
-    players = rules.players
-    job = Job(0, "validation", 0, seed if seed is not None else secrets.randbelow(1 << 30), 0, 0, (0,) * players)
+    settings = dataclasses.replace(rules.table_settings(secrets.token_bytes(16)), trusted="none", record=False)
+    job = Job(0, "validation", 0, seed if seed is not None else secrets.randbelow(1 << 30), 0, 0,
+              (0,) * rules.players)
     try:
-        res = play_job(job, [entrant], rules.rules(), time_limit=rules.time_limit, secret=secrets.token_bytes(16),
-                       trusted="none", limits=rules.limits(), record=False)
+        settings.check()
+        with executor_for(settings, workers=1) as ex:
+            out = next(play_jobs([JobItem(job, (ladder.entrant_of(row),))], settings, ex))
     except ArenaError as exc:
         return str(exc)
     finally:
         close_pool()
+    if isinstance(out, Failed):
+        return f"the validation deal: {out.reason}"
+    res = out.result
     if res.faults:
         f = res.faults[0]
         return f"the validation deal: seat {f.seat}: {f.kind}: {f.message}"

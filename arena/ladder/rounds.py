@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
-from ..tournament.executors import Lost, make_executor
+from ..tournament.jobs import Failed, JobItem, executor_for, play_jobs
 from ..tournament.schedule import lineups, period
 from ..store import Owner
 from ..types import ArenaError, FAULT_KINDS, Job, JobResult
@@ -255,20 +255,6 @@ def _jobs_of(group: GroupRow, players: int, played: set[int]) -> list[Job]:
     return out
 
 
-def _play_item(item: tuple[Job, list[Any], int]) -> tuple[str, Any]:
-    """In a worker: play one ladder game (``(job, entrants, group id)``)."""
-    from ..table.table import play_job
-    from ..tournament.runner import _CONTEXT as c
-
-    job, entrants, group_id = item
-    try:
-        res = play_job(job, entrants, c["rules"], time_limit=c["time_limit"], secret=c["secret"],
-                       trusted=c["trusted"], limits=c["limits"], record=True)
-    except Exception as exc:           # an engine error, not a bot's: the group is tried again later
-        return ("error", (group_id, job.rotation, f"{type(exc).__name__}: {exc}"))
-    return ("ok", (group_id, job.rotation, res))
-
-
 def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Optional[int] = None,
                rounds: Optional[int] = None, until_stopped: bool = False, groups_per_round: int = 0,
                pin: bool = True, samples: int = 200, on_round: Optional[Callable[[int, int], None]] = None,
@@ -299,20 +285,18 @@ def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Op
                              "stop it first")
         secret = st.secret()
     rules = ladder.rules
-    context = {"rules": rules.rules(), "time_limit": rules.time_limit, "secret": secret,
-               "trusted": rules.trusted, "limits": rules.limits()}
+    settings = rules.table_settings(secret)
     per_round = groups_per_round or max(2, 2 * workers)
     played = rounds_done = groups_done = faults = twice = failed = 0
     sched = 0.0
     from ..table.remote import close_pool
-    from ..tournament.runner import _init_worker
 
     logs_cache: dict[tuple[int, int], Any] = {}
     refit = Refitter(ladder, samples)
     # one connection for the whole run: opening checks the file, which costs more the more it holds
     with ladder.store() as st:
         try:
-            with make_executor(workers, cluster, _init_worker, (context,), pin) as ex:
+            with executor_for(settings, workers, cluster, pin) as ex:
                 while True:
                     if games is not None and played >= games:
                         break
@@ -337,26 +321,20 @@ def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Op
                     rows = {e.id: e for e in st.entrants()}
                     items = []
                     for g in todo:
-                        pair = [ladder.entrant_of(rows[g.a]), ladder.entrant_of(rows[g.b])]
+                        pair = (ladder.entrant_of(rows[g.a]), ladder.entrant_of(rows[g.b]))
                         for job in _jobs_of(g, rules.players, st.played_rotations(g.id)):
-                            items.append((job, pair, g.id))
+                            items.append(JobItem(job, pair, g.id))
                     by_id = {g.id: g for g in todo}
                     sched += time.perf_counter() - t0
                     bad: set[int] = set()
-                    for item in ex.imap_unordered(_play_item, items):
-                        if isinstance(item, Lost):
-                            log.warning("%s; its games are played again in a later round", item.reason)
-                            bad.update(i[2] for i in item.items)
-                            failed += len(item.items)
-                            continue
-                        status, payload = item
-                        if status != "ok":
-                            gid, rot, text = payload
-                            log.warning("group %d rotation %d was not played: %s", gid, rot, text)
+                    for out in play_jobs(items, settings, ex):
+                        gid, rot = out.item.tag, out.item.job.rotation
+                        if isinstance(out, Failed):
+                            log.warning("group %d rotation %d was not played: %s", gid, rot, out.reason)
                             bad.add(gid)
                             failed += 1
                             continue
-                        gid, rot, res = payload
+                        res = out.result
                         g = by_id[gid]
                         if st.add_game(g, rot, res):
                             played += 1

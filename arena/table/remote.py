@@ -24,16 +24,16 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Optional
 
 from core.actions import Action
 from core.errors import InvalidActionError, PengyouError
 
 from ..sandbox import protocol
-from ..sandbox.forkserver import BotProcess, SandboxError, Walls, Zygote, program_argv
+from ..sandbox.forkserver import BotProcess, SandboxError, Zygote, program_argv
+from .settings import Limits
 
-__all__ = ["bot_seed", "deal_seed", "BotPool", "RemoteSeat", "Limits", "pool", "close_pool", "is_program",
+__all__ = ["bot_seed", "deal_seed", "BotPool", "RemoteSeat", "pool", "close_pool", "is_program",
            "is_module", "target_of", "check_startable", "code_hash", "bot_folder", "BOT_FOLDER"]
 
 log = logging.getLogger("pengyou.arena")
@@ -166,32 +166,6 @@ def target_of(spec: str) -> tuple[dict[str, Any], tuple[str, ...]]:
         real = os.path.realpath(path)             # the bot's working directory is not ours
         return {"spec": f"{real}:{cls}{q}{params}"}, _with_folder((real,))
     return {"spec": spec}, ()
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Time and size limits of sandboxed bots (seconds, MiB)."""
-
-    move: float = 5.0            #: per decision (0: none)
-    overage: float = 30.0        #: banked per deal, for decisions that run over
-    startup: float = 10.0        #: to answer ``hello``
-    memory_mb: int = 1024
-    processes: int = 64
-    disk_mb: int = 64
-    cpu_seconds: int = 3600
-    stderr_bytes: int = 1 << 16  #: kept per job and seat
-    log_bytes: int = 1 << 20     #: kept per entrant and seat over a run
-
-    def walls(self, read: tuple[str, ...] = ()) -> Walls:
-        """The process walls for these limits."""
-        return Walls(memory_mb=self.memory_mb, processes=self.processes, disk_mb=self.disk_mb,
-                     cpu_seconds=self.cpu_seconds, read=read)
-
-    def to_hello(self) -> dict[str, Any]:
-        """The limits as the ``hello`` message states them."""
-        return {"move": self.move, "overage": self.overage, "startup": self.startup,
-                "memory_mb": self.memory_mb, "processes": self.processes, "disk_mb": self.disk_mb,
-                "cpu_seconds": self.cpu_seconds, "line_bytes": protocol.MAX_LINE}
 
 
 class _Idle:

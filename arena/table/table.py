@@ -9,7 +9,7 @@ same job gives the same result in any process or thread.
 
 A bot that raises (``crash``), returns something that is not a legal
 :class:`~core.actions.Action` (``illegal``), thinks longer than
-``time_limit`` seconds in one call (``timeout``) or ends its process
+the time limit in one call (``timeout``) or ends its process
 (``died``: ``os._exit``, a signal, a crash in compiled code; the runner
 finds the call and replays the job, see ``died`` in :func:`play_job`) gets
 a :class:`~arena.types.Fault`; from that decision on its seat is played by the
@@ -29,22 +29,21 @@ its limit is a ``timeout`` and its answer is discarded.
 >>> entrants = [Entrant("rnd", "random"), Entrant("heu", "heuristic")]
 >>> job = Job(index=0, key="g0-l0-r0", group=0, seed=7, lineup=0, rotation=0,
 ...           seats=(0, 1, 0, 1, 0))
->>> res = play_job(job, entrants, Rules.preset("pagat", players=5))
+>>> settings = TableSettings(Rules.preset("pagat", players=5), trusted="builtins")
+>>> res = play_job(job, entrants, settings)
 >>> len(res.deals), res.deals[0].seats, res.faults
 (1, (0, 1, 0, 1, 0), ())
 >>> d = res.deals[0]
 >>> d.margins[d.maker] == d.total_points - 2 * d.opponents_points
 True
->>> again = play_job(job, entrants, Rules.preset("pagat", players=5))
+>>> again = play_job(job, entrants, settings)
 >>> again.deals == res.deals and again.record == res.record
 True
 """
 
 from __future__ import annotations
 
-import dataclasses
 import io
-import math
 import random
 from collections.abc import Callable, Sequence
 from typing import Any, Optional
@@ -64,14 +63,12 @@ from core.state import DRAW, MAX_REDEALS, State
 
 from ..sandbox import protocol
 from .guard import CallOutcome, guarded
-from .remote import Limits, RemoteSeat, StartFault, bot_seed, deal_seed, is_module, is_program, parse_action, pool
+from .remote import RemoteSeat, StartFault, bot_seed, deal_seed, is_module, is_program, parse_action, pool
+from .settings import TableSettings
 from ..types import ArenaError, DealOutcome, Entrant, Fault, Job, JobResult
 
-__all__ = ["MODES", "CALL_METHODS", "FAULT_POLICIES", "TRUST", "play_job", "outcome_of", "match_winners",
-           "watch_calls", "forfeit_outcome", "runs_here"]
-
-#: What a job plays: one deal, or a whole match from the job's seed.
-MODES = ("deals", "matches")
+__all__ = ["CALL_METHODS", "Table", "play_job", "outcome_of", "match_winners", "watch_calls", "forfeit_outcome",
+           "runs_here"]
 
 
 # ------------------------------------------------------------------ outcomes
@@ -119,12 +116,6 @@ def match_winners(match: Match) -> tuple[int, ...]:
 
 
 # ------------------------------------------------------------------ the table
-#: What happens after a fault: the faulting entrant forfeits the deal, or
-#: the fallback bot finishes the seat's deal (for experiments; marked).
-FAULT_POLICIES = ("forfeit", "fallback")
-
-#: Which bots may run inside the referee's process: none, or the built-in ones.
-TRUST = ("none", "builtins")
 
 
 class _Seat:
@@ -173,22 +164,24 @@ def runs_here(spec: str, trusted: str) -> bool:
     return trusted == "builtins" or reads_state(spec)
 
 
-class _Table:
-    """The seats of one job and the bookkeeping of faults."""
+class Table:
+    """The seats of one job under ``settings`` and the bookkeeping of
+    faults; ``planned`` maps the in-process bot calls that ended the
+    process when the job was played before to their messages."""
 
-    def __init__(self, job: Job, entrants: Sequence[Entrant], rules: Rules, limits: Limits,
-                 fallback: str, planned: Optional[dict[int, str]], secret: bytes, on_fault: str,
-                 trusted: str, cheating: bool) -> None:
+    def __init__(self, job: Job, entrants: Sequence[Entrant], settings: TableSettings,
+                 planned: Optional[dict[int, str]] = None) -> None:
         self.planned = planned or {}  # call index -> message: a call that ended the process before
         self.calls = 0               # in-process bot calls made so far in the job
         self.job = job
-        self.rules = rules
-        self.limits = limits
-        self.limit = limits.move
-        self.fallback = fallback
-        self.secret = secret
-        self.on_fault = on_fault
-        self.cheating = cheating
+        self.rules = settings.rules
+        self.limits = settings.limits
+        self.limit = settings.limits.move
+        self.fallback = settings.fallback
+        self.secret = secret = settings.secret
+        self.on_fault = settings.on_fault
+        self.cheating = cheating = settings.cheating
+        trusted = settings.trusted
         self.base = (job.seed, job.lineup, job.rotation)
         self.faults: list[Fault] = []
         self.forfeit: Optional[Fault] = None
@@ -482,48 +475,28 @@ def forfeit_outcome(out: DealOutcome, seat: int, rules: Rules) -> DealOutcome:
 
 
 # ------------------------------------------------------------------ jobs
-def _check(job: Job, entrants: Sequence[Entrant], rules: Rules, mode: str, time_limit: float,
-           on_fault: str, trusted: str) -> None:
-    if mode not in MODES:
-        raise ArenaError(f"mode: {mode!r} is not one of {', '.join(MODES)}")
-    if on_fault not in FAULT_POLICIES:
-        raise ArenaError(f"on_fault: {on_fault!r} is not one of {', '.join(FAULT_POLICIES)}")
-    if trusted not in TRUST:
-        raise ArenaError(f"trusted: {trusted!r} is not one of {', '.join(TRUST)}")
-    if (not isinstance(time_limit, (int, float)) or isinstance(time_limit, bool)
-            or not 0 <= time_limit < math.inf):
-        raise ArenaError(f"time limit: {time_limit!r} is not a number of seconds, at least 0")
-    if len(job.seats) != rules.players:
-        raise ArenaError(f"job {job.key}: {len(job.seats)} seats for {rules.players} players")
+def _check(job: Job, entrants: Sequence[Entrant], settings: TableSettings) -> None:
+    settings.check()
+    if len(job.seats) != settings.rules.players:
+        raise ArenaError(f"job {job.key}: {len(job.seats)} seats for {settings.rules.players} players")
     bad = [e for e in job.seats if not 0 <= e < len(entrants)]
     if bad:
         raise ArenaError(f"job {job.key}: entrant {bad[0]} is not one of the {len(entrants)} entrants")
 
 
-def play_job(job: Job, entrants: Sequence[Entrant], rules: Rules, *, mode: str = "deals",
-             time_limit: float = 0.0, fallback: str = "heuristic", record: bool = True,
-             died: Optional[dict[int, str]] = None, secret: bytes = b"", on_fault: str = "forfeit",
-             trusted: str = "builtins", cheating: bool = False,
-             limits: Optional[Limits] = None) -> JobResult:
-    """Play one job and return its result.
+def play_job(job: Job, entrants: Sequence[Entrant], settings: TableSettings,
+             died: Optional[dict[int, str]] = None) -> JobResult:
+    """Play one job under ``settings`` and return its result.
 
-    ``mode``: ``"deals"`` plays the deal ``State(rules, seed=job.seed)``;
-    ``"matches"`` plays the whole match ``Match(rules, seed=job.seed)`` (one
-    outcome per deal, and ``match_winners``). ``time_limit``: seconds one
-    decision may take (0: no limit; ``limits`` adds the overage bank and the
-    sandbox's sizes). ``record``: keep the JSON-lines record of the deal or
-    match (replayable with ``pengyou replay``).
-
-    ``trusted``: ``"builtins"`` runs the built-in bots in this process,
-    ``"none"`` runs every bot in a sandboxed process of its own (modules and
-    programs always are). ``secret`` keys every bot's random seed
+    ``settings.mode``: ``"deals"`` plays the deal ``State(rules,
+    seed=deal_seed(secret, job.seed))``; ``"matches"`` the whole match from
+    that seed (one outcome per deal, and ``match_winners``). The settings'
+    limits time every decision (a ``timeout`` past them), its ``trusted``
+    says which bots run in this process, its ``on_fault`` what a fault
+    costs, and its ``secret`` keys every bot's random seed
     (:func:`arena.table.remote.bot_seed`) and the shuffle
-    (:func:`arena.table.remote.deal_seed`: the job's seed itself without one).
-    ``on_fault``: ``"forfeit"`` (the
-    faulting entrant loses the deal by the most, see :func:`forfeit_outcome`;
-    the deal is finished with random legal actions) or ``"fallback"`` (the
-    ``fallback`` bot finishes the seat's deal; an experiment's setting).
-    ``cheating``: allow a bot that reads the state (the oracle).
+    (:func:`arena.table.remote.deal_seed`). ``record``: keep the JSON-lines
+    record of the deal or match (replayable with ``pengyou replay``).
 
     A fault's ``decision`` is the index, counted from 0 over the whole job,
     of the decision at which the bot failed. ``seconds[s]`` is the time seat
@@ -535,14 +508,14 @@ def play_job(job: Job, entrants: Sequence[Entrant], rules: Rules, *, mode: str =
     the job was played before; replaying the job, such a call is a ``died``
     fault instead.
 
-    Raises :class:`~arena.types.ArenaError` for a bad mode, time limit or
-    line-up, and :class:`bots.BotError` for an unusable bot spec.
+    Raises :class:`~arena.types.ArenaError` for bad settings or line-up,
+    and :class:`bots.BotError` for an unusable bot spec.
     """
-    _check(job, entrants, rules, mode, time_limit, on_fault, trusted)
-    if on_fault == "fallback":
-        make_bot(fallback)              # a bad fallback spec fails here, not at the first fault
-    lim = dataclasses.replace(limits or Limits(overage=0.0), move=float(time_limit))
-    table = _Table(job, entrants, rules, lim, fallback, died, secret, on_fault, trusted, cheating)
+    _check(job, entrants, settings)
+    if settings.on_fault == "fallback":
+        make_bot(settings.fallback)     # a bad fallback spec fails here, not at the first fault
+    rules, secret, mode, record = settings.rules, settings.secret, settings.mode, settings.record
+    table = Table(job, entrants, settings, died)
     winners: tuple[int, ...] = ()
     try:
         if mode == "deals":

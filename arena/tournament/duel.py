@@ -32,13 +32,13 @@ from core.errors import IllegalActionError, PengyouError
 from core.records import rules_json
 from core.rules import Rules  # noqa: F401  (used in the signature)
 
-from .executors import Lost, PoolExecutor
+from ..table.settings import Limits, TableSettings
 from ..table.table import play_job
-from ..table.remote import Limits
+from .jobs import Failed, JobItem, Outcome, executor_for, play_jobs
 from .spec import spec_from_options
-from ..types import ArenaError, Entrant, Job
+from ..types import ArenaError, Entrant, Job, JobResult
 
-__all__ = ["run_duel", "play_game", "mean_interval", "load_saved", "DuelError"]
+__all__ = ["run_duel", "play_game", "duel_settings", "mean_interval", "load_saved", "DuelError"]
 
 
 class DuelError(PengyouError):
@@ -46,42 +46,63 @@ class DuelError(PengyouError):
     a process (the message says which)."""
 
 
+def duel_settings(rules: Rules, opts: dict[str, Any]) -> TableSettings:
+    """The settings of a duel's tables (``opts``: ``secret``, ``trusted``,
+    ``time_limit``, ``overage``, ``cheating``; the others' defaults are
+    :class:`~arena.table.settings.TableSettings`'s); games are not recorded."""
+    limits = Limits(move=opts.get("time_limit", Limits.move), overage=opts.get("overage", Limits.overage))
+    return TableSettings(rules, limits=limits, record=False, secret=opts.get("secret", b""),
+                         trusted=opts.get("trusted", TableSettings.trusted),
+                         cheating=opts.get("cheating", TableSettings.cheating))
+
+
+def _duel_item(spec_a: str, spec_b: str, players: int, seed: int, rotation: int) -> JobItem:
+    """A duel game as a job: A in the even seats of rotation 0, B in the odd ones."""
+    who = tuple((seat + rotation) % 2 for seat in range(players))          # 0 = A, 1 = B
+    job = Job(index=0, key=f"s{seed}-r{rotation}", group=0, seed=seed, lineup=0, rotation=rotation, seats=who)
+    return JobItem(job, (Entrant("a", spec_a), Entrant("b", spec_b)), (seed, rotation))
+
+
+def _scored(item: JobItem, res: JobResult) -> tuple[list[float], list[float]]:
+    """A's and B's mean card margin and game points in a played game; a
+    bot's fault stops the duel with a one-line :class:`bots.BotError`."""
+    seed, rotation = item.tag
+    game = f"deal seed {seed}, rotation {rotation}"
+    if res.faults:
+        f = res.faults[0]
+        raise BotError(f"bot {item.entrants[f.entrant].spec!r} in seat {f.seat} ({game}): {f.kind}: {f.message}")
+    out = res.deals[0]
+    margins: list[list[float]] = [[], []]
+    games: list[list[float]] = [[], []]
+    for seat, side in enumerate(item.job.seats):
+        margins[side].append(out.margins[seat])
+        games[side].append(float(out.game_points[seat]))
+    return [sum(x) / len(x) for x in margins], [sum(x) / len(x) for x in games]
+
+
+def _failed(item: JobItem, reason: str) -> BotError:
+    seed, rotation = item.tag
+    return BotError(f"deal seed {seed}, rotation {rotation}: {reason}")
+
+
 def play_game(job: tuple) -> tuple[list[float], list[float]]:
-    """Play one game of a duel: (spec A, spec B, rules, deal seed, rotation,
-    options), through the arena's referee (``options``: ``secret``,
-    ``trusted``, ``time_limit``, ``overage``, ``cheating``).
+    """Play one game of a duel in this process: (spec A, spec B, rules,
+    deal seed, rotation, options), through the arena's referee (``options``:
+    :func:`duel_settings`'s).
 
     Returns (A's card margin, A's game points, B's ...) as two two-item lists:
     ``[margin_a, margin_b], [game_a, game_b]``. A bot's fault stops the
     game with a one-line :class:`bots.BotError`.
     """
     spec_a, spec_b, rules, seed, rotation, opts = job
-    n = rules.players
-    who = tuple((seat + rotation) % 2 for seat in range(n))          # 0 = A, 1 = B
-    game = f"deal seed {seed}, rotation {rotation}"
-    entrants = [Entrant("a", spec_a), Entrant("b", spec_b)]
-    djob = Job(index=0, key=f"s{seed}-r{rotation}", group=0, seed=seed, lineup=0, rotation=rotation,
-               seats=who)
-    limits = Limits(move=opts.get("time_limit", 5.0), overage=opts.get("overage", 30.0))
+    item = _duel_item(spec_a, spec_b, rules.players, seed, rotation)
     try:
-        res = play_job(djob, entrants, rules, time_limit=limits.move, limits=limits, record=False,
-                       secret=opts.get("secret", b""), trusted=opts.get("trusted", "none"),
-                       cheating=opts.get("cheating", False))
+        res = play_job(item.job, item.entrants, duel_settings(rules, opts).check())
     except IllegalActionError as exc:               # the deal itself cannot go on
-        raise IllegalActionError(f"{game}: {exc}") from None
+        raise IllegalActionError(f"deal seed {seed}, rotation {rotation}: {exc}") from None
     except ArenaError as exc:
         raise BotError(str(exc)) from None
-    if res.faults:
-        f = res.faults[0]
-        spec = entrants[f.entrant].spec
-        raise BotError(f"bot {spec!r} in seat {f.seat} ({game}): {f.kind}: {f.message}")
-    out = res.deals[0]
-    margins: list[list[float]] = [[], []]
-    games: list[list[float]] = [[], []]
-    for seat in range(n):
-        margins[who[seat]].append(out.margins[seat])
-        games[who[seat]].append(float(out.game_points[seat]))
-    return [sum(x) / len(x) for x in margins], [sum(x) / len(x) for x in games]
+    return _scored(item, res)
 
 
 def mean_interval(xs: Sequence[float]) -> dict[str, float]:
@@ -91,13 +112,6 @@ def mean_interval(xs: Sequence[float]) -> dict[str, float]:
     var = sum((x - mean) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
     half = 1.96 * math.sqrt(var / n) if n > 1 else float("inf")
     return {"mean": mean, "lo": mean - half, "hi": mean + half}
-
-
-DuelJob = tuple  # (spec A, spec B, rules, deal seed, rotation)
-
-
-def _play_keyed(job: DuelJob) -> tuple[int, int, tuple[list[float], list[float]]]:
-    return job[3], job[4], play_game(job)
 
 
 def _header(spec_a: str, spec_b: str, rules: Rules, seed: int, secret: str) -> dict[str, Any]:
@@ -198,8 +212,8 @@ def _saved_secret(save: str | Path | None) -> Optional[str]:
 
 def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
              workers: int = 1, progress: bool = False, save: str | Path | None = None,
-             secret: Optional[str] = None, trusted: str = "none", time_limit: float = 5.0,
-             overage: float = 30.0, cheating: bool = False) -> dict[str, Any]:
+             secret: Optional[str] = None, trusted: str = TableSettings.trusted, time_limit: float = Limits.move,
+             overage: float = Limits.overage, cheating: bool = TableSettings.cheating) -> dict[str, Any]:
     """Play ``deals`` duplicate deal pairs; return means and intervals.
 
     ``save``: a JSON-lines file that keeps every game as it ends. Running the
@@ -221,9 +235,9 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
     except ArenaError as exc:
         raise BotError(str(exc)) from None
     spec_a, spec_b = probe.entrants[0].spec, probe.entrants[1].spec
-    opts = {"secret": secret.encode(), "trusted": trusted, "time_limit": float(time_limit),
-            "overage": float(overage), "cheating": cheating}
-    jobs = [(spec_a, spec_b, rules, seed * 100_003 + d, rot, opts) for d in range(deals) for rot in (0, 1)]
+    settings = duel_settings(rules, {"secret": secret.encode(), "trusted": trusted, "time_limit": float(time_limit),
+                                     "overage": float(overage), "cheating": cheating}).check()
+    jobs = [(seed * 100_003 + d, rot) for d in range(deals) for rot in (0, 1)]
     done: dict[tuple[int, int], tuple[list, list]] = {}
     out = None
     if save is not None:
@@ -234,8 +248,8 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
             out = path.open("a", encoding="utf-8")
         except OSError as exc:
             raise DuelError(f"{path}: cannot write: {exc.strerror or exc}") from None
-    resumed = sum(1 for j in jobs if (j[3], j[4]) in done)
-    todo = [j for j in jobs if (j[3], j[4]) not in done]
+    resumed = sum(1 for j in jobs if j in done)
+    todo = [_duel_item(spec_a, spec_b, rules.players, s, rot) for s, rot in jobs if (s, rot) not in done]
     results = dict(done)
 
     def keep(item: tuple[int, int, tuple[list, list]]) -> None:
@@ -245,19 +259,21 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
             out.write(json.dumps({"seed": s, "rotation": rot, "margins": res[0], "games": res[1]}) + "\n")
             out.flush()
 
+    def scored(outs: Iterable[Outcome]) -> Iterator[tuple[int, int, tuple[list, list]]]:
+        for o in outs:
+            if isinstance(o, Failed):
+                raise _failed(o.item, o.reason)
+            yield o.item.tag[0], o.item.tag[1], _scored(o.item, o.result)
+
     try:
-        if workers > 1 and len(todo) > 1:
-            with PoolExecutor(workers) as pool:
-                _progress(_no_lost(pool.imap_unordered(_play_keyed, todo), save, lambda: len(results) - len(done)),
-                          len(jobs), resumed, progress, keep)
-        else:
-            _progress(map(_play_keyed, todo), len(jobs), resumed, progress, keep)
+        with executor_for(settings, workers if workers > 1 and len(todo) > 1 else 1, pin=False) as ex:
+            _progress(scored(play_jobs(todo, settings, ex)), len(jobs), resumed, progress, keep)
     finally:
         if out is not None:
             out.close()
     per_seed: dict[int, list] = {}
-    for job in jobs:
-        per_seed.setdefault(job[3], []).append(results[(job[3], job[4])])
+    for s, rot in jobs:
+        per_seed.setdefault(s, []).append(results[(s, rot)])
     margin_a, margin_b, game_a, game_b, diff_m, diff_g = [], [], [], [], [], []
     for games in per_seed.values():
         ma = sum(g[0][0] for g in games) / len(games)
@@ -276,16 +292,6 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
         "b": {"bot": spec_b, "card_margin": mean_interval(margin_b), "game_points": mean_interval(game_b)},
         "difference": {"card_margin": mean_interval(diff_m), "game_points": mean_interval(diff_g)},
     }
-
-
-def _no_lost(results: Iterable, save: Any, finished: Callable[[], int]) -> Iterator:
-    """The pool's results; a worker's death stops the duel with one line."""
-    for item in results:
-        if isinstance(item, Lost):
-            kept = f"; the {finished()} game(s) finished now are kept in {save}" if save else ""
-            raise DuelError("a worker process ended during a game (a bot called os._exit, was killed "
-                            f"by a signal or crashed in compiled code){kept}")
-        yield item
 
 
 def _progress(it: Iterable, total: int, initial: int, show: bool, keep: Callable[[Any], None]) -> None:

@@ -25,29 +25,24 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import multiprocessing as mp
 import os
 import sys
 import time
-import traceback
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .executors import Lost, make_executor, run_forked
-from ..table.table import CALL_METHODS, play_job, watch_calls
+from .jobs import JobItem, Played, executor_for, play_jobs
+from ..table.settings import TableSettings
 from ..table.remote import close_pool, log_name
 from .schedule import build_jobs, suite_seeds
 from .suites import GENERATED
 from .spec import TournamentSpec
 from ..store import DEFAULT_DB, Owner, Store
-from ..types import ArenaError, Job, JobResult
+from ..types import ArenaError, JobResult
 
 __all__ = ["RunSummary", "run_tournament", "Workers", "setup_logging", "bot_log_dir", "BotLogs"]
 
 log = logging.getLogger("pengyou.arena")
-
-_CONTEXT: dict[str, Any] = {}
-
 
 @dataclass(frozen=True)
 class RunSummary:
@@ -70,67 +65,6 @@ class RunSummary:
     seconds: float
     elsewhere: int = 0       #: jobs without a result that another runner was playing (left to it)
     twice: int = 0           #: jobs played here whose result another runner had stored meanwhile
-
-
-def _init_worker(context: dict[str, Any]) -> None:
-    """Give a worker the tournament's context once (not with every job)."""
-    _CONTEXT.clear()
-    _CONTEXT.update(context)
-
-
-def _run_job(job: Job, died: Optional[dict[int, str]] = None) -> tuple[str, Any]:
-    """Play one job in a worker: ``("ok", JobResult)`` or ``("error", key, text)``."""
-    c = _CONTEXT
-    start = time.perf_counter()
-    try:
-        res = play_job(job, c["entrants"], c["rules"], mode=c["mode"], time_limit=c["time_limit"],
-                       fallback=c["fallback"], record=c["record"], died=died, secret=c["secret"],
-                       on_fault=c["on_fault"], trusted=c["trusted"], cheating=c["cheating"],
-                       limits=c["limits"])
-    except Exception as exc:          # an engine error, not a bot's: keep the run going
-        log.error("job %s failed in pid %d: %s", job.key, os.getpid(),
-                  traceback.format_exception_only(type(exc), exc)[-1].strip())
-        return ("error", (job.key, f"{type(exc).__name__}: {exc}"))
-    log.info("job %s done in pid %d: %.2f s, %d fault(s)", job.key, os.getpid(),
-             time.perf_counter() - start, len(res.faults))
-    return ("ok", res)
-
-
-#: How many times one job's bots may end its process before the job is given up.
-MAX_DEATHS = 8
-
-
-def _alone(job: Job, context: dict[str, Any], died: dict[int, str], cells: Any) -> tuple[str, Any]:
-    """In a process of its own: play ``job``, publishing each bot call to ``cells``."""
-    _init_worker(context)
-    watch_calls(cells)
-    return _run_job(job, died)
-
-
-def _play_alone(job: Job, context: dict[str, Any]) -> tuple[str, Any]:
-    """Play a job whose worker process died, in a forked process of its own.
-
-    If a bot's call ends that process too, the call (its index in the job,
-    its seat and method, published before it was made) becomes a ``died``
-    fault planned at that call, and the job is played again: the fallback
-    takes over the seat from there, as after any other fault. A process that
-    ends outside any bot call, or ``MAX_DEATHS`` deaths, give the job up (not
-    stored; the next run retries it).
-    """
-    died: dict[int, str] = {}
-    for _ in range(MAX_DEATHS):
-        cells = mp.get_context("fork").RawArray("q", [-1, -1, -1])
-        answered, value, how = run_forked(_alone, job, context, died, cells)
-        if answered:
-            return value
-        index, seat, method = cells[0], cells[1], cells[2]
-        if index < 0 or index in died:
-            return ("error", (job.key, f"its process ended ({how}) outside any bot call"))
-        what = CALL_METHODS[method] if 0 <= method < len(CALL_METHODS) else "a call"
-        died[index] = f"{what}() ended the process ({how})"
-        log.warning("job %s: the bot in seat %d ended its process in %s() (%s); playing the job again "
-                    "with the fallback in that seat from there", job.key, seat, what, how)
-    return ("error", (job.key, f"its bots ended its process {MAX_DEATHS} times"))
 
 
 def bot_log_dir(db: str, run_id: int) -> str:
@@ -220,19 +154,19 @@ class Workers:
     def __init__(self, workers: int, cluster: str = "", pin: bool = True) -> None:
         self.workers, self.cluster, self.pin = workers, cluster, pin
         self._ex: Any = None
-        self._context: Optional[dict[str, Any]] = None
+        self._settings: Optional[TableSettings] = None
 
-    def executor(self, context: dict[str, Any]) -> Any:
-        """The kept executor for ``context`` (started, or started again, now if need be)."""
-        if self._ex is None or self._context != context:
+    def executor(self, settings: TableSettings) -> Any:
+        """The kept executor for ``settings`` (started, or started again, now if need be)."""
+        if self._ex is None or self._settings != settings:
             self.close()
-            self._ex = make_executor(self.workers, self.cluster, _init_worker, (context,), self.pin)
-            self._context = context
+            self._ex = executor_for(settings, self.workers, self.cluster, self.pin)
+            self._settings = settings
         return self._ex
 
     def close(self) -> None:
         """Stop the workers and this process's bot processes."""
-        ex, self._ex, self._context = self._ex, None, None
+        ex, self._ex, self._settings = self._ex, None, None
         try:
             if ex is not None:
                 ex.close()
@@ -295,10 +229,8 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
         played = failed = faults = twice = 0
         if todo:
             store.set_status(run_id, "running")
-            context = {"entrants": list(spec.entrants), "rules": spec.rules(), "mode": spec.mode,
-                       "time_limit": spec.time_limit, "fallback": spec.fallback, "record": spec.record,
-                       "secret": store.secret(run_id, secret), "on_fault": spec.on_fault, "trusted": spec.trusted,
-                       "cheating": spec.cheating, "limits": spec.limits()}
+            settings = spec.table_settings(store.secret(run_id, secret))
+            entrants = tuple(spec.entrants)
             logs = BotLogs(bot_log_dir(db, run_id), [e.name for e in spec.entrants],
                            spec.limits().log_bytes)
             bar = _bar(progress, len(jobs), len(done), spec.name)
@@ -306,14 +238,12 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
             try:
                 with contextlib.ExitStack() as stack:
                     if keep is not None:
-                        ex = keep.executor(context)
+                        ex = keep.executor(settings)
                     else:
-                        ex = stack.enter_context(make_executor(min(workers, len(todo)), cluster or "",
-                                                               _init_worker, (context,), pin))
-                    for item in _with_lost_replayed(ex.imap_unordered(_run_job, todo), context):
-                        status, payload = item
-                        if status == "ok":
-                            res: JobResult = payload
+                        ex = stack.enter_context(executor_for(settings, min(workers, len(todo)), cluster or "", pin))
+                    for out in play_jobs((JobItem(job, entrants) for job in todo), settings, ex):
+                        if isinstance(out, Played):
+                            res = out.result
                             logs.keep(res)
                             if store.add_result(run_id, by_key[res.key], res):
                                 played += 1
@@ -322,8 +252,8 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
                                 twice += 1
                         else:
                             failed += 1
-                            key, text = payload
-                            log.warning("job %s was not played: %s (run the command again to retry)", key, text)
+                            log.warning("job %s was not played: %s (run the command again to retry)",
+                                        out.item.job.key, out.reason)
                         if bar is not None:
                             bar.update(1)
             except BaseException:           # Ctrl-C, an unreachable cluster, ...: results so far stay
@@ -397,19 +327,6 @@ class _Heartbeat:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=10)
-
-
-def _with_lost_replayed(results: Any, context: dict[str, Any]) -> Any:
-    """The executor's results, with the jobs of a dead worker played again,
-    each in a process of its own (:func:`_play_alone`)."""
-    for item in results:
-        if isinstance(item, Lost):
-            log.warning("%s with %d job(s) in flight; playing them again one by one",
-                        item.reason, len(item.items))
-            for job in item.items:
-                yield _play_alone(job, context)
-        else:
-            yield item
 
 
 def _bar(show: bool, total: int, initial: int, name: str) -> Any:

@@ -42,8 +42,8 @@ from bots.base import BotError, BotSpec, make_bot, parse_spec, reads_state
 from core.errors import RulesError
 from core.rules import Rules
 
-from ..table.table import FAULT_POLICIES, MODES, TRUST
-from ..table.remote import Limits, check_startable, code_hash, is_module, is_program
+from ..table.remote import check_startable, code_hash, is_module, is_program
+from ..table.settings import FAULT_POLICIES, MODES, TRUST, Limits, TableSettings
 from ..types import ArenaError, Entrant
 
 __all__ = ["TournamentSpec", "spec_from_toml", "spec_from_data", "read_toml", "spec_from_options", "MODES", "LINEUPS"]
@@ -114,17 +114,17 @@ class TournamentSpec:
     settings: tuple[tuple[str, Any], ...] = ()
     suite: str = "dev"
     deals: int = 0
-    mode: str = "deals"
+    mode: str = TableSettings.mode
     lineups: str = "pairs"
     rotations: int = 0
-    time_limit: float = 5.0
-    overage: float = 30.0
-    memory_mb: int = 1024
-    trusted: str = "none"
-    on_fault: str = "forfeit"
-    cheating: bool = False
-    fallback: str = "heuristic"
-    record: bool = True
+    time_limit: float = Limits.move
+    overage: float = Limits.overage
+    memory_mb: int = Limits.memory_mb
+    trusted: str = TableSettings.trusted
+    on_fault: str = TableSettings.on_fault
+    cheating: bool = TableSettings.cheating
+    fallback: str = TableSettings.fallback
+    record: bool = TableSettings.record
     workers: int = 1
     cluster: str = ""
 
@@ -240,6 +240,12 @@ class TournamentSpec:
     def limits(self) -> Limits:
         """The sandbox's limits for this tournament."""
         return Limits(move=self.time_limit, overage=self.overage, memory_mb=self.memory_mb)
+
+    def table_settings(self, secret: bytes = b"") -> TableSettings:
+        """The settings of every table of the tournament, with the run's ``secret``."""
+        return TableSettings(self.rules(), mode=self.mode, limits=self.limits(), trusted=self.trusted,
+                             on_fault=self.on_fault, fallback=self.fallback, cheating=self.cheating,
+                             record=self.record, secret=secret)
 
     def _check_types(self) -> None:
         def bad(fname: str, what: str) -> ArenaError:

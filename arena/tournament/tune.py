@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..stats.spsa import Spsa, TuneParam, result_of
+from ..table.settings import Limits, TableSettings
+from .jobs import Failed, JobItem, executor_for, play_jobs
 from ..types import ArenaError, Entrant, JobResult
 
 __all__ = ["TuneSpec", "TuneRun", "run_tune", "write_trajectory", "trajectory_figure", "load_tune"]
@@ -39,9 +41,9 @@ class TuneSpec:
     settings: tuple = ()
     seeds: str = "tune"
     batch: int = 0
-    time_limit: float = 5.0
-    overage: float = 30.0
-    trusted: str = "builtins"
+    time_limit: float = Limits.move
+    overage: float = Limits.overage
+    trusted: str = TableSettings.trusted
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON form."""
@@ -54,6 +56,11 @@ class TuneSpec:
         """A hash of every field (``batch`` too: it shapes the trajectory);
         equal identities are the same run, resumed."""
         return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()
+
+    def table_settings(self, secret: bytes) -> TableSettings:
+        """The settings of the run's tables (games are not recorded)."""
+        return TableSettings(self.rules(), limits=Limits(move=self.time_limit, overage=self.overage),
+                             trusted=self.trusted, record=False, secret=secret)
 
     def rules(self) -> Any:
         """The rules the deals are played under."""
@@ -90,7 +97,7 @@ class TuneSpec:
         return self
 
 
-def _group_jobs(spec: TuneSpec, k: int, a: str, b: str, side: str, secret: str) -> list[tuple]:
+def _group_jobs(spec: TuneSpec, k: int, a: str, b: str, side: str) -> list[JobItem]:
     """The jobs of iteration ``k``'s duplicate group of ``a`` against ``b``."""
     from .schedule import build_jobs
     from .suites import generated_seed
@@ -99,20 +106,7 @@ def _group_jobs(spec: TuneSpec, k: int, a: str, b: str, side: str, secret: str) 
     t = TournamentSpec(name="tune", entrants=(Entrant("a", a), Entrant("b", b)), preset=spec.preset,
                        players=spec.players, settings=spec.settings, suite="gen:x", deals=1)
     seed = generated_seed(f"gen:{spec.seeds}", k - 1)
-    return [(k, side, job, (a, b), spec.to_json(), secret) for job in build_jobs(t, [seed])]
-
-
-def _play_one(item: tuple) -> tuple[int, str, JobResult]:
-    """In a worker: play one job of an iteration."""
-    from ..table.table import play_job
-    from ..table.remote import Limits
-
-    k, side, job, (a, b), spec_json, secret = item
-    spec = _spec_from_json(spec_json)
-    limits = Limits(move=spec.time_limit, overage=spec.overage)
-    res = play_job(job, [Entrant("a", a), Entrant("b", b)], spec.rules(), time_limit=spec.time_limit,
-                   limits=limits, record=False, secret=secret.encode(), trusted=spec.trusted)
-    return k, side, res
+    return [JobItem(job, (Entrant("a", a), Entrant("b", b)), (k, side)) for job in build_jobs(t, [seed])]
 
 
 def _spec_from_json(d: dict[str, Any]) -> TuneSpec:
@@ -195,7 +189,6 @@ def run_tune(spec: TuneSpec, db: str, *, workers: int = 1, cluster: str = "", pr
     """Run (or resume) SPSA on ``spec`` to its last iteration; every batch
     of iterations is stored with the new theta in one transaction, so an
     interrupt loses at most the batch in flight (played again the same way)."""
-    from .executors import make_executor
     from ..table.remote import close_pool
     from ..stats.sprt import group_score
     from ..store import Store
@@ -211,24 +204,29 @@ def run_tune(spec: TuneSpec, db: str, *, workers: int = 1, cluster: str = "", pr
 
         bar = tqdm(total=spec.iterations, initial=state.done, desc="tune", unit="it", dynamic_ncols=True)
     try:
-        with make_executor(workers, cluster) as ex:
+        settings = spec.table_settings(key.encode())
+        with executor_for(settings, workers, cluster, pin=True) as ex:
             while state.done < spec.iterations:
                 ks = list(range(state.done + 1, min(spec.iterations, state.done + batch) + 1))
                 theta = list(state.theta)
                 plan: dict[int, tuple] = {}
-                items: list[tuple] = []
+                items: list[JobItem] = []
                 for k in ks:
                     plus, minus, delta = state.points(k, theta)
                     a, b = spec.spec_at(state.played(plus, k, "+")), spec.spec_at(state.played(minus, k, "-"))
                     plan[k] = (plus, minus, delta)
                     if spec.against:
-                        items += _group_jobs(spec, k, a, spec.against, "+", key)
-                        items += _group_jobs(spec, k, b, spec.against, "-", key)
+                        items += _group_jobs(spec, k, a, spec.against, "+")
+                        items += _group_jobs(spec, k, b, spec.against, "-")
                     else:
-                        items += _group_jobs(spec, k, a, b, "+-", key)
+                        items += _group_jobs(spec, k, a, b, "+-")
                 got: dict[tuple[int, str], list[JobResult]] = {}
-                for k, side, res in ex.imap_unordered(_play_one, items):
-                    got.setdefault((k, side), []).append(res)
+                for out in play_jobs(items, settings, ex):
+                    if isinstance(out, Failed):
+                        raise ArenaError(f"tune {run.id}: job {out.item.job.key} of iteration {out.item.tag[0]} "
+                                         f"could not be played ({out.reason}); the iterations before its batch "
+                                         "are kept: run the same command to resume")
+                    got.setdefault(out.item.tag, []).append(out.result)
                 steps = []
                 for k in ks:
                     plus, minus, delta = plan[k]

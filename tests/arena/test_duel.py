@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.tournament import duel
+from arena.tournament import jobs
 from arena.tournament.duel import mean_interval, play_game
 from arena.tournament.duel import run_duel as _run_duel
 from bots.base import load_bot_module, register
@@ -106,11 +107,12 @@ def test_each_bot_holds_each_hand_once(mod):
 def test_per_seed_arithmetic(monkeypatch):
     # A's margin: seed-dependent, B's: rotation-dependent; games of one seed
     # are averaged before the differences and intervals are taken.
-    def fake(job):
-        _, _, _, seed, rot, _ = job
+    def fake(item, res):
+        seed, rot = item.tag
         return [float(seed % 7), float(rot * 10)], [float(rot), -1.0]
 
-    monkeypatch.setattr(duel, "play_game", fake)
+    monkeypatch.setattr(jobs, "play_item", lambda item, died=None: jobs.Played(item, None))   # nothing played
+    monkeypatch.setattr(duel, "_scored", fake)
     res = run_duel("random", "heuristic", RULES, deals=5, seed=2, workers=1)
     seeds = [2 * 100_003 + d for d in range(5)]
     diffs = [s % 7 - 5.0 for s in seeds]
@@ -204,19 +206,19 @@ def test_a_saved_duel_resumes_and_extends_to_the_same_figures(tmp_path):
 
 def test_an_interrupted_duel_keeps_every_finished_game(tmp_path, monkeypatch):
     path = tmp_path / "d.jsonl"
-    real = duel.play_game
+    real = jobs.play_item
     calls = []
 
-    def flaky(job):
-        calls.append(job)
+    def flaky(item, died=None):
+        calls.append(item)
         if len(calls) == 4:
             raise KeyboardInterrupt
-        return real(job)
+        return real(item, died)
 
-    monkeypatch.setattr(duel, "play_game", flaky)
+    monkeypatch.setattr(jobs, "play_item", flaky)
     with pytest.raises(KeyboardInterrupt):
         run_duel("heuristic", "random", RULES, deals=4, seed=3, save=path)
-    monkeypatch.setattr(duel, "play_game", real)
+    monkeypatch.setattr(jobs, "play_item", real)
     assert len(path.read_text().splitlines()) == 1 + 3
     res = run_duel("heuristic", "random", RULES, deals=4, seed=3, save=path)
     assert res["resumed"] == 3

@@ -44,7 +44,8 @@ def test_pinning_can_be_turned_off_and_is_off_with_more_workers_than_cpus():
 
 @needs_two
 def test_sandboxed_bots_run_on_the_cpu_of_their_referee():
-    from arena.table.remote import Limits, close_pool, pool
+    from arena.table.remote import close_pool, pool
+    from arena.table.settings import Limits
 
     before = pin_cpu(this_cpu())
     try:

@@ -21,6 +21,7 @@ import pytest
 import arena.table.guard as guard
 import arena.table.table as play
 from arena.table.table import match_winners, outcome_of
+from arena.table.settings import Limits, TableSettings
 from arena.table.table import play_job as _play_job
 from arena.types import ArenaError, Entrant, Job, JobResult
 from bots import BotError, make_bot
@@ -47,11 +48,18 @@ def _in_process(tail: str) -> str:
     return f"test-{name}" + (f":{params}" if params else "")
 
 
-def play_job(*args: Any, **kw: Any) -> JobResult:
-    """These tests look at the fallback that finishes a faulted seat (the
-    experiments' policy); forfeits are tested in test_forfeit and test_hostile."""
+def play_job(job: Job, entrants: Any, rules: Rules, *, time_limit: float = 0.0, died: Any = None,
+             **kw: Any) -> JobResult:
+    """:func:`arena.table.table.play_job` under :class:`TableSettings` made
+    of ``rules`` and ``kw``, with the built-in bots in this process, no
+    overage and no time limit unless given. These tests look at the
+    fallback that finishes a faulted seat (the experiments' policy);
+    forfeits are tested in test_forfeit and test_hostile."""
     kw.setdefault("on_fault", "fallback")
-    return _play_job(*args, **kw)
+    kw.setdefault("trusted", "builtins")
+    limits = kw.pop("limits", None) or Limits(overage=0.0)
+    settings = TableSettings(rules, limits=dataclasses.replace(limits, move=time_limit), **kw)
+    return _play_job(job, entrants, settings, died=died)
 
 
 def _job(seats: tuple[int, ...], seed: int = 11, rotation: int = 0, lineup: int = 0) -> Job:
@@ -122,10 +130,12 @@ def test_the_same_job_in_another_process_and_thread():
     code = (
         "import json, sys\n"
         "from arena.table.table import play_job\nfrom arena.types import Entrant, Job\n"
-        "from core.rules import Rules\n"
+        "from arena.table.settings import Limits, TableSettings\nfrom core.rules import Rules\n"
         "job = Job.from_json(json.loads(sys.argv[1]))\n"
         "ents = [Entrant.from_json(e) for e in json.loads(sys.argv[2])]\n"
-        "print(json.dumps(play_job(job, ents, Rules.preset('pagat', players=5)).to_json()))\n"
+        "settings = TableSettings(Rules.preset('pagat', players=5), limits=Limits(move=0.0, overage=0.0),\n"
+        "                         trusted='builtins', on_fault='fallback')\n"
+        "print(json.dumps(play_job(job, ents, settings).to_json()))\n"
     )
     env = dict(os.environ, PYTHONHASHSEED="4242")
     out = subprocess.run([sys.executable, "-c", code, json.dumps(job.to_json()),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 
-from arena.table.remote import Limits, close_pool, pool
+from arena.table.remote import close_pool, pool
+from arena.table.settings import Limits
 
 
 def test_idle_processes_are_capped_across_all_bots():

@@ -67,6 +67,8 @@ def test_the_arena_referee_holds_its_seats_through_the_same_loop(monkeypatch):
 
     monkeypatch.setattr(play, "play_table", watched)
     job = Job(index=0, key="g0-l0-r0", group=0, seed=5, lineup=0, rotation=0, seats=(0, 1, 0, 1, 0, 1))
+    from arena.table.settings import TableSettings
+
     res = play.play_job(job, [Entrant("random", "random"), Entrant("heuristic", "heuristic")],
-                        Rules.preset("pagat", players=6))
-    assert holders == ["_Table"] and len(res.deals) == 1
+                        TableSettings(Rules.preset("pagat", players=6), trusted="builtins"))
+    assert holders == ["Table"] and len(res.deals) == 1

@@ -54,6 +54,36 @@ def test_spsa_drives_a_planted_weakness_out_and_the_final_sprt_confirms_the_gain
     assert again.resumed and again.spsa.theta == run.spsa.theta and again.trajectory == run.trajectory
 
 
+_KILL = {"marker": "", "play": None}
+
+
+def _killing_play_item(item, died=None):
+    """Play a job in a worker, but kill the worker (SIGKILL, once) at iteration 3."""
+    if item.tag[0] == 3 and not os.path.exists(_KILL["marker"]):
+        with open(_KILL["marker"], "w") as fh:
+            fh.write(str(os.getpid()))
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _KILL["play"](item, died)
+
+
+def test_a_worker_killed_mid_batch_changes_nothing(tmp_path, monkeypatch, planted_registered):
+    """A worker process killed with SIGKILL while it plays (as the OOM killer
+    or an operator would) loses no iteration: its jobs are played again, and
+    the trajectory is the one of a run where nothing died."""
+    from arena.tournament import jobs
+
+    spec = TuneSpec(bot="planted", params=(TuneParam.parse("p=0.5,0,1,0.1,1.0"),), iterations=8, players=5,
+                    time_limit=0.0, trusted="builtins", seeds="killed", batch=4)
+    calm = run_tune(spec, str(tmp_path / "calm.db"), workers=2, progress=False, secret="k")
+    marker = tmp_path / "killed"
+    monkeypatch.setitem(_KILL, "marker", str(marker))
+    monkeypatch.setitem(_KILL, "play", jobs.play_item)
+    monkeypatch.setattr(jobs, "play_item", _killing_play_item)      # the workers fork with it
+    run = run_tune(spec, str(tmp_path / "killed.db"), workers=2, progress=False, secret="k")
+    assert marker.exists() and int(marker.read_text()) != os.getpid()      # a worker died, not this process
+    assert run.spsa.done == 8 and run.trajectory == calm.trajectory and run.spsa.theta == calm.spsa.theta
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=900)
 

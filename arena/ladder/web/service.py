@@ -86,7 +86,7 @@ class Service:
 
     def standings(self) -> tuple[int, list[RatingRow]]:
         """The ratings: refitted when the entrants changed, or when games
-        came and a refit is due (:class:`~arena.ladder.run.Refitter`)."""
+        came and a refit is due (:class:`~arena.ladder.rounds.Refitter`)."""
         with self._store() as st:
             games = st.count_games()
             versions = tuple((e.id, e.retired is not None) for e in st.entrants())
