@@ -7,7 +7,7 @@ checked part by part (letters, digits, ``. _ -``; no ``..``, no hidden or
 absolute names), links and special files are refused, and the number of
 files and their total size are capped, counted as they are written (a zip
 that lies about its sizes is stopped at the cap). The folder is marked a
-bot folder (:data:`arena.table.remote.BOT_FOLDER`), so the bot may read its own
+bot folder (:data:`arena.table.entrants.BOT_FOLDER`), so the bot may read its own
 data files in the sandbox, and made read-only.
 
 >>> import os, tempfile
@@ -35,7 +35,7 @@ import zipfile
 from dataclasses import dataclass
 from typing import IO, BinaryIO, Optional
 
-from ..table.remote import BOT_FOLDER
+from ..table.entrants import BOT_FOLDER
 from ..types import ArenaError
 
 __all__ = ["Taken", "take", "take_stream", "take_zip", "safe_name", "bot_classes", "folder_hash", "folder_size",

@@ -208,15 +208,16 @@ class Ladder:
     def submit_builtin(self, spec: str, *, name: str, owner: str, note: str = "") -> EntrantRow:
         """Enter a built-in bot (``ismcts:iterations=200``); an admin's act,
         never the server's (a built-in runs in the referee)."""
-        from ..table.remote import code_hash, is_module, is_program
+        from ..table.entrants import BotRef
 
-        if is_module(spec) or is_program(spec):
+        ref = BotRef.parse(spec)
+        if ref.kind != "builtin":
             raise ArenaError(f"{spec!r} is not a built-in bot: submit its file instead")
         entrant = Entrant(name, spec)
         self.rules.spec((entrant, Entrant("~other", "random"))).validate()
         with self.store() as st:
             self._check_name(st, name, owner)
-            return st.add_entrant(name, owner, "builtin", spec, code_hash(spec), _note(note))
+            return st.add_entrant(name, owner, "builtin", spec, ref.code_hash(), _note(note))
 
     def submit(self, source: str, *, name: str, owner: str, cls: Optional[str] = None,
                entry: Optional[str] = None, note: str = "", program: Optional[bool] = None) -> EntrantRow:

@@ -27,14 +27,15 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Optional
 
 from core.actions import Action
-from core.errors import InvalidActionError, PengyouError
+from core.errors import InvalidActionError
 
 from ..sandbox import protocol
-from ..sandbox.forkserver import BotProcess, SandboxError, Zygote, program_argv
+from ..sandbox.forkserver import BotProcess, SandboxError, Zygote
+from .entrants import BotRef
 from .settings import Limits
 
-__all__ = ["bot_seed", "deal_seed", "BotPool", "RemoteSeat", "pool", "close_pool", "is_program",
-           "is_module", "target_of", "check_startable", "code_hash", "bot_folder", "BOT_FOLDER"]
+__all__ = ["bot_seed", "deal_seed", "BotPool", "RemoteSeat", "StartFault", "pool", "close_pool", "check_startable",
+           "log_name", "parse_action"]
 
 log = logging.getLogger("pengyou.arena")
 
@@ -59,113 +60,6 @@ def bot_seed(secret: bytes, *parts: Any) -> int:
     """
     msg = ":".join(str(p) for p in parts).encode()
     return int.from_bytes(hmac.new(secret, msg, hashlib.sha256).digest()[:8], "big") >> 1
-
-
-def is_program(spec: str) -> bool:
-    """Whether a bot spec names a program (``cmd:...``)."""
-    return spec.startswith("cmd:")
-
-
-def is_module(spec: str) -> bool:
-    """Whether a bot spec names a user's Python module (``path.py:Class``)."""
-    return ".py:" in spec and not is_program(spec)
-
-
-def _file_digest(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def code_hash(spec: str) -> str:
-    """A sha256 of the code a bot spec runs: the module file of a user's
-    bot, the program and every file among its arguments for ``cmd:``, the
-    defining source file of a built-in. Editing any of them changes it
-    (and so the identity of every run it is in); ``"missing"`` where a file
-    cannot be read (the spec's check reports why).
-
-    >>> code_hash("random") == code_hash("random:") != code_hash("heuristic")
-    True
-    """
-    import inspect
-
-    from bots.base import parse_spec, registry
-
-    files: list[str] = []
-    try:
-        if is_program(spec):
-            files = [a for a in program_argv(spec) if os.path.isfile(a)]
-        elif is_module(spec):
-            files = [os.path.realpath(spec.partition("?")[0].rpartition(":")[0])]
-        else:
-            cls = registry().get(parse_spec(spec).name)
-            source = inspect.getsourcefile(cls) if cls is not None else None
-            files = [source] if source else []
-        h = hashlib.sha256()
-        for f in files:
-            h.update(_file_digest(f).encode() + b"\n")
-        return h.hexdigest() if files else "missing"
-    except (OSError, ValueError, TypeError, PengyouError):
-        return "missing"
-
-
-#: A file of this name makes its folder a bot folder: a bot whose module,
-#: program or argument file is in it (or in a folder below it) may read every
-#: file in it (its data), not only its own.
-BOT_FOLDER = ".pengyou-bot"
-
-
-def bot_folder(path: str) -> Optional[str]:
-    """The bot folder that holds the file ``path``: the nearest folder above
-    it holding :data:`BOT_FOLDER` (a ladder marks a submission's root so,
-    whatever folder its entry is in), if any.
-
-    >>> import tempfile
-    >>> top = tempfile.mkdtemp()
-    >>> os.makedirs(os.path.join(top, "bots", "7", "src"))
-    >>> open(os.path.join(top, "bots", "7", BOT_FOLDER), "w").close()
-    >>> mine = os.path.join(top, "bots", "7")
-    >>> bot_folder(os.path.join(mine, "src", "bot.py")) == os.path.realpath(mine)
-    True
-    >>> bot_folder(os.path.join(top, "bots", "8", "bot.py")) is None
-    True
-    >>> import shutil; shutil.rmtree(top)
-    """
-    folder = os.path.dirname(os.path.realpath(path))
-    while True:
-        if os.path.isfile(os.path.join(folder, BOT_FOLDER)):
-            return folder
-        up = os.path.dirname(folder)
-        if up == folder:
-            return None
-        folder = up
-
-
-def _with_folder(files: tuple[str, ...]) -> tuple[str, ...]:
-    """``files``, and the bot folder of each that is in one (the program's
-    own folder when the program is a script run by an interpreter)."""
-    out = list(files)
-    for f in files:
-        folder = bot_folder(f)
-        if folder is not None and folder not in out:
-            out.append(folder)
-    return tuple(out)
-
-
-def target_of(spec: str) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """What the fork server runs for ``spec``, and the files the bot may
-    read (with the whole folder of a bot folder, :data:`BOT_FOLDER`)."""
-    if is_program(spec):
-        argv = program_argv(spec)
-        return {"argv": argv}, _with_folder(tuple(a for a in argv if os.path.isfile(a)))
-    if is_module(spec):
-        head, q, params = spec.partition("?")
-        path, _, cls = head.rpartition(":")
-        real = os.path.realpath(path)             # the bot's working directory is not ours
-        return {"spec": f"{real}:{cls}{q}{params}"}, _with_folder((real,))
-    return {"spec": spec}, ()
 
 
 class _Idle:
@@ -208,19 +102,21 @@ class BotPool:
                             "; ".join(self._zygote.missing))
         return self._zygote
 
-    def acquire(self, spec: str, seed: int, limits: Limits) -> _Idle:
-        """A ready process for ``spec`` that has not played ``seed``; a failed
-        start raises :class:`StartFault`."""
-        idle = self._idle.setdefault(spec, [])
+    def acquire(self, ref: BotRef, seed: int, limits: Limits) -> _Idle:
+        """A ready process for the bot ``ref`` that has not played ``seed``;
+        a failed start raises :class:`StartFault`."""
+        idle = self._idle.setdefault(ref.text, [])
         for i, item in enumerate(idle):
             if seed not in item.seen and not item.proc.dead:
                 self._order = deque(x for x in self._order if x[1] is not item)
                 return idle.pop(i)
-        return self._start(spec, limits)
+        return self.start(ref, limits)
 
-    def _start(self, spec: str, limits: Limits) -> _Idle:
+    def start(self, ref: BotRef, limits: Limits) -> _Idle:
+        """A new process for the bot ``ref``, walled in under ``limits`` and
+        ready (it answered ``hello``); a failed start raises :class:`StartFault`."""
         try:
-            target, read = target_of(spec)
+            target, read = ref.target()
         except ValueError as exc:
             raise StartFault("crash", str(exc)) from None
         try:
@@ -310,13 +206,14 @@ def close_pool() -> None:
         p.close()
 
 
-def check_startable(spec: str, limits: Optional[Limits] = None) -> Optional[str]:
-    """Start ``spec`` once in the sandbox: None if it answers ``ready``,
-    else one line saying why not."""
+def check_startable(ref: BotRef, limits: Optional[Limits] = None) -> Optional[str]:
+    """Start the bot ``ref`` once in the sandbox: None if it answers
+    ``ready``, else one line saying why not."""
     limits = limits or Limits()
     p = pool()
+    spec = ref.text
     try:
-        item = p._start(spec, limits)
+        item = p.start(ref, limits)
     except StartFault as exc:
         tail = p.last_stderr.decode("utf-8", "replace").strip().splitlines()
         hint = f" (its stderr: {tail[-1][:120]})" if tail and exc.kind == "died" else ""

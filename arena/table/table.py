@@ -49,7 +49,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, Optional
 
 from bots import BotError, make_bot
-from bots.base import reads_state
 from bots.table import MESSAGE_CHARS as _MESSAGE_CHARS
 from bots.table import answer_error, fresh_action, play_table
 from bots.table import exception_line as _exc_line
@@ -63,12 +62,12 @@ from core.state import DRAW, MAX_REDEALS, State
 
 from ..sandbox import protocol
 from .guard import CallOutcome, guarded
-from .remote import RemoteSeat, StartFault, bot_seed, deal_seed, is_module, is_program, parse_action, pool
+from .entrants import BotRef
+from .remote import RemoteSeat, StartFault, bot_seed, deal_seed, parse_action, pool
 from .settings import TableSettings
 from ..types import ArenaError, DealOutcome, Entrant, Fault, Job, JobResult
 
-__all__ = ["CALL_METHODS", "Table", "play_job", "outcome_of", "match_winners", "watch_calls", "forfeit_outcome",
-           "runs_here"]
+__all__ = ["CALL_METHODS", "Table", "play_job", "outcome_of", "match_winners", "watch_calls", "forfeit_outcome"]
 
 
 # ------------------------------------------------------------------ outcomes
@@ -123,11 +122,11 @@ class _Seat:
     process) until a fault, then nothing (forfeit) or the fallback."""
 
     __slots__ = ("entrant", "bot", "remote", "item", "replaced", "broken", "seconds", "decisions", "rng",
-                 "spec")
+                 "ref")
 
-    def __init__(self, entrant: int, spec: str, rng: random.Random) -> None:
+    def __init__(self, entrant: int, ref: BotRef, rng: random.Random) -> None:
         self.entrant = entrant
-        self.spec = spec
+        self.ref = ref
         self.bot: Any = None         # a bot object in this process
         self.remote: Optional[RemoteSeat] = None
         self.item: Any = None        # the pool's handle of the remote process
@@ -154,14 +153,6 @@ def watch_calls(cells: Any) -> None:
     ``cells`` (three shared integers: call index, seat, method index)."""
     global CALL_WATCH
     CALL_WATCH = cells
-
-
-def runs_here(spec: str, trusted: str) -> bool:
-    """Whether a bot spec runs inside the referee's process under ``trusted``
-    (a built-in bot that reads the state always does: it must be shown it)."""
-    if is_program(spec) or is_module(spec):
-        return False
-    return trusted == "builtins" or reads_state(spec)
 
 
 class Table:
@@ -194,11 +185,12 @@ class Table:
         self._drawing = False        # the decision being made is in the draw,
         self._could = False          # and it could make trump
         for seat, e in enumerate(job.seats):
-            spec = entrants[e].spec
+            ref = BotRef.parse(entrants[e].spec)
+            spec = ref.text
             rng = random.Random(bot_seed(secret, *self.base, "random", seat))
-            st = _Seat(e, spec, rng)
+            st = _Seat(e, ref, rng)
             self.seats.append(st)
-            if runs_here(spec, trusted):
+            if ref.runs_here(trusted):
                 bot, kind, message = self._make(seat, spec)
                 st.bot = bot
                 if kind is None and getattr(bot, "cheats", False) and not cheating:
@@ -212,7 +204,7 @@ class Table:
     def _start_remote(self, seat: int, st: _Seat) -> None:
         p = pool()
         try:
-            st.item = p.acquire(st.spec, self.job.seed, self.limits)
+            st.item = p.acquire(st.ref, self.job.seed, self.limits)
         except StartFault as exc:
             self._fault(seat, exc.kind, f"starting: {exc}")
             return
@@ -443,7 +435,7 @@ class Table:
         for seat, st in enumerate(self.seats):
             if st.remote is not None:
                 self._keep_log(st, seat)
-                p.release(st.item, st.spec, self.job.seed, cap)
+                p.release(st.item, st.ref.text, self.job.seed, cap)
                 st.remote = None
 
 

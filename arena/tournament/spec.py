@@ -42,7 +42,8 @@ from bots.base import BotError, BotSpec, make_bot, parse_spec, reads_state
 from core.errors import RulesError
 from core.rules import Rules
 
-from ..table.remote import check_startable, code_hash, is_module, is_program
+from ..table.entrants import BotRef
+from ..table.remote import check_startable
 from ..table.settings import FAULT_POLICIES, MODES, TRUST, Limits, TableSettings
 from ..types import ArenaError, Entrant
 
@@ -175,8 +176,8 @@ class TournamentSpec:
         return cls(**kw)
 
     def code_hashes(self) -> list[str]:
-        """Each entrant's :func:`~arena.table.remote.code_hash`, in order."""
-        return [code_hash(e.spec) for e in self.entrants]
+        """Each entrant's :meth:`~arena.table.entrants.BotRef.code_hash`, in order."""
+        return [BotRef.parse(e.spec).code_hash() for e in self.entrants]
 
     def identity(self) -> str:
         """The sha256 hex digest of the canonical JSON of every field but
@@ -290,9 +291,10 @@ def _build(spec: str, prefix: str, tournament: Optional[TournamentSpec]) -> None
     bot (this project's code) is built here, sandboxed or not. A bot that
     reads the state needs ``cheating``.
     """
-    if is_program(spec) or is_module(spec):
+    ref = BotRef.parse(spec)
+    if ref.kind != "builtin":
         limits = tournament.limits() if tournament is not None else Limits()
-        problem = check_startable(spec, limits)
+        problem = check_startable(ref, limits)
     else:
         problem = _build_here(spec)
         if problem is None and tournament is not None and reads_state(spec) and not tournament.cheating:
@@ -319,7 +321,7 @@ def _spec_text(bot: str, params: Mapping[str, Any] | None = None) -> str:
     Registered bots: ``str(BotSpec)`` (parameters sorted). Module bots
     (``path.py:Class?k=v``) keep the text as given, with ``params`` appended.
     """
-    if isinstance(bot, str) and is_program(bot.strip()):
+    if isinstance(bot, str) and BotRef.parse(bot.strip()).kind == "program":
         if params:
             raise ArenaError(f"bot {bot!r}: a program takes its options on its command line, not params")
         return bot.strip()
