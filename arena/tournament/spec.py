@@ -47,7 +47,8 @@ from ..table.remote import check_startable
 from ..table.settings import FAULT_POLICIES, MODES, TRUST, Limits, TableSettings
 from ..types import ArenaError, Entrant
 
-__all__ = ["TournamentSpec", "spec_from_toml", "spec_from_data", "read_toml", "spec_from_options", "MODES", "LINEUPS"]
+__all__ = ["TournamentSpec", "spec_from_toml", "spec_from_data", "read_toml", "spec_from_options", "spec_text", "MODES",
+           "LINEUPS"]
 
 #: How entrants are seated: every pair of entrants, or all at one table.
 LINEUPS = ("pairs", "table")
@@ -315,7 +316,7 @@ def _build_here(spec: str) -> Optional[str]:
     return None
 
 
-def _spec_text(bot: str, params: Mapping[str, Any] | None = None) -> str:
+def spec_text(bot: str, params: Mapping[str, Any] | None = None) -> str:
     """The canonical bot-spec text of ``bot`` plus ``params``.
 
     Registered bots: ``str(BotSpec)`` (parameters sorted). Module bots
@@ -358,9 +359,9 @@ def _entrant(text: str) -> Entrant:
         raise ArenaError(f"bot spec {text!r}: expected text such as 'heuristic'")
     head, eq, rest = text.partition("=")
     if eq and head.strip() and not any(c in head for c in ":/.?,"):
-        spec = _spec_text(rest)
+        spec = spec_text(rest)
         return Entrant(head.strip(), spec)
-    spec = _spec_text(text)
+    spec = spec_text(text)
     return Entrant(spec, spec)
 
 
@@ -457,7 +458,7 @@ def spec_from_data(data: Mapping[str, Any], where: str = "") -> TournamentSpec:
         bot = _typed(at, "bot", table["bot"], (str,), "a bot spec string")
         params = _typed(at, "params", table.get("params", {}), (dict,), "a table such as { iterations = 200 }")
         try:
-            bot_spec = _spec_text(bot, params)
+            bot_spec = spec_text(bot, params)
         except ArenaError as exc:
             raise ArenaError(f"{at}{exc}") from None
         name = _typed(at, "name", table.get("name", bot_spec), (str,), "a string")

@@ -70,9 +70,9 @@ class TuneSpec:
 
     def spec_at(self, values: Sequence[float | int]) -> str:
         """The bot spec with the tuned parameters at ``values``."""
-        from .spec import _spec_text
+        from .spec import spec_text
 
-        return _spec_text(self.bot, {p.name: (int(v) if p.integer else round(float(v), 6))
+        return spec_text(self.bot, {p.name: (int(v) if p.integer else round(float(v), 6))
                                      for p, v in zip(self.params, values)})
 
     def check(self) -> TuneSpec:
