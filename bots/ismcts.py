@@ -49,7 +49,6 @@ from core.state import PlayerView, play_from_view
 from .heuristic import HeuristicBot
 from .protocol import Bot, Param, keep_params
 from .search import Node, SearchTree, play_key, playout, policy_play
-from .search.reference import search_reference
 
 __all__ = ["IsmctsBot", "OracleBot", "Node", "ROLLOUTS"]
 
@@ -236,7 +235,7 @@ class IsmctsBot:
         """Run the search from ``view``; returns the root (children = own moves).
 
         The tree lives in C (:class:`bots.search.SearchTree`); the worlds are
-        sampled here. It makes exactly the choices of :meth:`search_reference`
+        sampled here. It makes exactly the choices of :func:`bots.search.reference.search_reference`
         (the same search in plain Python).
         """
         rng = self.rng
@@ -279,12 +278,6 @@ class IsmctsBot:
             v = float(sc.game_points if sc.winner == MAKER else -sc.game_points if sc.winner else 0)
             self._game_cache[key] = v
         return v
-
-    def search_reference(self, view: PlayerView) -> Node:
-        """The same search as :meth:`search` in plain Python (slow): the
-        reference the C tree is tested and measured against, kept in
-        :func:`bots.search.reference.search_reference`."""
-        return search_reference(self, view)
 
 
 def _fallback(fallback: Union[str, Bot]) -> Bot:

@@ -6,6 +6,7 @@ per second of wall time on one core, and their ratios.
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections.abc import Callable
@@ -139,7 +140,11 @@ def _ismcts_rate(seed: int, min_time: float, rollout: str = "greedy", method: st
     view = _first_trick_view(seed)
     bot = cast("IsmctsBot", make_bot(f"ismcts:iterations=500,rollout={rollout}"))
     bot.restart(view.rules, view.seat, random.Random(seed))
-    search = getattr(bot, method)
+    search: Callable[[Any], Any] = bot.search
+    if method == "search_reference":
+        from bots.search.reference import search_reference
+
+        search = functools.partial(search_reference, bot)
 
     def batch() -> int:
         search(view)
