@@ -3,13 +3,7 @@ import (``from bots.base import ...``): the protocol and the pieces a bot
 author needs are :mod:`bots.protocol`'s, building bots from specs is
 :mod:`bots.registry`'s, and the loop that plays a deal is :mod:`bots.table`.
 
-A bot sees :class:`core.state.PlayerView` values, never the state:
-
-- ``restart(rules, seat, rng)`` before each deal;
-- ``inform(view, seat, action)`` (optional) after any seat's action, with the
-  bot's own view after it (a bot without it, or whose ``inform`` is None, is
-  not told: the table then builds no view for it between its own turns);
-- ``step(view) -> Action`` whenever the bot is to move.
+What a bot is asked and when is written once, in :mod:`bots.protocol`.
 
 >>> bot = make_bot("random")
 >>> callable(bot.step) and callable(bot.restart)
