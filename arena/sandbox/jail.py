@@ -10,10 +10,11 @@ code runs, and applies every layer the system allows, in this order:
    size-capped tmpfs as its working directory, and directories that only
    root may enter (``/root`` holding the Python install) replaced by a
    tmpfs through which only the allowed paths show;
-3. its own control group (:class:`Cgroups`, made by the fork server), which
-   caps the memory of all its processes together: their own pages, the
-   shared memory they create (``memfd_create``, System V, tmpfs files),
-   kernel memory such as pipe buffers; resource limits: address space,
+3. its own control group (:mod:`arena.sandbox.cgroups`: made by the fork
+   server, joined here first of all), which caps the memory of all its
+   processes together: their own pages, the shared memory they create
+   (``memfd_create``, System V, tmpfs files), kernel memory such as pipe
+   buffers; resource limits: address space,
    processes, open files, file size, CPU seconds, no core files; a high
    ``oom_score_adj`` (the host's OOM killer takes bots first);
 4. as root: an unprivileged user of its own (uid ``UID_BASE + pid``), so
@@ -31,6 +32,10 @@ code runs, and applies every layer the system allows, in this order:
 
 A layer the kernel refuses is skipped and named in the list :func:`enter`
 returns, so the caller can warn; nothing here ever raises for that.
+
+The names of the control groups' module that callers read with the walls
+(:class:`Cgroups`, :data:`CGROUP_PREFIX`, :data:`CGROUP_WALL`) are
+importable from here too, as is :class:`~arena.sandbox.walls.Walls`.
 """
 
 from __future__ import annotations
@@ -39,16 +44,17 @@ import ctypes
 import errno
 import os
 import platform
-import re
 import resource
 import signal
 import stat
 import struct
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
+
+from .cgroups import CGROUP_PREFIX, CGROUP_WALL, Cgroups, join_group, write_file
+from .walls import Walls
 
 __all__ = ["Walls", "enter", "die_with", "adopt_orphans", "UID_BASE", "read_paths", "Cgroups", "CGROUP_PREFIX", "CGROUP_WALL"]
 
@@ -63,18 +69,6 @@ CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x08000000, 
 MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV = 4096, 8192, 16384, 1 << 18, 2, 4
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, PR_SET_DUMPABLE = 1, 38, 22, 4
 PR_SET_CHILD_SUBREAPER = 36
-
-
-@dataclass(frozen=True)
-class Walls:
-    """The limits of one bot process (sizes in MiB, times in seconds)."""
-
-    memory_mb: int = 1024        #: address space of each process; with disk_mb, the cgroup's memory
-    processes: int = 64          #: processes and threads of the bot's user
-    files: int = 256             #: open file descriptors
-    disk_mb: int = 64            #: its working directory (and any file it writes)
-    cpu_seconds: int = 3600      #: CPU time over the process's life
-    read: tuple[str, ...] = field(default=())   #: extra paths it may read
 
 
 def _err() -> str:
@@ -179,309 +173,6 @@ def _namespaces(home: str, disk_mb: int, uid: int, paths: Sequence[str], missing
     except OSError as exc:
         missing.append(f"reading the Python install ({exc.strerror})")
     return True
-
-
-# ------------------------------------------------------------------ control groups
-#: The folder of a fork server's control groups is ``CGROUP_PREFIX + "PID-TOKEN"``
-#: (its pid, and a random token: servers in two PID namespaces may share a pid).
-CGROUP_PREFIX = "pengyou-sandbox-"
-#: How the wall is named when it is missing (:func:`enter`, the fork server's probe).
-CGROUP_WALL = "a memory limit on the whole bot (cgroup)"
-
-
-def _read(path: str) -> str:
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        return fh.read()
-
-
-def _write(path: str, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-    try:
-        os.write(fd, text.encode())
-    finally:
-        os.close(fd)
-
-
-def _unescape(field: str) -> str:
-    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
-
-
-def _hierarchies() -> list[tuple[int, str, str]]:
-    """(cgroup version, mount point, this process's group's folder) of each
-    mounted hierarchy that can hold the memory controller, version 2 first."""
-    own: dict[str, str] = {}
-    for line in _read("/proc/self/cgroup").splitlines():
-        parts = line.split(":", 2)
-        if len(parts) == 3:
-            own[parts[1]] = parts[2]
-    v1 = next((p for c, p in own.items() if "memory" in c.split(",")), None)
-    out = []
-    for line in _read("/proc/self/mountinfo").splitlines():
-        left, _, right = line.partition(" - ")
-        f, r = left.split(), right.split()
-        if len(f) < 5 or len(r) < 3:
-            continue
-        root, point, fstype = _unescape(f[3]), _unescape(f[4]), r[0]
-        if fstype == "cgroup2":
-            version, path = 2, own.get("")
-        elif fstype == "cgroup" and "memory" in r[2].split(","):
-            version, path = 1, v1
-        else:
-            continue
-        if path is None:
-            continue
-        rel = os.path.relpath(path, root)
-        if rel == ".." or rel.startswith("../"):
-            continue                                # this mount does not show our group
-        out.append((version, point, os.path.normpath(os.path.join(point, rel))))
-    return sorted(out, key=lambda t: -t[0])
-
-
-def _delegated(point: str, own: str) -> Optional[str]:
-    """cgroup v2: the nearest of our group and its ancestors (within the
-    mount) that gives the memory controller to its children."""
-    d = own
-    while True:
-        try:
-            if "memory" in _read(os.path.join(d, "cgroup.subtree_control")).split():
-                return d
-        except OSError:
-            pass
-        if len(d) <= len(point) or d == os.path.dirname(d):
-            return None
-        d = os.path.dirname(d)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    return True
-
-
-class Cgroups:
-    """The control groups of one fork server's bots: a folder
-    ``pengyou-sandbox-PID-TOKEN`` in the server's own group (cgroup v1), or in the
-    nearest ancestor that delegates the memory controller (v2), holding one
-    group per bot. A bot's group caps the memory of all its processes
-    together at ``memory_mb + disk_mb`` (its tmpfs directory is charged to
-    it), with no swap, and (v2) its processes at ``processes``; the kernel
-    kills the bot (v2: all of it) when it goes over, and :meth:`ooms` says so.
-    """
-
-    def __init__(self, version: int, base: str) -> None:
-        self.version = version
-        self.base = base
-        #: Parts of the wall this system lacks (for the fork server's warning).
-        self.notes: list[str] = []
-
-    @staticmethod
-    def _places() -> list[tuple[int, Optional[str], str]]:
-        """(version, the folder to make a server's folder in or None, our group)."""
-        return [(v, _delegated(point, own) if v == 2 else own, own) for v, point, own in _hierarchies()]
-
-    @classmethod
-    def parents(cls) -> list[str]:
-        """The folders in which fork servers started by this process (or one
-        in its group) make theirs."""
-        try:
-            return [p for _, p, _ in cls._places() if p is not None]
-        except OSError:
-            return []
-
-    @classmethod
-    def make(cls, pid: int) -> tuple[Optional[Cgroups], str]:
-        """The folder of the fork server ``pid``, made now (and folders of
-        servers that died, removed if empty); or None and why not."""
-        try:
-            found = cls._places()
-        except OSError as exc:
-            return None, f"cannot read this process's cgroups ({exc.strerror})"
-        why = "no cgroup hierarchy with the memory controller is mounted"
-        for version, parent, own in found:
-            if parent is None:
-                why = f"no group from {own} up gives the memory controller to its children"
-                continue
-            cls.sweep(parent)
-            base = os.path.join(parent, f"{CGROUP_PREFIX}{pid}-{os.urandom(4).hex()}")
-            try:
-                os.mkdir(base)
-            except FileExistsError:
-                pass
-            except OSError as exc:
-                why = f"cannot make a group in {parent} ({exc.strerror})"
-                continue
-            groups = cls(version, base)
-            try:
-                if not groups._delegate():
-                    groups.notes.append("a process limit on the whole bot (no pids controller)")
-            except OSError as exc:
-                groups.close(0)
-                why = f"cannot give the memory controller to the groups in {base} ({exc.strerror})"
-                continue
-            swap = "memory.swap.max" if version == 2 else "memory.memsw.limit_in_bytes"
-            if not os.path.exists(os.path.join(base, swap)) and _has_swap():
-                groups.notes.append(f"a swap limit on the whole bot (no {swap})")
-            return groups, ""
-        return None, why
-
-    def _delegate(self) -> bool:
-        """cgroup v2: give the bots' groups the memory controller (and the
-        pids controller: False where there is none)."""
-        if self.version == 1:
-            return True
-        _write(os.path.join(self.base, "cgroup.subtree_control"), "+memory")
-        if "pids" not in _read(os.path.join(self.base, "cgroup.controllers")).split():
-            return False
-        _write(os.path.join(self.base, "cgroup.subtree_control"), "+pids")
-        return True
-
-    def create(self, name: str, walls: Walls) -> str:
-        """A new group ``name`` for one bot with these walls; its folder."""
-        path = os.path.join(self.base, name)
-        try:
-            os.mkdir(path)
-        except FileNotFoundError:                   # swept away meanwhile: make the folder again
-            os.mkdir(self.base)
-            self._delegate()
-            os.mkdir(path)
-        limit = str((walls.memory_mb + walls.disk_mb) << 20)
-        try:
-            if self.version == 2:
-                settings = [("memory.max", limit, True), ("memory.swap.max", "0", False),
-                            ("memory.oom.group", "1", False), ("pids.max", str(walls.processes), False)]
-            else:
-                settings = [("memory.limit_in_bytes", limit, True), ("memory.memsw.limit_in_bytes", limit, False)]
-            for fname, value, needed in settings:
-                try:
-                    _write(os.path.join(path, fname), value)
-                except FileNotFoundError:
-                    if needed:
-                        raise
-        except OSError:
-            self.remove(path)
-            raise
-        return path
-
-    def ooms(self, path: str) -> int:
-        """How many processes of the group the kernel killed for its memory."""
-        try:
-            text = _read(os.path.join(path, "memory.events" if self.version == 2 else "memory.oom_control"))
-        except OSError:
-            return 0
-        for line in text.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill" and value.strip().isdigit():
-                return int(value)
-        return 0
-
-    def _kill(self, path: str) -> None:
-        if self.version == 2:
-            try:
-                _write(os.path.join(path, "cgroup.kill"), "1")
-                return
-            except OSError:
-                pass
-        try:
-            pids = _read(os.path.join(path, "cgroup.procs")).split()
-        except OSError:
-            return
-        for p in pids:
-            try:
-                os.kill(int(p), signal.SIGKILL)
-            except (OSError, ValueError):
-                pass
-
-    def remove(self, path: str) -> bool:
-        """Remove a bot's group, killing what is still in it; False while
-        its processes are still ending (call again)."""
-        for attempt in range(2):
-            try:
-                os.rmdir(path)
-                return True
-            except FileNotFoundError:
-                return True
-            except OSError:
-                if attempt == 0:
-                    self._kill(path)
-        return False
-
-    def close(self, wait: float = 5.0) -> bool:
-        """Remove every bot's group and the folder, waiting up to ``wait``
-        seconds for processes to end; True if nothing is left."""
-        import time
-
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                names = [n for n in os.listdir(self.base) if os.path.isdir(os.path.join(self.base, n))]
-            except FileNotFoundError:
-                return True
-            except OSError:
-                names = []
-            left = [n for n in names if not self.remove(os.path.join(self.base, n))]
-            if not left:
-                try:
-                    os.rmdir(self.base)
-                    return True
-                except FileNotFoundError:
-                    return True
-                except OSError:
-                    pass
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.02)
-
-    @staticmethod
-    def server_pid(name: str) -> Optional[int]:
-        """The pid of the fork server whose folder is named ``name``, if it is one.
-
-        >>> Cgroups.server_pid("pengyou-sandbox-123-0a1b2c3d"), Cgroups.server_pid("user.slice")
-        (123, None)
-        """
-        m = re.fullmatch(re.escape(CGROUP_PREFIX) + r"(\d+)-[0-9a-f]+", name)
-        return int(m.group(1)) if m else None
-
-    @staticmethod
-    def sweep(parent: str) -> None:
-        """Remove the empty folders of fork servers that are gone (killed
-        with everything that could tidy up after them)."""
-        try:
-            names = os.listdir(parent)
-        except OSError:
-            return
-        for name in names:
-            pid = Cgroups.server_pid(name)
-            if pid is None or _alive(pid):
-                continue
-            base = os.path.join(parent, name)
-            try:
-                for sub in os.listdir(base):
-                    if os.path.isdir(os.path.join(base, sub)):
-                        os.rmdir(os.path.join(base, sub))
-                os.rmdir(base)
-            except OSError:
-                pass
-
-
-def _has_swap() -> bool:
-    try:
-        return len(_read("/proc/swaps").splitlines()) > 1
-    except OSError:
-        return False
-
-
-def _join(cgroup: str, missing: list[str]) -> bool:
-    """Move this process into its group (before any of the bot's code runs)."""
-    try:
-        _write(os.path.join(cgroup, "cgroup.procs"), "0")
-        return True
-    except OSError as exc:
-        missing.append(f"{CGROUP_WALL} (joining it: {exc.strerror})")
-        return False
 
 
 # ------------------------------------------------------------------ landlock
@@ -625,9 +316,9 @@ def enter(home: str, walls: Walls, parent: int, cgroup: Optional[str] = None) ->
     fork once more to enter the new PID namespace: the child is the bot).
     """
     missing: list[str] = []
-    counted = cgroup is not None and _join(cgroup, missing)
+    counted = cgroup is not None and join_group(cgroup, missing)
     try:                                # the host's OOM killer takes bots before anything else
-        _write("/proc/self/oom_score_adj", "1000")
+        write_file("/proc/self/oom_score_adj", "1000")
     except OSError:
         pass
     os.setsid()

@@ -451,7 +451,7 @@ def test_cgroup_v2_groups_go_where_memory_is_delegated(tmp_path: Path) -> None:
     """cgroup v2 (a fake tree): the fork server's folder goes in the nearest
     of its own group and the ancestors that give children the memory
     controller, never above the mount; none: no group."""
-    from arena.sandbox.jail import _delegated
+    from arena.sandbox.cgroups import _delegated
 
     point = tmp_path / "cg"
     own = point / "system.slice" / "ci.service"
