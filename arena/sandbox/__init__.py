@@ -1,8 +1,17 @@
-"""The wall around untrusted bots: a fork server per referee, the jail each
-bot process enters (namespaces, Landlock, seccomp, rlimits, control
-groups), the bot side of the wire (``host``) and the protocol both ends
-speak. It knows nothing of tournaments."""
+"""The wall around untrusted bots. It knows nothing of tournaments.
 
-from .forkserver import BotProcess, SandboxError, Walls, Zygote, program_argv
+- ``forkserver``: the referee's side: :class:`Zygote` (the handle of one
+  fork server) and :class:`BotProcess` (one bot's pipes and process);
+- ``server``: the fork server itself (``python -m arena.sandbox``): forks
+  the bots, reports their ends, tidies up after them;
+- ``jail``: the walls a forked bot enters (namespaces, Landlock, seccomp,
+  resource limits, its own user), ``cgroups``: its memory limit as a whole,
+  ``walls``: :class:`Walls`, the limits asked for;
+- ``host``: the bot side of the wire, and ``protocol``: the messages both
+  ends speak.
+"""
+
+from .forkserver import BotProcess, SandboxError, Zygote, program_argv
+from .walls import Walls
 
 __all__ = ["BotProcess", "SandboxError", "Walls", "Zygote", "program_argv"]

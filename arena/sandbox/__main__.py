@@ -2,6 +2,6 @@
 
 import sys
 
-from .forkserver import run_server
+from .server import run_server
 
 run_server(int(sys.argv[1]), int(sys.argv[2]))
