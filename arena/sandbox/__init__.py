@@ -11,7 +11,7 @@
   ends speak.
 """
 
-from .forkserver import BotProcess, SandboxError, Zygote, program_argv
+from .forkserver import BotProcess, SandboxError, Zygote
 from .walls import Walls
 
-__all__ = ["BotProcess", "SandboxError", "Walls", "Zygote", "program_argv"]
+__all__ = ["BotProcess", "SandboxError", "Walls", "Zygote"]

@@ -33,7 +33,6 @@ import logging
 import math
 import os
 import select
-import shutil
 import signal
 import socket
 import subprocess
@@ -44,7 +43,7 @@ from typing import Any, Optional
 
 from .walls import Walls
 
-__all__ = ["Zygote", "BotProcess", "SandboxError", "Walls", "program_argv", "MESSAGE_BYTES"]
+__all__ = ["Zygote", "BotProcess", "SandboxError", "Walls", "MESSAGE_BYTES"]
 
 log = logging.getLogger("pengyou.arena")
 
@@ -55,27 +54,6 @@ MESSAGE_BYTES = 1 << 16
 
 class SandboxError(RuntimeError):
     """The sandbox itself failed (not a bot's fault)."""
-
-
-def program_argv(spec: str) -> list[str]:
-    """The argument list of a ``cmd:PROGRAM ARGS`` bot spec.
-
-    >>> program_argv("cmd:python3 bot.py --depth 2")[1:]
-    ['bot.py', '--depth', '2']
-    """
-    import shlex
-
-    words = shlex.split(spec[4:])
-    if not words:
-        raise ValueError(f"bot spec {spec!r}: no program after cmd:")
-    prog = words[0]
-    found = shutil.which(prog) if os.sep not in prog else (prog if os.path.exists(prog) else None)
-    if found is None:
-        raise ValueError(f"bot program {prog!r}: no such program")
-    found = os.path.realpath(found)
-    if not os.access(found, os.X_OK) or os.path.isdir(found):
-        raise ValueError(f"bot program {prog!r}: not an executable file")
-    return [found] + [os.path.realpath(w) if os.path.isfile(w) else w for w in words[1:]]
 
 
 # ------------------------------------------------------------------ referee side

@@ -44,13 +44,14 @@ def test_pinning_can_be_turned_off_and_is_off_with_more_workers_than_cpus():
 
 @needs_two
 def test_sandboxed_bots_run_on_the_cpu_of_their_referee():
+    from arena.table.entrants import BotRef
     from arena.table.remote import close_pool, pool
     from arena.table.settings import Limits
 
     before = pin_cpu(this_cpu())
     try:
         mine = os.sched_getaffinity(0)
-        item = pool().acquire("random", 1, Limits())
+        item = pool().acquire(BotRef.parse("random"), 1, Limits())
         with open(f"/proc/{item.proc.pid}/status") as fh:
             allowed = [line for line in fh if line.startswith("Cpus_allowed_list")][0].split()[1]
         assert allowed == str(min(mine)) and len(mine) == 1, allowed
