@@ -145,7 +145,8 @@ def test_six_entrants_fitted_order_and_a_hostile_one(tmp_path: Path) -> None:
     assert not [f for _, f in rogue_faults if "ATTACK WORKED" in f.message]
     assert sum(by_label["rogue"].faults.values()) == len(rogue_faults)
     assert tree_hash(Path(lad.folder) / "bots") == bots_before
-    assert sorted(os.listdir(lad.folder)) == listing_before
+    # SQLite's own -wal and -shm files may stay after a read-only reader (it may not remove them)
+    assert sorted(f for f in os.listdir(lad.folder) if not f.endswith(("-wal", "-shm"))) == listing_before
     assert replay_checked(lad) == summary.games
     assert no_bots_left() == []
 
