@@ -110,7 +110,7 @@ def parse_card(text: str) -> int:
     )
 
 
-class Cards(tuple):
+class Cards(tuple[int, ...]):
     """An immutable, hashable multiset of faces kept as a sorted tuple.
 
     >>> c = Cards.from_str("KH 5S KH")

@@ -25,9 +25,9 @@ True
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from math import comb
-from typing import Optional
+from typing import Optional, cast
 
 from .cards import NUM_FACES as NF
 from .errors import SamplingError
@@ -37,14 +37,22 @@ __all__ = ["Deal", "TooBig", "build_deal", "order_groups", "compositions", "Boun
            "deal_demoting"]
 
 Bounds = dict[int, list[int]]                   # seat -> a count per face (lower or upper bounds)
+ClassKey = tuple[tuple[int, ...], tuple[int, ...]]   # a class of cards: its (fine, coarse) destinations
+Uniform = Callable[[], float]                   # a uniform draw in [0, 1), as random.Random.random
+_Group = tuple[list[int], list[int]]            # (destinations, the cards still to deal to each)
+_Class = tuple[frozenset[int], list[int]]       # (indices of the groups allowed, the cards)
+_Opt = tuple[tuple[int, ...], int, tuple[int, ...]]   # a layer's take: (x per merged class, x0 free, r left)
+_Entry = tuple[int, list[float], list[_Opt]]     # W(i, r) while counting: (total, cumulative odds, takes)
+_Table = dict[tuple[int, ...], tuple[list[float], list[_Opt]]]   # a layer's counted entries, less the totals
+_Hyper = dict[tuple[int, int, int], tuple[int, list[float]]]     # (N, K, n) -> (lowest k, cumulative odds)
 
 
-def compositions(r: tuple, allowed: tuple, cap: int):
+def compositions(r: tuple[int, ...], allowed: tuple[int, ...], cap: int) -> Iterator[tuple[int, ...]]:
     """Every x (aligned with r) with x[k] = 0 outside ``allowed``,
     0 <= x[k] <= r[k] and sum(x) <= cap."""
     x = [0] * len(r)
 
-    def rec(i: int, left: int):
+    def rec(i: int, left: int) -> Iterator[tuple[int, ...]]:
         if i == len(allowed):
             yield tuple(x)
             return
@@ -76,7 +84,7 @@ class Deal:
 
     BUDGET = 40_000                       # table entries to weigh before giving up (TooBig)
 
-    def __init__(self, groups: list, free: tuple, classes: list, slots: int) -> None:
+    def __init__(self, groups: list[_Group], free: _Group, classes: list[_Class], slots: int) -> None:
         self.slots = slots
         G = len(groups)
         free_cards = [f for a, cards in classes if len(a) == G for f in cards]
@@ -92,7 +100,7 @@ class Deal:
         of_class = []                      # per layer: class -> merged index or -1 (free)
         for i in range(G + 1):
             left = frozenset(range(i, G))
-            keys: dict = {}
+            keys: dict[frozenset[int], int] = {}
             idx = []
             for a in allowed:
                 key = a & left
@@ -115,11 +123,11 @@ class Deal:
         suffix[G] = sum(free[1])
         for i in range(G - 1, -1, -1):
             suffix[i] = suffix[i + 1] + caps[i]
-        memo: list[dict[tuple[int, ...], tuple]] = [dict() for _ in range(G)]
+        memo: list[dict[tuple[int, ...], _Entry]] = [dict() for _ in range(G)]
         self.memo = memo
         count = [0]
 
-        def W(i: int, r: tuple) -> int:
+        def W(i: int, r: tuple[int, ...]) -> int:
             if i == G:
                 return 1
             got = memo[i].get(r)
@@ -129,7 +137,7 @@ class Deal:
             r0 = suffix[i] - sum(r)
             mp = maps[i]
             width = len(layers[i + 1])
-            opts = []
+            opts: list[tuple[int, tuple[int, ...], int, tuple[int, ...]]] = []
             for x in compositions(r, takes[i], c):
                 count[0] += 1
                 if count[0] > self.BUDGET:
@@ -149,7 +157,7 @@ class Deal:
                     w *= comb(r[j], x[j])
                 opts.append((w * comb(r0, x0), x, x0, nr))
             total = sum(o[0] for o in opts)
-            cum = []
+            cum: list[float] = []
             acc = 0
             for o in opts:
                 acc += o[0]
@@ -173,27 +181,28 @@ class Deal:
             (lists[j] if j >= 0 else free0).extend(classes[k][1])
         self.lists0 = lists
         self.free0 = free0
-        self.hyp: dict = {}                # hypergeometric tables, filled as needed
+        self.hyp: _Hyper = {}              # hypergeometric tables, filled as needed
         self.total = W(0, self.start)
-        for table in memo:
+        tables = cast(list[_Table], memo)  # the same dicts, each entry trimmed here to (cum, takes)
+        for i, table in enumerate(memo):
             for counts, v in table.items():
-                table[counts] = v[1:]
+                tables[i][counts] = v[1:]
         # the sampler keeps the layer-0 lists apart (pool 0: the free cards);
         # a merged class of layer i is the pools that map into it
         self.pools0 = [free0] + lists
         where = [-1] + list(range(len(lists)))      # pool -> merged index at layer i
-        self.plan = []
+        self.plan: list[tuple[_Table, tuple[int, ...], list[tuple[int, ...]], tuple[int, ...], _Group]] = []
         for i in range(G):
-            comp: list = [[] for _ in layers[i]]
+            comp: list[list[int]] = [[] for _ in layers[i]]
             free_i: list[int] = []
             for pid, m in enumerate(where):
                 if self.pools0[pid]:
                     (comp[m] if m >= 0 else free_i).append(pid)
-            self.plan.append((memo[i], takes[i], [tuple(c) for c in comp], tuple(free_i), self.groups[i]))
+            self.plan.append((tables[i], takes[i], [tuple(c) for c in comp], tuple(free_i), self.groups[i]))
             where = [maps[i][m] if m >= 0 else -1 for m in where]
         self.free_ids = tuple(pid for pid, c in enumerate(self.pools0) if c)
 
-    def draw(self, r) -> list:
+    def draw(self, r: Uniform) -> list[list[int]]:
         """One deal: the cards of each destination (a list indexed by it).
 
         Every pool (the free cards, and each class list of layer 0) is
@@ -220,7 +229,7 @@ class Deal:
                 x, x0, state = opts[j] if j < len(opts) else opts[-1]
             else:
                 x, x0, state = opts[0]
-            got: list = []
+            got: list[list[int]] = []
             if x0:
                 _take(lists, pos, free_ids, x0, r, hyp, got)
             for m in takes:
@@ -232,7 +241,7 @@ class Deal:
         return out
 
 
-def _hyper(N: int, K: int, n: int, r, cache: dict) -> int:
+def _hyper(N: int, K: int, n: int, r: Uniform, cache: _Hyper) -> int:
     """How many of n cards drawn from N (K of them marked) are marked."""
     if n == 0 or K == 0:
         return 0
@@ -244,7 +253,7 @@ def _hyper(N: int, K: int, n: int, r, cache: dict) -> int:
     if got is None:
         lo = max(0, n - (N - K))
         total = comb(N, n)
-        cum = []
+        cum: list[float] = []
         acc = 0
         for k in range(lo, min(K, n) + 1):
             acc += comb(K, k) * comb(N - K, n - k)
@@ -255,7 +264,8 @@ def _hyper(N: int, K: int, n: int, r, cache: dict) -> int:
     return lo + (j if j < len(cum) else len(cum) - 1)
 
 
-def _take(lists: list, pos: list, ids: tuple, x: int, r, cache: dict, out: list) -> None:
+def _take(lists: list[list[int]], pos: list[int], ids: tuple[int, ...], x: int, r: Uniform, cache: _Hyper,
+          out: list[list[int]]) -> None:
     """Move a uniform random x-subset of the pools ``ids`` (each in random
     order from ``pos`` on) to ``out`` (as lists)."""
     if len(ids) == 1:
@@ -282,14 +292,14 @@ def _take(lists: list, pos: list, ids: tuple, x: int, r, cache: dict, out: list)
         total -= a
 
 
-def _share(group: tuple, parts: list, out: list, r, cache: dict) -> None:
+def _share(group: _Group, parts: list[list[int]], out: list[list[int]], r: Uniform, cache: _Hyper) -> None:
     """Share a group's cards (lists, each in random order) among its members."""
     members, caps = group
     if len(members) == 1:
         if len(parts) == 1:
             out[members[0]] = parts[0]
         else:
-            mine: list = []
+            mine: list[int] = []
             for p in parts:
                 mine += p
             out[members[0]] = mine
@@ -304,7 +314,7 @@ def _share(group: tuple, parts: list, out: list, r, cache: dict) -> None:
     pos = [0] * len(parts)
     ids = tuple(range(len(parts)))
     for d, c in zip(members, caps):
-        got: list = []
+        got: list[list[int]] = []
         _take(parts, pos, ids, c, r, cache, got)
         mine = []
         for p in got:
@@ -316,10 +326,10 @@ class TooBig(Exception):
     """The exact table would take too long to count."""
 
 
-def build_deal(classes: dict, dests: list, cap_left: dict) -> Deal:
+def build_deal(classes: dict[tuple[int, ...], list[int]], dests: list[int], cap_left: dict[int, int]) -> Deal:
     """Group the destinations by the classes they allow and build the deal."""
     keys = list(classes)
-    pattern: dict = {}
+    pattern: dict[tuple[int, ...], list[int]] = {}
     for d in dests:
         pattern.setdefault(tuple(k for k in range(len(keys)) if d in keys[k]), []).append(d)
     free_group = pattern.pop(tuple(range(len(keys))), [])
@@ -329,16 +339,16 @@ def build_deal(classes: dict, dests: list, cap_left: dict) -> Deal:
     return Deal(groups, (free_group, [cap_left[d] for d in free_group]), cls, max(cap_left) + 1)
 
 
-def order_groups(G: int, allowed: list, sizes: list) -> list:
+def order_groups(G: int, allowed: list[frozenset[int]], sizes: list[int]) -> list[int]:
     """An order of the groups that keeps the merged tables small: built from
     the back, each step adding the group whose layer has the fewest states."""
-    chosen: list = []
+    chosen: list[int] = []
     left = set(range(G))
     while left:
         best = None
         for g in sorted(left):
             rest = frozenset(chosen) | {g}
-            merged: dict = {}
+            merged: dict[frozenset[int], int] = {}
             for a, n in zip(allowed, sizes):
                 key = a & rest
                 if key != rest:
@@ -391,22 +401,23 @@ def room(sizes: Sequence[int], rest: int, fixed: dict[int, list[int]], R: int) -
     return cap_left, dests
 
 
-def deal_demoting(classes: dict, dests: list[int], cap_left: dict[int, int]) -> tuple[Deal, set]:
+def deal_demoting(classes: dict[ClassKey, list[int]], dests: list[int],
+                  cap_left: dict[int, int]) -> tuple[Deal, set[ClassKey]]:
     """The exact deal of the classes to the destinations with room. When its table is too big to count,
     the classes whose extra exclusions a uniform deal is likeliest to meet anyway are demoted to their
     coarse destinations (a third of those left at a time, their exclusions then checked per sample)
     until it is not. Returns the deal and the demoted class keys."""
     total_cap = {d: cap_left[d] for d in dests}
 
-    def keep_odds(key: tuple) -> float:
+    def keep_odds(key: ClassKey) -> float:
         fine, coarse = key
         c = sum(total_cap[d] for d in coarse)
         return (sum(total_cap[d] for d in fine) / c) ** len(classes[key])
 
     demotable = sorted((k for k in classes if k[0] != k[1]), key=keep_odds, reverse=True)
-    demoted: set = set()
+    demoted: set[ClassKey] = set()
     while True:
-        merged: dict = {}
+        merged: dict[tuple[int, ...], list[int]] = {}
         for key, cards in classes.items():
             merged.setdefault(key[1] if key in demoted else key[0], []).extend(cards)
         try:

@@ -88,7 +88,7 @@ def public_history(view: PlayerView, copies: list[int]) -> tuple[
 def since_table(plays_by: list[list[tuple[int, Cards]]]) -> Callable[[int, int], list[int]]:
     """``since(s, t)``: the faces seat s played in tricks t, t+1, ... (what it held at trick t besides
     its current hand), each list computed once."""
-    since_cache: dict = {}
+    since_cache: dict[tuple[int, int], list[int]] = {}
 
     def since(s: int, t: int) -> list[int]:
         """Faces seat s played in tricks t, t+1, ... (what it held at trick t

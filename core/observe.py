@@ -80,11 +80,11 @@ class Changes(NamedTuple):
     """
 
     action: str
-    seen: list
-    set: dict
-    add: dict
-    own: list
-    whole: Optional[list]
+    seen: list[bool]
+    set: dict[str, Any]
+    add: dict[str, list[Any]]
+    own: list[dict[str, Any]]
+    whole: Optional[list[Any]]                   # a message per seat, or None for a seat not wanted
 
 
 class Narrator:
@@ -167,7 +167,7 @@ class Narrator:
             return self._play_changes(actor, action)
         seen = [sees(seat, actor, action) for seat in range(n)]
         pub_set: dict[str, Any] = {}
-        pub_add: dict[str, list] = {}
+        pub_add: dict[str, list[Any]] = {}
         own: list[dict[str, Any]] = [{} for _ in range(n)]
         if len(s.exposures) != self._exposures:
             pub_add["exposures"] = [[a, k, str(c)] for a, k, c in s.exposures[self._exposures:]]
@@ -214,7 +214,7 @@ class Narrator:
         self._trick_leader, self._trick_texts = leader, texts
         pub_set: dict[str, Any] = {"hand_sizes": list(self._sizes), "current_player": s.current_player(),
                                    "current_trick": [leader, texts]}
-        pub_add: dict[str, list] = {}
+        pub_add: dict[str, list[Any]] = {}
         if len(s._trick_text) != self._tricks:
             pub_add["tricks"] = [[w, list(ps)] for w, ps in s._trick_text[self._tricks:]]
             pub_set["points"] = list(pc.points)
@@ -242,11 +242,11 @@ _NOTHING: dict[str, Any] = {}
 
 
 # ------------------------------------------------------------------ the other side
-def _pairs(items: Any) -> tuple:
+def _pairs(items: Any) -> tuple[tuple[Any, ...], ...]:
     return tuple(tuple(x) for x in items)
 
 
-def _trick(item: Any) -> tuple:
+def _trick(item: Any) -> tuple[int, tuple[str, ...]]:
     return (int(item[0]), tuple(item[1]))
 
 

@@ -452,14 +452,16 @@ class PlayRules(PhaseRules):
     def player(self, s: State) -> int:
         """The seat to lead or follow."""
         assert s.play is not None
-        return s.play.current_player
+        seat: int = s.play.current_player
+        return seat
 
     def error(self, s: State, seat: int, action: Action) -> Optional[str]:
         """A play the engine accepts (a follow's reason in :func:`core.kernel.follow_error`'s words)."""
         if action.kind != PLAY:
             return "play cards now"
         assert s.play is not None
-        return s.play.play_error(action.cards)
+        why: Optional[str] = s.play.play_error(action.cards)
+        return why
 
     def apply(self, s: State, seat: int, action: Action) -> None:
         """Play the cards (a failed throw is replaced by its kept unit), note

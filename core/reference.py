@@ -263,7 +263,7 @@ def _canonical(ms: _MSet, trump: Trump, past_ace: bool) -> tuple[_IUnit, ...]:
     key list with different cards (the docs say nothing about it), the one
     whose list of unit faces, in that order, is largest is taken.
     """
-    best: Optional[tuple[list, list]] = None
+    best: Optional[tuple[list[tuple[int, bool, int, int, tuple[int, ...]]], list[tuple[int, ...]]]] = None
     best_p: tuple[_IUnit, ...] = ()
     for p in _partitions(ms, trump, past_ace):
         units = _ordered(p)

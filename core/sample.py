@@ -96,13 +96,17 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from math import comb
-from typing import NamedTuple, Optional, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Optional, cast
 
 from . import kernel
 from .cards import Cards, parse_cards
-from .dealing import Bounds, deal_demoting, place_known, room
+from .dealing import Bounds, ClassKey, deal_demoting, place_known, room
 from .errors import SamplingError
 from .history import NF, Trick, counts, no_set_tricks, public_history, since_table, suits, unseen_cards
+
+if TYPE_CHECKING:
+    from .cards import Unit
+    from .view import PlayerView
 
 __all__ = ["World", "Sampler", "sample_world", "SamplingError"]
 
@@ -111,7 +115,7 @@ class World(NamedTuple):
     """One determinization: ``hands[seat]`` for every seat, the ``kitty``
     (empty during the draw) and the undealt ``stock`` (only during the draw)."""
 
-    hands: list
+    hands: list[Cards]
     kitty: Cards
     stock: Cards
 
@@ -133,7 +137,7 @@ class Sampler:
     """
 
     @property
-    def checks(self) -> dict:
+    def checks(self) -> dict[str, int]:
         """How many facts each sample is checked against (the rest are built
         into the deal): ``caps`` (at most c copies of a face in a hand),
         ``known`` (weights of cards known to be in a hand or the kitty),
@@ -145,7 +149,7 @@ class Sampler:
                 "beats": len(self._beats), "throws": kinds.count("throw"),
                 "follows": kinds.count("follow"), "demoted": self.demoted}
 
-    def __init__(self, view, max_tries: int = 100_000) -> None:
+    def __init__(self, view: PlayerView, max_tries: int = 100_000) -> None:
         self.view = view
         self.max_tries = max_tries
         self.tries = self.samples = 0
@@ -164,7 +168,9 @@ class Sampler:
         unseen, rest = unseen_cards(view, copies, played, others)
         need, mk = self._lower_bounds(tricks, attempts, plays_by, others, rest)
         cap = self._caps(tricks, copies, esuit, suit_faces, others)
-        self._checks: list[tuple[str, tuple]] = []      # (kind, data) checked per sample
+        # (kind, data) checked per sample: ("follow", (t, seat, lead, play)) or ("throw", (t, leader, lead,
+        # kept or None, the sets that could beat it or None)), the data as the replay reads it
+        self._checks: list[tuple[str, tuple[Any, ...]]] = []
         self._beats: list[_Beat] = []                    # failed throws some other hand could beat
         self._trick_facts(tricks, attempts, cap, esuit, lvl, suit_faces, copies)
         pool, fixed, mk = place_known(unseen, need, mk, cap, self._maker)
@@ -319,7 +325,7 @@ class Sampler:
                     continue
             self._checks.append(("follow", (t, s, lead_obj, p)))
 
-    def _throw_facts(self, t: int, ld: int, thrown: Cards, units: list, attempt: Optional[Cards], lead: Cards,
+    def _throw_facts(self, t: int, ld: int, thrown: Cards, units: list[Unit], attempt: Optional[Cards], lead: Cards,
                      lvl: list[int], faces_e: list[int], cap: Bounds) -> None:
         """A throw (two or more units) led at trick t as caps and checks.
 
@@ -399,7 +405,7 @@ class Sampler:
         maker = self._maker
         void = {s: {e for v, e in self.view.voids if v == s} for s in others}
 
-        def allowed_for(f: int, only: Optional[tuple] = None) -> tuple[int, ...]:
+        def allowed_for(f: int, only: Optional[tuple[Optional[int], int]] = None) -> tuple[int, ...]:
             return tuple(d for d in dests
                          if (only is None or d in only)
                          and (d == R or cap[d][f] - need[d][f] > 0))
@@ -418,7 +424,7 @@ class Sampler:
             raise SamplingError("an unseen card has nowhere to go")
         return classes
 
-    def _sample_checks(self, classes: dict, demoted: set, pool: list[int], mk: list[int], cap: Bounds,
+    def _sample_checks(self, classes: dict[ClassKey, list[int]], demoted: set[ClassKey], pool: list[int], mk: list[int], cap: Bounds,
                        need: Bounds, others: list[int]) -> tuple[list[tuple[int, int, int]], ...]:
         """What the deal does not build in, checked on each sample: the caps above 0 that a deal could
         exceed, and every exclusion of a demoted class, as ``(seat, face, most)``; the lower bounds where
@@ -472,14 +478,14 @@ class Sampler:
                     weight *= comb(out[maker].count(f) + out[R].count(f) - k_hand, k)
                 if weight > 1 and r() * weight >= 1:
                     continue
-            hands = self._hands0[:]
+            hands = cast(list[Cards], self._hands0[:])      # its Nones, the other seats, filled here
             for s in hand_ids:
                 h = out[s]
                 h.sort()
                 hands[s] = new(Cards, h)
-            rest = out[R]
-            rest.sort()
-            rest = new(Cards, rest)
+            pile = out[R]
+            pile.sort()
+            rest = new(Cards, pile)
             if self._draw:
                 w = World(hands, _EMPTY, rest)
             else:
@@ -490,7 +496,7 @@ class Sampler:
             return w
         raise SamplingError(f"no consistent deal found in {self.max_tries} tries")
 
-    def _history_ok(self, hands: list) -> bool:
+    def _history_ok(self, hands: list[Cards]) -> bool:
         """The throws and follows the cap facts do not settle, replayed on
         the hands as they were at their trick."""
         trump = self.view.trump
@@ -521,14 +527,14 @@ class Sampler:
 _EMPTY = Cards()
 
 
-def _has_set(hand, since: dict, faces: frozenset, k: int) -> bool:
+def _has_set(hand: Sequence[int], since: dict[int, int], faces: frozenset[int], k: int) -> bool:
     """True when a hand (plus the cards it played since) holds k copies of one of the faces."""
     if k == 1:
         return not faces.isdisjoint(hand)
     return any(hand.count(f) + since.get(f, 0) >= k for f in faces.intersection(hand))
 
 
-def _beaten(out: list, beats: list) -> bool:
+def _beaten(out: list[list[int]], beats: list[_Beat]) -> bool:
     """For each failed throw: some seat held k copies of one of the faces
     (its hand now plus what it played since)."""
     for faces, k, seats in beats:
@@ -544,10 +550,10 @@ def _beaten(out: list, beats: list) -> bool:
     return True
 
 
-_CACHE: list = []
+_CACHE: list[tuple[PlayerView, Sampler]] = []
 
 
-def sample_world(view, rng: random.Random) -> World:
+def sample_world(view: PlayerView, rng: random.Random) -> World:
     """One world consistent with ``view`` (see :class:`Sampler`; the tables of
     the last view sampled are kept, so repeated calls on one view are fast)."""
     if _CACHE and _CACHE[0][0] is view:

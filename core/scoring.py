@@ -89,7 +89,8 @@ def kitty_multiplier(
 
 def _multiplier(kind: str, winning_play_cards: int, largest_unit_cards: int, cards_per_player: int) -> int:
     """:func:`kitty_multiplier` on checked arguments: the kernel's one definition."""
-    return kernel.kitty_multiplier_of(kind, winning_play_cards, largest_unit_cards, cards_per_player)
+    mult: int = kernel.kitty_multiplier_of(kind, winning_play_cards, largest_unit_cards, cards_per_player)
+    return mult
 
 
 def opponents_points(
@@ -140,8 +141,9 @@ def opponents_points(
 def _opponents_total(points_by_seat: Sequence[int], side: Collection[int], kitty_points: int,
                      kitty_to_opponents: bool, multiplier: int, penalties_by_seat: Sequence[int]) -> int:
     """:func:`opponents_points` on checked arguments: the kernel's one definition."""
-    return kernel.opponents_total(points_by_seat, side, kitty_points, kitty_to_opponents, multiplier,
-                                   penalties_by_seat)
+    total: int = kernel.opponents_total(points_by_seat, side, kitty_points, kitty_to_opponents, multiplier,
+                                        penalties_by_seat)
+    return total
 
 
 def card_margin(rules: Rules, opponents_points: int) -> int:
@@ -152,7 +154,8 @@ def card_margin(rules: Rules, opponents_points: int) -> int:
     >>> card_margin(Rules.preset("pagat", players=6), 75)
     50
     """
-    return kernel.card_margin(rules.total_points, opponents_points)
+    margin: int = kernel.card_margin(rules.total_points, opponents_points)
+    return margin
 
 
 class DealScore(NamedTuple):

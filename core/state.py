@@ -130,7 +130,8 @@ class State:
             raise InvalidActionError(f"seat {seat!r} is not a seat from 0 to {self.rules.players - 1}")
         if self.phase in (PLAY_PHASE, DONE):
             assert self.play is not None
-            return self.play.hand(seat)
+            hand: Cards = self.play.hand(seat)
+            return hand
         return Cards.from_counts(self._hands[seat])
 
     def legal_actions(self) -> LegalActions:

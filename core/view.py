@@ -95,25 +95,25 @@ class PlayerView:
     phase: str
     current_player: int
     hand: Cards
-    hand_sizes: tuple
-    levels: tuple
+    hand_sizes: tuple[int, ...]
+    levels: tuple[tuple[int, bool], ...]                  # (level, active) by seat
     starter: int
     cards_drawn: int
-    exposures: tuple
+    exposures: tuple[tuple[int, str, str], ...]           # (seat, kind, cards)
     trump: Optional[Trump]
     maker: Optional[int]
     kitty: Optional[Cards]
-    calls: tuple
-    calls_filled: tuple
-    tricks: tuple
-    current_trick: tuple
-    failed_throws: tuple
-    points: tuple
-    voids: tuple
-    no_sets: tuple
+    calls: tuple[tuple[str, int], ...]                    # (card name, ordinal)
+    calls_filled: tuple[Optional[int], ...]
+    tricks: tuple[tuple[int, tuple[str, ...]], ...]       # (leader, the plays as text)
+    current_trick: tuple[int, tuple[str, ...]]            # (leader or -1, the plays so far as text)
+    failed_throws: tuple[tuple[int, str, str], ...]       # (seat, attempt, cards kept)
+    points: tuple[int, ...]
+    voids: tuple[tuple[int, int], ...]                    # (seat, suit)
+    no_sets: tuple[tuple[int, int, int], ...]             # (seat, suit, k)
     # every view is built with its rules; None only in a view made by hand without them (Sampler rejects it)
     rules: Rules = field(default=None, compare=False)  # type: ignore[assignment]
-    options: tuple = ()
+    options: tuple[Action, ...] = ()
 
     @property
     def to_move(self) -> bool:
