@@ -114,7 +114,7 @@ class HeuristicBot:
         self._table_key: Optional[tuple[Optional[Trump], bool, int, int, int]] = None
         self._played = [0] * 54
         self._ntricks = 0
-        self._last_trick = None
+        self._last_trick: Optional[tuple[int, tuple[str, ...]]] = None
 
     # ----------------------------------------------------------- protocol
     def restart(self, rules: Rules, seat: int, rng: random.Random) -> None:
@@ -179,7 +179,7 @@ class HeuristicBot:
             self._table_key = key
         return self._table
 
-    def _update_played(self, view: PlayerView) -> list:
+    def _update_played(self, view: PlayerView) -> list[int]:
         """Counts of the faces played in finished tricks (kept incrementally)."""
         tricks = view.tricks
         k = self._ntricks
@@ -241,7 +241,7 @@ class HeuristicBot:
         plan = self.bury_plan(view)
         return Action.bury(plan[0])
 
-    def bury_plan(self, view: PlayerView) -> list:
+    def bury_plan(self, view: PlayerView) -> list[int]:
         """The cards the maker would still bury, best first."""
         tab = self._tab(view)
         rules = view.rules
@@ -305,7 +305,7 @@ class HeuristicBot:
             suit_len[tab.es[f]] += 1
         called_faces = {cached_cards(c)[0] for c, _ in view.calls}
 
-        def score(a: Action):
+        def score(a: Action) -> tuple[int, bool, int, int, int, int]:
             f, o = a.cards[0], a.ordinal
             e = tab.es[f]
             gap = tab.top_level[e] - tab.lv[f]          # 0 for the ace (boss) of a suit

@@ -7,11 +7,12 @@ burial, the calls and the protocol, and hands each play decision here.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Optional
 
 from core import kernel
 from core.actions import Action
-from core.cards import Cards, Trump, card_points
+from core.cards import Cards, Trump, Unit, card_points
 from core.rules import Rules
 from core.state import PlayerView
 
@@ -44,8 +45,8 @@ class CardTable:
     def __init__(self, trump: Trump, rules: Rules) -> None:
         ctx = kernel.context(trump, rules.tractor_past_ace)
         self.trump = trump
-        self.es = [ctx.effective_suit(f) for f in range(54)]
-        self.lv = [ctx.level(f) for f in range(54)]
+        self.es: list[int] = [ctx.effective_suit(f) for f in range(54)]
+        self.lv: list[int] = [ctx.level(f) for f in range(54)]
         r = trump.rank
         self.elig = [
             (rules.tractor_past_ace or not (f >= 52 or (r is not None and f % 13 + 2 == r)))
@@ -60,7 +61,7 @@ class CardTable:
         self.total = [rules.packs] * 52 + [rules.black_jokers, rules.red_jokers]
         self.top_level = [max((self.lv[f] for f in self.suit_faces[e]), default=-1) for e in range(5)]
 
-    def beatable(self, cnt: list, e: int, k: int, L: int, top: int) -> bool:
+    def beatable(self, cnt: list[int], e: int, k: int, L: int, top: int) -> bool:
         """True when the cards counted in ``cnt`` (all in one hand, the worst
         case) can form a unit of suit ``e`` beating a (k, L) unit topped at ``top``."""
         lv = self.lv
@@ -82,7 +83,7 @@ class CardTable:
                 return True
         return False
 
-    def shapes(self, cnt: list, e: int, k: int, L: int) -> list:
+    def shapes(self, cnt: list[int], e: int, k: int, L: int) -> list[tuple[int, list[int]]]:
         """Every (k, L) unit of suit ``e`` formable from ``cnt``, lowest first,
         as (top level, face list)."""
         out = []
@@ -183,7 +184,7 @@ class PlayTurn:
         return Action.play(Cards(self.follow()))
 
     # ---------------------------------------------------------- estimates
-    def ruff_risk(self, e: int, seats=None) -> float:
+    def ruff_risk(self, e: int, seats: Optional[list[int]] = None) -> float:
         """Rough chance that a non-partner trumps a lead of plain suit ``e``."""
         if e == TRUMPS:
             return 0.0
@@ -218,11 +219,11 @@ class PlayTurn:
         return v
 
     # --------------------------------------------------------------- lead
-    def lead(self) -> list:
+    def lead(self) -> list[int]:
         tab = self.tab
         cnt = self.cnt
         trump_share = len(self.by_suit[TRUMPS]) / max(1, len(self.hand))
-        cands: list[tuple[float, list]] = []
+        cands: list[tuple[float, list[int]]] = []
         bot = self.bot
         others = [s for s in range(self.n) if s != self.seat]
         for e in range(5):
@@ -291,7 +292,7 @@ class PlayTurn:
         cands.sort(key=lambda c: c[0], reverse=True)
         return cands[0][1]
 
-    def _throw_ok(self, throw: list, e: int, all_void: bool) -> bool:
+    def _throw_ok(self, throw: list[int], e: int, all_void: bool) -> bool:
         if all_void:
             return True
         try:
@@ -306,7 +307,7 @@ class PlayTurn:
         return risk <= self.bot.throw_risk
 
     # ------------------------------------------------------------- follow
-    def follow(self) -> list:
+    def follow(self) -> list[int]:
         bot = self.bot
         plays = self.plays
         lead = plays[0]
@@ -340,7 +341,7 @@ class PlayTurn:
                 return win
         return self.in_suit(units, n, feed)
 
-    def hold_chance(self, w: int, units) -> float:
+    def hold_chance(self, w: int, units: Sequence[Unit]) -> float:
         """Rough chance that play ``w`` (a partner's) keeps the trick."""
         later = [s for s in self.later if self.rel(s) != 1]
         if not later:
@@ -366,17 +367,19 @@ class PlayTurn:
             return 0.45 if void_enemy else 0.9
         return 0.3
 
-    def _wins(self, cand: list) -> bool:
+    def _wins(self, cand: list[int]) -> bool:
         try:
             plays = self.plays + [Cards(cand)]
-            return kernel.trick_winner(plays, self.trump, self.rules, lead=self.ld) == len(self.plays)
+            winner: int = kernel.trick_winner(plays, self.trump, self.rules, lead=self.ld)
+            return winner == len(self.plays)
         except Exception:
             return False
 
-    def _legal(self, cand: list) -> bool:
-        return kernel.is_legal_follow(self.hand, self.ld, Cards(cand), self.trump, self.rules)
+    def _legal(self, cand: list[int]) -> bool:
+        legal: bool = kernel.is_legal_follow(self.hand, self.ld, Cards(cand), self.trump, self.rules)
+        return legal
 
-    def _worth_winning(self, trick_pts: int, cand: list, holds: bool, min_pts: int = 5) -> bool:
+    def _worth_winning(self, trick_pts: int, cand: list[int], holds: bool, min_pts: int = 5) -> bool:
         if trick_pts >= max(1, min_pts):
             return True
         if not holds:
@@ -398,7 +401,7 @@ class PlayTurn:
         led = self.e
         return led == TRUMPS or e == TRUMPS or self.ruff_risk(led, self.later) < 0.3
 
-    def win_in_suit(self, u, n: int, trick_pts: int, rel_w: int, hold: float) -> Optional[list]:
+    def win_in_suit(self, u: Unit, n: int, trick_pts: int, rel_w: int, hold: float) -> Optional[list[int]]:
         """A play of the led suit that takes the trick, if one is worth it."""
         if rel_w == 1 and hold >= 0.3:
             return None
@@ -427,7 +430,7 @@ class PlayTurn:
             return None
         return faces
 
-    def ruff(self, units, n: int, trick_pts: int) -> Optional[list]:
+    def ruff(self, units: Sequence[Unit], n: int, trick_pts: int) -> Optional[list[int]]:
         """Trumps matching the lead's shape that take the trick, if worth it."""
         tab = self.tab
         tr = self.by_suit[TRUMPS]
@@ -470,7 +473,7 @@ class PlayTurn:
             return play
         return None
 
-    def discard(self, m: int, feed: bool, exclude_suit: int) -> list:
+    def discard(self, m: int, feed: bool, exclude_suit: int) -> list[int]:
         """``m`` cards from outside the led suit: points if feeding, else cheap ones."""
         if m <= 0:
             return []
@@ -493,7 +496,7 @@ class PlayTurn:
         pool.sort(key=lambda f: (key(f), f))
         return pool[:m]
 
-    def in_suit(self, units, n: int, feed: bool) -> list:
+    def in_suit(self, units: Sequence[Unit], n: int, feed: bool) -> list[int]:
         """``n`` cards of the led suit meeting the shape obligation: the most
         points if feeding, else the cheapest."""
 
@@ -520,7 +523,7 @@ class PlayTurn:
             return best
         return list(kernel.random_follow(self.hand, self.ld, self.trump, self.rules, self.bot.rng))
 
-    def _build(self, units, n: int, key, variant: int) -> Optional[list]:
+    def _build(self, units: Sequence[Unit], n: int, key: Callable[[int], float], variant: int) -> Optional[list[int]]:
         tab = self.tab
         rem: dict[int, int] = {}
         for f in self.by_suit[self.e]:

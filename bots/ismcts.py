@@ -36,7 +36,7 @@ import random
 import time
 from itertools import islice
 from collections.abc import Callable, Iterator
-from typing import Optional, Union, cast
+from typing import Any, Optional, Union, cast
 
 from core.actions import Action
 from core.cards import Cards, points
@@ -44,7 +44,7 @@ from core.play import PlayCore
 from core.rules import Rules
 from core.sample import Sampler, World
 from core.scoring import MAKER, card_margin, score_deal
-from core.state import PlayerView, play_from_view
+from core.state import PlayerView, State, play_from_view
 
 from .heuristic import HeuristicBot
 from .protocol import Bot, Param, keep_params
@@ -171,7 +171,7 @@ class IsmctsBot:
         margin = card_margin(r, opp) / r.total_points
         return [margin if s in side else -margin for s in range(n)]
 
-    def _world_source(self, view: PlayerView):
+    def _world_source(self, view: PlayerView) -> Callable[[random.Random], World | _TrueWorld]:
         """A function rng -> world (hands, kitty) consistent with the view."""
         return Sampler(view).sample
 
@@ -294,7 +294,7 @@ def _fallback(fallback: Union[str, Bot]) -> Bot:
 class _TrueWorld:
     __slots__ = ("hands", "kitty")
 
-    def __init__(self, hands: list, kitty: Cards) -> None:
+    def __init__(self, hands: list[Cards], kitty: Cards) -> None:
         self.hands = hands
         self.kitty = kitty
 
@@ -309,15 +309,15 @@ class OracleBot(IsmctsBot):
 
     cheats = True
 
-    def __init__(self, **params) -> None:
+    def __init__(self, **params: Any) -> None:                # IsmctsBot's parameters, passed on as they are
         super().__init__(**params)
-        self._state = None
+        self._state: Optional[State] = None
 
-    def peek(self, state) -> None:
+    def peek(self, state: State) -> None:
         """Be shown the true state before deciding (cheating by design)."""
         self._state = state
 
-    def _world_source(self, view: PlayerView):
+    def _world_source(self, view: PlayerView) -> Callable[[random.Random], World | _TrueWorld]:
         s = self._state
         if s is None:
             raise ValueError("the oracle bot needs peek(state) before each decision")
