@@ -133,7 +133,15 @@ def test_six_entrants_fitted_order_and_a_hostile_one(tmp_path: Path) -> None:
     by_label = {r.label: r for r in rows}
     order = [r.label for r in rows]
     fitted = [lab for lab in order if lab in {s.replace(":iterations=", "") for s in known}]
-    assert fitted == ["ismcts1000", "ismcts150", "heuristic", "random"], [(r.label, round(r.elo)) for r in rows]
+    shown = [(r.label, round(r.elo), round(r.lo), round(r.hi)) for r in rows]
+    # 240 games resolve the strong from the weak, not neighbours (ismcts150 and heuristic trade places
+    # from run to run, as the rounds' refits fall): the fit may never put a weaker built-in above a
+    # stronger one with separated 95 % intervals, and random is last of them, clearly below ismcts1000
+    strength = ["ismcts1000", "ismcts150", "heuristic", "random"]
+    for i, strong in enumerate(strength):
+        for weak in strength[i + 1:]:
+            assert not by_label[weak].lo > by_label[strong].hi, (strong, weak, shown)
+    assert fitted[-1] == "random" and by_label["random"].hi < by_label["ismcts1000"].lo, shown
     assert order[-1] == "rogue", [(r.label, round(r.elo)) for r in rows]
 
     with lad.store(read_only=True) as st:
