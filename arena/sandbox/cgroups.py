@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+from collections.abc import Iterator
 from typing import Optional
 
 from .walls import Walls
@@ -288,18 +289,25 @@ class Cgroups:
         return int(m.group(1)) if m else None
 
     @staticmethod
-    def sweep(parent: str) -> None:
-        """Remove the empty folders of fork servers that are gone (killed
-        with everything that could tidy up after them)."""
+    def servers(parent: str) -> Iterator[tuple[str, int]]:
+        """The fork servers' folders under ``parent`` (one it cannot list has
+        none): each folder's path and its server's pid."""
         try:
             names = os.listdir(parent)
         except OSError:
             return
         for name in names:
             pid = Cgroups.server_pid(name)
-            if pid is None or _alive(pid):
+            if pid is not None:
+                yield os.path.join(parent, name), pid
+
+    @staticmethod
+    def sweep(parent: str) -> None:
+        """Remove the empty folders of fork servers that are gone (killed
+        with everything that could tidy up after them)."""
+        for base, pid in Cgroups.servers(parent):
+            if _alive(pid):
                 continue
-            base = os.path.join(parent, name)
             try:
                 for sub in os.listdir(base):
                     if os.path.isdir(os.path.join(base, sub)):

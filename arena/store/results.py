@@ -401,8 +401,7 @@ class Store(SQLiteFile):
         """How many jobs of the run without a result another live owner holds."""
         now = time.time()
         with self._errors():
-            tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if "leases" not in tables:
+            if not self._has_table("leases"):
                 return 0
             rows: list[tuple[str, str, int, float]] = self._db.execute(
                 "SELECT l.owner, l.host, l.pid, l.expires FROM leases l WHERE l.run_id = ? AND NOT EXISTS "

@@ -165,14 +165,10 @@ class Table:
         self.planned = planned or {}  # call index -> message: a call that ended the process before
         self.calls = 0               # in-process bot calls made so far in the job
         self.job = job
+        self.settings = settings
         self.rules = settings.rules
         self.limits = settings.limits
-        self.limit = settings.limits.move
-        self.fallback = settings.fallback
-        self.secret = secret = settings.secret
-        self.on_fault = settings.on_fault
-        self.cheating = cheating = settings.cheating
-        trusted = settings.trusted
+        secret, cheating, trusted = settings.secret, settings.cheating, settings.trusted
         self.base = (job.seed, job.lineup, job.rotation)
         self.faults: list[Fault] = []
         self.forfeit: Optional[Fault] = None
@@ -211,7 +207,7 @@ class Table:
         st.remote = RemoteSeat(st.item, self.limits)
 
     def _fallback_rng(self, seat: int) -> random.Random:
-        return random.Random(bot_seed(self.secret, *self.base, "fallback", self.deal, seat, self.decision))
+        return random.Random(bot_seed(self.settings.secret, *self.base, "fallback", self.deal, seat, self.decision))
 
     def _next_call(self, seat: int, what: str) -> Optional[str]:
         """Count an in-process bot call and publish it; the message of a
@@ -241,7 +237,7 @@ class Table:
         died = self._next_call(seat, what)
         if died is not None:
             return CallOutcome(None, "died", died, 0.0)
-        out = guarded(what, fn, args, self.limit)
+        out = guarded(what, fn, args, self.limits.move)
         self.seats[seat].seconds += out.seconds
         return out
 
@@ -261,13 +257,13 @@ class Table:
         self.faults.append(fault)
         self._drop_remote(st, kind, message)
         st.bot = None
-        if self.on_fault == "forfeit":
+        if self.settings.on_fault == "forfeit":
             st.broken = True
             if self.forfeit is None:
                 self.forfeit = fault
             return
         st.replaced = True
-        st.bot, made, _ = self._make(seat, self.fallback)
+        st.bot, made, _ = self._make(seat, self.settings.fallback)
         if made is not None:
             st.broken = True
             return
@@ -294,7 +290,7 @@ class Table:
         narrator = Narrator(state) if any(st.remote is not None for st in self.seats) else None
         opening = narrator.opening() if narrator is not None else None
         for seat, st in enumerate(self.seats):
-            seed = bot_seed(self.secret, *self.base, self.deal, seat)
+            seed = bot_seed(self.settings.secret, *self.base, self.deal, seat)
             if st.remote is not None:
                 assert opening is not None         # a remote seat: there is a narrator
                 st.remote.new_deal()

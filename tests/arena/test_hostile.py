@@ -320,14 +320,7 @@ def server_cgroups() -> dict[str, int]:
     """Every fork server's folder of control groups this process can see: its pid."""
     out = {}
     for parent in Cgroups.parents():
-        try:
-            names = os.listdir(parent)
-        except OSError:
-            continue
-        for name in names:
-            pid = Cgroups.server_pid(name)
-            if pid is not None:
-                out[os.path.join(parent, name)] = pid
+        out.update(Cgroups.servers(parent))
     return out
 
 
