@@ -53,13 +53,15 @@ pulls that in by about one percent on so few deals:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..types import FAULT_KINDS, ArenaError, DealOutcome, Entrant, JobResult
+from ..types import FAULT_KINDS, ArenaError, Entrant, JobResult
+from . import elo
+from .deals import DealTable, deal_table
 
 __all__ = [
     "PRIOR_SD", "Interval", "EloFit", "EloIntervals", "SeatStats", "CrossCell", "Row", "Standings",
@@ -78,18 +80,6 @@ def _num(x: float) -> float | None:
 #: one Elo. ``None`` turns it off (plain maximum likelihood).
 PRIOR_SD = 1000.0
 
-#: Elo points to natural-log odds: ``10 ** (d / 400) == exp(_K * d)``.
-_K = math.log(10.0) / 400.0
-#: Largest change of any parameter in one Newton step, in Elo.
-_MAX_STEP = 400.0
-#: A fit has converged when no parameter moved by more than this (Elo).
-_TOL = 1e-6
-_MAX_ITER = 100
-#: Weight of the (Sum r)^2 term that pins the ratings' mean at 0. It is 0 at
-#: the optimum, so its value only matters for numerics.
-_CENTER = 1e-4
-#: Upper bound on sample x deal cells held in memory at once by the bootstrap.
-_CHUNK_CELLS = 4_000_000
 _Z95 = 1.96
 _INF = math.inf
 
@@ -237,154 +227,55 @@ class Standings:
         }
 
 
-# ------------------------------------------------------------------ deals
-def _deals(results: Sequence[JobResult], n_entrants: int) -> Iterator[tuple[int, tuple[int, ...], DealOutcome]]:
-    """Every deal as (group, entrant per seat, outcome), checking indices."""
-    for res in results:
-        for deal in res.deals:
-            seats = tuple(deal.seats) or tuple(res.seats)
-            for e in seats:
-                if not 0 <= e < n_entrants:
-                    raise ArenaError(f"result {res.key}: entrant {e} is not one of the {n_entrants} entrants")
-            yield res.group, seats, deal
-
-
-@dataclass(frozen=True)
-class _Design:
-    """The deals used by the Elo fit, as arrays.
-
-    ``x[d, e]`` is entrant e's share of the maker side minus its share of the
-    opponents; ``present[d, e]`` whether e held a seat; ``group[d]`` indexes
-    the distinct groups.
-    """
-
-    x: np.ndarray
-    y: np.ndarray
-    present: np.ndarray
-    group: np.ndarray
-    n_groups: int
-
-
-def _design(results: Sequence[JobResult], n_entrants: int) -> _Design:
-    rows, ys, pres, groups = [], [], [], []
-    for group, seats, deal in _deals(results, n_entrants):
-        n = len(seats)
-        maker = {s for s in deal.maker_side if 0 <= s < n}
-        if not maker or len(maker) == n:
-            continue
-        row = [0.0] * n_entrants
-        here = [False] * n_entrants
-        for s, e in enumerate(seats):
-            row[e] += 1.0 / len(maker) if s in maker else -1.0 / (n - len(maker))
-            here[e] = True
-        rows.append(row)
-        ys.append(1.0 if deal.maker_won else 0.0)
-        pres.append(here)
-        groups.append(group)
-    distinct = {g: k for k, g in enumerate(sorted(set(groups)))}
-    return _Design(np.array(rows, dtype=float).reshape(len(rows), n_entrants), np.array(ys, dtype=float),
-                   np.array(pres, dtype=bool).reshape(len(rows), n_entrants),
-                   np.array([distinct[g] for g in groups], dtype=np.intp), len(distinct))
-
-
 # ------------------------------------------------------------------ Elo
-def _newton(xt: np.ndarray, y: np.ndarray, w: np.ndarray, theta: np.ndarray,
-            penalty: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Maximise the penalised weighted log-likelihood for S weightings at once.
-
-    ``xt`` (D, P): design rows with a last column of ones (the edge); ``w``
-    (S, D) deal weights; ``theta`` (S, P) the start; ``penalty`` (P, P) the
-    negative Hessian of the log-prior. Returns the parameters and, per
-    weighting, whether the last step was below the tolerance.
-    """
-    d, p = xt.shape
-    outer = (xt[:, :, None] * xt[:, None, :]).reshape(d, p * p)
-    wy = w * y
-    big = np.full(len(theta), np.inf)
-    for _ in range(_MAX_ITER):
-        prob = 0.5 * (1.0 + np.tanh(0.5 * _K * (theta @ xt.T)))
-        grad = _K * ((wy - w * prob) @ xt) - theta @ penalty
-        hess = (_K * _K) * ((w * prob * (1.0 - prob)) @ outer).reshape(-1, p, p) + penalty
-        try:
-            step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
-        except np.linalg.LinAlgError:
-            step = np.full_like(grad, np.nan)
-        bad = ~np.isfinite(step).all(axis=1)
-        if bad.any():
-            step[bad] = (np.linalg.pinv(hess[bad]) @ grad[bad][:, :, None])[:, :, 0]
-        big = np.abs(step).max(axis=1) if p else np.zeros(len(theta))
-        theta = theta + step * np.minimum(1.0, _MAX_STEP / np.maximum(big, 1e-300))[:, None]
-        if (big < _TOL).all():
-            break
-    return theta, big < _TOL
-
-
-def _prepare(des: _Design, prior: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Columns of the rated entrants, the design with an edge column, the penalty."""
-    cols = np.flatnonzero(des.present.any(axis=0))
-    xt = np.hstack([des.x[:, cols], np.ones((len(des.y), 1))])
-    p = len(cols) + 1
-    lam = 0.0 if prior is None else 1.0 / float(prior) ** 2
-    center = np.zeros(p)
-    center[:-1] = 1.0
-    penalty = lam * np.eye(p) + _CENTER * np.outer(center, center)
-    return cols, xt, penalty
-
-
 def _check_prior(prior: float | None) -> None:
-    if prior is not None and not (prior > 0 and math.isfinite(prior)):
-        raise ArenaError(f"Elo prior: standard deviation {prior} is not a positive number")
+    elo.check_prior(prior)
 
 
-def _fit(des: _Design, n_entrants: int, prior: float | None) -> tuple[EloFit, np.ndarray, np.ndarray]:
-    cols, xt, penalty = _prepare(des, prior)
-    theta = np.zeros((1, xt.shape[1]))
+def _fit(des: elo.Design, prior: float | None, start: EloFit | None = None) -> tuple[EloFit, np.ndarray]:
+    """The fit of ``des`` (from ``start``'s ratings and edge when given) and its parameter vector."""
+    theta = np.zeros(des.params)
+    if start is not None:
+        for k, e in enumerate(des.rated):
+            if e < len(start.ratings) and start.rated[e] and math.isfinite(start.ratings[e]):
+                theta[k] = start.ratings[e]
+        theta[-1] = start.maker_edge if math.isfinite(start.maker_edge) else 0.0
     converged = True
-    if len(des.y):
-        theta, conv = _newton(xt, des.y, np.ones((1, len(des.y))), theta, penalty)
-        converged = bool(conv[0])
-    ratings = [0.0] * n_entrants
-    for k, e in enumerate(cols):
-        ratings[e] = float(theta[0, k])
-    rated = tuple(bool(des.present[:, e].any()) for e in range(n_entrants))
-    fit = EloFit(tuple(ratings), rated, float(theta[0, -1]), len(des.y), converged)
-    return fit, theta, cols
+    if des.deals:
+        theta, converged = elo.newton(des, np.ones(des.deals), theta, elo.penalty(des.params, prior))
+    ratings = [0.0] * des.n_entrants
+    rated = [False] * des.n_entrants
+    for k, e in enumerate(des.rated):
+        ratings[e] = float(theta[k])
+        rated[e] = True
+    return EloFit(tuple(ratings), tuple(rated), float(theta[-1]), des.deals, bool(converged)), theta
 
 
-def fit_elo(results: Iterable[JobResult], n_entrants: int, prior: float | None = PRIOR_SD) -> EloFit:
+def fit_elo(results: Iterable[JobResult], n_entrants: int, prior: float | None = PRIOR_SD,
+            start: EloFit | None = None) -> EloFit:
     """Fit Elo ratings and the maker-side edge to every deal of ``results``.
 
     Maximum likelihood (Newton's method) with independent Gaussian priors of
     standard deviation ``prior`` Elo, centred on 0, on every rating and on
     the edge; ``prior=None`` fits plain maximum likelihood. Deals whose maker
     side is empty or holds every seat carry no information and are skipped.
-    Raises :class:`~arena.types.ArenaError` when a seat holds an entrant
-    index outside ``range(n_entrants)``.
+    ``start``: an earlier fit (of fewer results, or as many entrants or
+    fewer) to start from: the same optimum, in fewer steps. Memory is linear
+    in the deals and the entrants (:mod:`arena.stats.elo`). Raises
+    :class:`~arena.types.ArenaError` when a seat holds an entrant index
+    outside ``range(n_entrants)``.
     """
     _check_prior(prior)
-    return _fit(_design(list(results), n_entrants), n_entrants, prior)[0]
+    return _fit(elo.design(deal_table(results, n_entrants)), prior, start)[0]
 
 
-def _bootstrap(des: _Design, theta: np.ndarray, cols: np.ndarray, n_entrants: int, prior: float | None,
-               samples: int, seed: int, level: float) -> EloIntervals:
+def _bootstrap(des: elo.Design, theta: np.ndarray, prior: float | None, samples: int, seed: int,
+               level: float) -> EloIntervals:
     unknown = (-_INF, _INF)
+    n_entrants = des.n_entrants
     if des.n_groups < 2 or samples < 1:
         return EloIntervals((unknown,) * n_entrants, unknown, max(samples, 0), level)
-    _, xt, penalty = _prepare(des, prior)
-    rng = np.random.default_rng(seed)
-    n_deals, g = len(des.y), des.n_groups
-    chunk = max(1, _CHUNK_CELLS // max(n_deals, g))
-    present = des.present[:, cols].astype(float)
-    draws = []
-    for start in range(0, samples, chunk):
-        s = min(chunk, samples - start)
-        picks = rng.integers(0, g, size=(s, g))
-        counts = np.bincount((picks + g * np.arange(s)[:, None]).ravel(), minlength=s * g).reshape(s, g)
-        w = counts[:, des.group].astype(float)
-        th, _ = _newton(xt, des.y, w, np.repeat(theta, s, axis=0), penalty)
-        th[:, :-1][(w @ present) == 0] = np.nan     # entrant absent from the resample
-        draws.append(th)
-    all_draws = np.vstack(draws)
+    all_draws = elo.boot_draws(des, theta, elo.penalty(des.params, prior), samples, seed)
     q = ((1.0 - level) / 2.0, 1.0 - (1.0 - level) / 2.0)
 
     def interval(col: np.ndarray) -> tuple[float, float]:
@@ -395,7 +286,7 @@ def _bootstrap(des: _Design, theta: np.ndarray, cols: np.ndarray, n_entrants: in
         return float(lo), float(hi)
 
     ratings = [unknown] * n_entrants
-    for k, e in enumerate(cols):
+    for k, e in enumerate(des.rated):
         ratings[e] = interval(all_draws[:, k])
     return EloIntervals(tuple(ratings), interval(all_draws[:, -1]), samples, level)
 
@@ -405,17 +296,20 @@ def bootstrap_elo(results: Iterable[JobResult], n_entrants: int, samples: int = 
     """Percentile bootstrap intervals for :func:`fit_elo`'s ratings and edge.
 
     Each of ``samples`` resamples draws the deal groups with replacement
-    (every deal of a drawn group comes along, once per draw) and refits,
-    starting from the full fit. In a resample that misses an entrant
-    altogether, that entrant's rating is left out of its interval. The
-    result depends only on the data and ``seed``.
+    (every deal of a drawn group comes along, once per draw). A small
+    bootstrap refits every resample from the full fit; a large one takes one
+    Newton step from it with the full fit's Hessian (see
+    :mod:`arena.stats.elo`, :data:`arena.stats.elo.EXACT_WORK`). In a
+    resample that misses an entrant altogether, that entrant's rating is
+    left out of its interval. The result depends only on the data and
+    ``seed``.
     """
     _check_prior(prior)
     if not 0.0 < level < 1.0:
         raise ArenaError(f"bootstrap: level {level} is not between 0 and 1")
-    des = _design(list(results), n_entrants)
-    _, theta, cols = _fit(des, n_entrants, prior)
-    return _bootstrap(des, theta, cols, n_entrants, prior, samples, seed, level)
+    des = elo.design(deal_table(results, n_entrants))
+    _, theta = _fit(des, prior)
+    return _bootstrap(des, theta, prior, samples, seed, level)
 
 
 # ------------------------------------------------------------------ scores
@@ -432,6 +326,31 @@ def _interval(xs: Sequence[float]) -> Interval:
     return Interval(mean, mean - half, mean + half, n)
 
 
+def _groups_of(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``keys`` (sorted) and each key's index among them."""
+    uniq, inv = np.unique(keys, return_inverse=True)
+    return uniq, inv.reshape(keys.shape)
+
+
+def _duplicate_scores(t: DealTable) -> list[Interval]:
+    real = t.has_margin
+    if not real.any():
+        return [_interval([]) for _ in range(t.n_entrants)]
+    w = t.width
+    _, gi = _groups_of(t.group)
+    cell = (gi[:, None] * w + np.arange(w)[None, :])[real]
+    total = np.bincount(cell, weights=t.margins[real])
+    count = np.bincount(cell)
+    dev = t.margins[real] - total[cell] / count[cell]
+    pairs, at = _groups_of(t.seats[real] * (int(gi.max()) + 1) + gi[:, None].repeat(w, axis=1)[real])
+    score = (np.bincount(at, weights=dev) / np.bincount(at)).tolist()
+    entrant = (pairs // (int(gi.max()) + 1)).tolist()
+    per: list[list[float]] = [[] for _ in range(t.n_entrants)]
+    for e, x in zip(entrant, score):            # pairs are sorted by entrant, then group
+        per[e].append(x)
+    return [_interval(xs) for xs in per]
+
+
 def duplicate_scores(results: Iterable[JobResult], n_entrants: int) -> list[Interval]:
     """Per entrant, the mean duplicate score over deal groups, with a 95 % interval.
 
@@ -440,38 +359,25 @@ def duplicate_scores(results: Iterable[JobResult], n_entrants: int) -> list[Inte
     the (deal, seat) pairs it held, of the seat's margin minus its par; the
     interval is a normal interval over the groups it played in.
     """
-    results = list(results)
-    par: dict[tuple[int, int], list[float]] = {}
-    for group, seats, deal in _deals(results, n_entrants):
-        for s in range(min(len(seats), len(deal.margins))):
-            acc = par.setdefault((group, s), [0.0, 0.0])
-            acc[0] += deal.margins[s]
-            acc[1] += 1.0
-    per: list[dict[int, list[float]]] = [{} for _ in range(n_entrants)]
-    for group, seats, deal in _deals(results, n_entrants):
-        for s in range(min(len(seats), len(deal.margins))):
-            total, count = par[(group, s)]
-            acc = per[seats[s]].setdefault(group, [0.0, 0.0])
-            acc[0] += deal.margins[s] - total / count
-            acc[1] += 1.0
-    return [_interval([t / c for _, (t, c) in sorted(groups.items())]) for groups in per]
+    return _duplicate_scores(deal_table(results, n_entrants))
+
+
+def _seat_stats(t: DealTable) -> list[SeatStats]:
+    n = t.n_entrants
+    real = t.seats >= 0
+    who = t.seats[real]
+    seats_ = np.bincount(who, minlength=n)
+    margin = np.bincount(who, weights=t.margins[real], minlength=n)
+    game = np.bincount(who, weights=t.game[real], minlength=n)
+    once = np.unique(np.nonzero(real)[0].astype(np.int64) * max(n, 1) + who)
+    deals = np.bincount(once % max(n, 1), minlength=n)
+    return [SeatStats(int(deals[e]), int(seats_[e]), float(margin[e] / seats_[e]) if seats_[e] else math.nan,
+                      float(game[e] / seats_[e]) if seats_[e] else math.nan) for e in range(n)]
 
 
 def seat_stats(results: Iterable[JobResult], n_entrants: int) -> list[SeatStats]:
     """Per entrant: deals played, seats held, mean card margin and game points per seat."""
-    deals = [0] * n_entrants
-    seats_ = [0] * n_entrants
-    margin = [0.0] * n_entrants
-    game = [0.0] * n_entrants
-    for _, seats, deal in _deals(list(results), n_entrants):
-        for e in set(seats):
-            deals[e] += 1
-        for s, e in enumerate(seats):
-            seats_[e] += 1
-            margin[e] += deal.margins[s] if s < len(deal.margins) else 0.0
-            game[e] += deal.game_points[s] if s < len(deal.game_points) else 0.0
-    return [SeatStats(deals[e], seats_[e], margin[e] / seats_[e] if seats_[e] else math.nan,
-                      game[e] / seats_[e] if seats_[e] else math.nan) for e in range(n_entrants)]
+    return _seat_stats(deal_table(results, n_entrants))
 
 
 #: The part a seat plays in a deal, as :func:`role_margins` splits the margins.
@@ -504,22 +410,49 @@ def role_margins(results: Iterable[JobResult], n_entrants: int, players: int) ->
     >>> m[1].by_seat[1].mean, m[1].by_seat[0].n
     (40.0, 0)
     """
-    seat_xs: list[list[list[float]]] = [[[] for _ in range(players)] for _ in range(n_entrants)]
-    role_xs: list[dict[str, list[float]]] = [{r: [] for r in ROLES} for _ in range(n_entrants)]
-    for _, seats, deal in _deals(list(results), n_entrants):
-        if deal.forfeit >= 0:           # its sides are the forfeit's, not the deal's
-            continue
-        side = set(deal.maker_side)
-        for s, e in enumerate(seats):
-            if s >= len(deal.margins):
-                continue
-            m = deal.margins[s]
-            if s < players:
-                seat_xs[e][s].append(m)
-            role = "maker" if s == deal.maker else "friend" if s in side else "opponent"
-            role_xs[e][role].append(m)
-    return [RoleMargins(tuple(_interval(xs) for xs in seat_xs[e]), {r: _interval(role_xs[e][r]) for r in ROLES})
-            for e in range(n_entrants)]
+    t = deal_table(results, n_entrants)
+    n, w = n_entrants, t.width
+    use = t.has_margin & (t.forfeit < 0)[:, None]      # a forfeit's sides are the forfeit's, not the deal's
+    seat_no = np.broadcast_to(np.arange(w)[None, :], t.seats.shape)
+    role = np.where(seat_no == t.maker_seat[:, None], 0, np.where(t.maker, 1, 2))
+    by_seat = _lists(t.seats[use] * w + seat_no[use], t.margins[use], n * w)
+    by_role = _lists(t.seats[use] * 3 + role[use], t.margins[use], n * 3)
+    return [RoleMargins(tuple(_interval(by_seat[e * w + s] if s < w else []) for s in range(players)),
+                        {r: _interval(by_role[e * 3 + k]) for k, r in enumerate(ROLES)}) for e in range(n)]
+
+
+def _lists(keys: np.ndarray, values: np.ndarray, size: int) -> list[list[float]]:
+    """``values`` split by ``keys`` (0 <= key < size), each list in the order given."""
+    order = np.argsort(keys, kind="stable")
+    bounds = np.searchsorted(keys[order], np.arange(size + 1))
+    vals = values[order].tolist()
+    return [vals[bounds[k]:bounds[k + 1]] for k in range(size)]
+
+
+def _cross_table(t: DealTable) -> dict[tuple[int, int], CrossCell]:
+    ne = t.n_entrants
+    n = np.zeros(ne * ne, dtype=np.int64)
+    margin = np.zeros(ne * ne)
+    wins = np.zeros(ne * ne)
+    real = t.seats >= 0
+    for si in range(t.width):
+        ei = t.seats[:, si]
+        won = (t.maker[:, si] == t.won).astype(float)
+        for sj in range(t.width):
+            ej = t.seats[:, sj]
+            pick = real[:, si] & real[:, sj] & (ei != ej) & (t.maker[:, sj] != t.maker[:, si])
+            cell = ei[pick] * ne + ej[pick]
+            n += np.bincount(cell, minlength=ne * ne)
+            margin += np.bincount(cell, weights=t.margins[pick, si], minlength=ne * ne)
+            wins += np.bincount(cell, weights=won[pick], minlength=ne * ne)
+    out = {}
+    for i in range(ne):
+        for j in range(ne):
+            if i != j:
+                k = int(n[i * ne + j])
+                out[(i, j)] = CrossCell(k, float(margin[i * ne + j] / k) if k else math.nan,
+                                        float(wins[i * ne + j] / k) if k else math.nan)
+    return out
 
 
 def cross_table(results: Iterable[JobResult], n_entrants: int) -> dict[tuple[int, int], CrossCell]:
@@ -529,47 +462,29 @@ def cross_table(results: Iterable[JobResult], n_entrants: int) -> dict[tuple[int
     other side counts once: the margin of ``i``'s seat and whether ``i``'s
     side won.
     """
-    n = np.zeros((n_entrants, n_entrants), dtype=np.int64)
-    margin = np.zeros((n_entrants, n_entrants))
-    wins = np.zeros((n_entrants, n_entrants))
-    for _, seats, deal in _deals(list(results), n_entrants):
-        maker = set(deal.maker_side)
-        for si, ei in enumerate(seats):
-            i_maker = si in maker
-            won = i_maker == deal.maker_won
-            m = deal.margins[si] if si < len(deal.margins) else 0.0
-            for sj, ej in enumerate(seats):
-                if ei != ej and (sj in maker) != i_maker:
-                    n[ei, ej] += 1
-                    margin[ei, ej] += m
-                    wins[ei, ej] += won
-    out = {}
-    for i in range(n_entrants):
-        for j in range(n_entrants):
-            if i != j:
-                k = int(n[i, j])
-                out[(i, j)] = CrossCell(k, float(margin[i, j] / k) if k else math.nan,
-                                        float(wins[i, j] / k) if k else math.nan)
-    return out
+    return _cross_table(deal_table(results, n_entrants))
 
 
 # ------------------------------------------------------------------ standings
 def standings(results: Iterable[JobResult], entrants: Sequence[Entrant], samples: int = 1000,
-              seed: int = 0) -> Standings:
+              seed: int = 0, start: EloFit | None = None) -> Standings:
     """Everything about a tournament's results, one row per entrant.
 
     Elo intervals are 95 % bootstrap intervals over ``samples`` resamples of
     the deal groups (see :func:`bootstrap_elo`). Faults are counted per kind
     for the entrant named in each fault. Empty ``results`` give standings
-    with no deals.
+    with no deals. ``start``: an earlier fit to start the Elo fit from (see
+    :func:`fit_elo`). Every caller that shows these numbers for the same
+    results, ``samples`` and ``seed`` shows the same intervals.
     """
     results = list(results)
     n = len(entrants)
-    des = _design(results, n)
-    fit, theta, cols = _fit(des, n, PRIOR_SD)
-    boot = _bootstrap(des, theta, cols, n, PRIOR_SD, samples, seed, 0.95)
-    dup = duplicate_scores(results, n)
-    stats = seat_stats(results, n)
+    table = deal_table(results, n)
+    des = elo.design(table)
+    fit, theta = _fit(des, PRIOR_SD, start)
+    boot = _bootstrap(des, theta, PRIOR_SD, samples, seed, 0.95)
+    dup = _duplicate_scores(table)
+    stats = _seat_stats(table)
     faults: list[dict[str, int]] = [dict.fromkeys(FAULT_KINDS, 0) for _ in range(n)]
     for res in results:
         for f in res.faults:
@@ -590,5 +505,5 @@ def standings(results: Iterable[JobResult], entrants: Sequence[Entrant], samples
     rows.sort(key=lambda r: (not r.rated, -r.elo, r.index))
     groups = len({res.group for res in results if res.deals})
     return Standings(tuple(rows), fit.maker_edge, boot.maker_edge[0], boot.maker_edge[1],
-                     cross_table(results, n), len(results), sum(len(res.deals) for res in results),
+                     _cross_table(table), len(results), sum(len(res.deals) for res in results),
                      fit.deals, groups, samples, fit.converged)
