@@ -49,15 +49,15 @@ def _unescape(field: str) -> str:
     return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
 
 
-def _hierarchies() -> list[tuple[int, str, str]]:
+def _hierarchies(controller: str = "memory") -> list[tuple[int, str, str]]:
     """(cgroup version, mount point, this process's group's folder) of each
-    mounted hierarchy that can hold the memory controller, version 2 first."""
+    mounted hierarchy that can hold ``controller``, version 2 first."""
     own: dict[str, str] = {}
     for line in read_file("/proc/self/cgroup").splitlines():
         parts = line.split(":", 2)
         if len(parts) == 3:
             own[parts[1]] = parts[2]
-    v1 = next((p for c, p in own.items() if "memory" in c.split(",")), None)
+    v1 = next((p for c, p in own.items() if controller in c.split(",")), None)
     out = []
     for line in read_file("/proc/self/mountinfo").splitlines():
         left, _, right = line.partition(" - ")
@@ -67,7 +67,7 @@ def _hierarchies() -> list[tuple[int, str, str]]:
         root, point, fstype = _unescape(f[3]), _unescape(f[4]), r[0]
         if fstype == "cgroup2":
             version, path = 2, own.get("")
-        elif fstype == "cgroup" and "memory" in r[2].split(","):
+        elif fstype == "cgroup" and controller in r[2].split(","):
             version, path = 1, v1
         else:
             continue
@@ -120,18 +120,44 @@ class Cgroups:
         self.base = base
         #: Parts of the wall this system lacks (for the fork server's warning).
         self.notes: list[str] = []
+        #: cgroup v1: (controllers, folder) of the bots' groups in the cpu and cpuacct hierarchies.
+        self.extra: list[tuple[tuple[str, ...], str]] = []
+        self.cpu = False                #: whether each bot gets a CPU share and bound of its own
+
+    #: A bot's CPU bound: at most one CPU's time in each period (microseconds).
+    CPU_PERIOD = 100000
 
     @staticmethod
     def _places() -> list[tuple[int, Optional[str], str]]:
         """(version, the folder to make a server's folder in or None, our group)."""
         return [(v, _delegated(point, own) if v == 2 else own, own) for v, point, own in _hierarchies()]
 
+    @staticmethod
+    def _cpu_places() -> list[tuple[tuple[str, ...], str]]:
+        """cgroup v1: (controllers, this process's group) of the cpu and cpuacct
+        hierarchies (one entry where they are mounted together)."""
+        out: list[tuple[tuple[str, ...], str]] = []
+        for controller in ("cpu", "cpuacct"):
+            for version, _, own in _hierarchies(controller):
+                if version != 1:
+                    continue
+                same = [i for i, (_, o) in enumerate(out) if o == own]
+                if same:
+                    out[same[0]] = (out[same[0]][0] + (controller,), own)
+                else:
+                    out.append(((controller,), own))
+                break
+        return out
+
     @classmethod
     def parents(cls) -> list[str]:
         """The folders in which fork servers started by this process (or one
-        in its group) make theirs."""
+        in its group) make theirs (cgroup v1: in every hierarchy they use)."""
         try:
-            return [p for _, p, _ in cls._places() if p is not None]
+            found = [p for _, p, _ in cls._places() if p is not None]
+            if found and os.path.exists(os.path.join(found[0], "memory.limit_in_bytes")):
+                found += [own for _, own in cls._cpu_places() if own not in found]
+            return found
         except OSError:
             return []
 
@@ -165,6 +191,7 @@ class Cgroups:
                 groups.close(0)
                 why = f"cannot give the memory controller to the groups in {base} ({exc.strerror})"
                 continue
+            groups._cpu_setup()
             swap = "memory.swap.max" if version == 2 else "memory.memsw.limit_in_bytes"
             if not os.path.exists(os.path.join(base, swap)) and _has_swap():
                 groups.notes.append(f"a swap limit on the whole bot (no {swap})")
@@ -182,6 +209,70 @@ class Cgroups:
         write_file(os.path.join(self.base, "cgroup.subtree_control"), "+pids")
         return True
 
+    def _cpu_setup(self) -> None:
+        """Give each bot a CPU share and bound of its own: v2, the cpu
+        controller in the folder; v1, a folder in the cpu (and cpuacct)
+        hierarchies named as the memory one. What is missing is noted."""
+        if self.version == 2:
+            try:
+                if "cpu" in read_file(os.path.join(self.base, "cgroup.controllers")).split():
+                    write_file(os.path.join(self.base, "cgroup.subtree_control"), "+cpu")
+                    self.cpu = True
+            except OSError:
+                pass
+        else:
+            try:
+                places = self._cpu_places()
+            except OSError:
+                places = []
+            for controllers, own in places:
+                Cgroups.sweep(own)
+                base = os.path.join(own, os.path.basename(self.base))
+                try:
+                    os.mkdir(base)
+                except FileExistsError:
+                    pass
+                except OSError:
+                    continue
+                self.extra.append((controllers, base))
+                self.cpu = self.cpu or "cpu" in controllers
+        if not self.cpu:
+            self.notes.append("a CPU share and bound of its own for each bot (no cpu controller)")
+
+    def members(self, path: str) -> list[str]:
+        """The groups of the bot whose memory group is ``path`` in the other
+        hierarchies (cgroup v1's cpu and cpuacct; none in v2)."""
+        name = os.path.basename(path)
+        return [os.path.join(base, name) for _, base in self.extra]
+
+    def cpu_file(self, path: str) -> Optional[str]:
+        """The file holding the CPU time of the bot whose memory group is
+        ``path``: ``cpu.stat`` (v2, microseconds) or ``cpuacct.usage`` (v1,
+        nanoseconds); None where no group counts it."""
+        if self.version == 2:
+            return os.path.join(path, "cpu.stat")
+        for controllers, base in self.extra:
+            if "cpuacct" in controllers:
+                return os.path.join(base, os.path.basename(path), "cpuacct.usage")
+        return None
+
+    def _create_extra(self, name: str) -> None:
+        quota = str(self.CPU_PERIOD)
+        for controllers, base in self.extra:
+            path = os.path.join(base, name)
+            try:
+                os.mkdir(path)
+            except FileNotFoundError:
+                os.mkdir(base)
+                os.mkdir(path)
+            except FileExistsError:
+                pass
+            if "cpu" in controllers:
+                try:
+                    write_file(os.path.join(path, "cpu.cfs_quota_us"), quota)
+                except OSError:
+                    pass
+
     def create(self, name: str, walls: Walls) -> str:
         """A new group ``name`` for one bot with these walls; its folder."""
         path = os.path.join(self.base, name)
@@ -196,8 +287,11 @@ class Cgroups:
             if self.version == 2:
                 settings = [("memory.max", limit, True), ("memory.swap.max", "0", False),
                             ("memory.oom.group", "1", False), ("pids.max", str(walls.processes), False)]
+                if self.cpu:
+                    settings.append(("cpu.max", f"{self.CPU_PERIOD} {self.CPU_PERIOD}", False))
             else:
                 settings = [("memory.limit_in_bytes", limit, True), ("memory.memsw.limit_in_bytes", limit, False)]
+                self._create_extra(name)
             for fname, value, needed in settings:
                 try:
                     write_file(os.path.join(path, fname), value)
@@ -239,8 +333,14 @@ class Cgroups:
                 pass
 
     def remove(self, path: str) -> bool:
-        """Remove a bot's group, killing what is still in it; False while
-        its processes are still ending (call again)."""
+        """Remove a bot's group (in every hierarchy), killing what is still
+        in it; False while its processes are still ending (call again)."""
+        gone = self._remove_one(path)
+        for extra in self.members(path):
+            gone = self._remove_one(extra) and gone
+        return gone
+
+    def _remove_one(self, path: str) -> bool:
         for attempt in range(2):
             try:
                 os.rmdir(path)
@@ -258,22 +358,27 @@ class Cgroups:
         import time
 
         deadline = time.monotonic() + wait
+        bases = [self.base] + [b for _, b in self.extra]
         while True:
-            try:
-                names = [n for n in os.listdir(self.base) if os.path.isdir(os.path.join(self.base, n))]
-            except FileNotFoundError:
-                return True
-            except OSError:
-                names = []
-            left = [n for n in names if not self.remove(os.path.join(self.base, n))]
-            if not left:
+            left = []
+            for base in bases:
                 try:
-                    os.rmdir(self.base)
-                    return True
+                    names = [n for n in os.listdir(base) if os.path.isdir(os.path.join(base, n))]
                 except FileNotFoundError:
-                    return True
+                    continue
                 except OSError:
+                    names = []
+                if [n for n in names if not self._remove_one(os.path.join(base, n))]:
+                    left.append(base)
+                    continue
+                try:
+                    os.rmdir(base)
+                except FileNotFoundError:
                     pass
+                except OSError:
+                    left.append(base)
+            if not left:
+                return True
             if time.monotonic() >= deadline:
                 return False
             time.sleep(0.02)
@@ -324,12 +429,12 @@ def _has_swap() -> bool:
         return False
 
 
-def join_group(cgroup: str, missing: list[str]) -> bool:
+def join_group(cgroup: str, missing: list[str], wall: str = CGROUP_WALL) -> bool:
     """Move this process into its group (before any of the bot's code runs);
-    False, with the reason added to ``missing``, if it cannot."""
+    False, with the reason (``wall`` and why) added to ``missing``, if it cannot."""
     try:
         write_file(os.path.join(cgroup, "cgroup.procs"), "0")
         return True
     except OSError as exc:
-        missing.append(f"{CGROUP_WALL} (joining it: {exc.strerror})")
+        missing.append(f"{wall} (joining it: {exc.strerror})")
         return False

@@ -124,7 +124,7 @@ class Zygote:
             raise SandboxError(f"cannot start a bot process: {msg['error']}")
         pid = int(msg["pid"])
         self.live.add(pid)
-        return BotProcess(self, pid, fds[0][1], fds[1][0], fds[2][0])
+        return BotProcess(self, pid, fds[0][1], fds[1][0], fds[2][0], msg.get("cpu"))
 
     def exit_status(self, pid: int, wait: float = 0.5) -> Optional[int]:
         """How ``pid`` ended (a wait status), if the fork server has said so."""
@@ -172,9 +172,12 @@ class Zygote:
 class BotProcess:
     """One running bot: write lines to it, read its answers with a deadline."""
 
-    def __init__(self, zygote: Zygote, pid: int, stdin: int, stdout: int, stderr: int) -> None:
+    def __init__(self, zygote: Zygote, pid: int, stdin: int, stdout: int, stderr: int,
+                 cpu_file: Optional[str] = None) -> None:
         self.zygote = zygote
         self.pid = pid
+        self._cpu_file = cpu_file       # its control group's CPU time, if it has a group
+        self._cpu_fd: Optional[int] = None
         self._in, self._out, self._err = stdin, stdout, stderr
         os.set_blocking(stdin, False)
         os.set_blocking(stdout, False)
@@ -302,11 +305,33 @@ class BotProcess:
         except (ProcessLookupError, PermissionError):
             pass
 
+    def cpu_seconds(self) -> Optional[float]:
+        """The CPU time all the bot's processes have used so far, in seconds:
+        from its control group where it has one, else from ``/proc`` (its
+        process and their direct children); None if it cannot be read."""
+        if self._cpu_file is not None:
+            try:
+                if self._cpu_fd is None:
+                    self._cpu_fd = os.open(self._cpu_file, os.O_RDONLY | os.O_CLOEXEC)
+                data = os.pread(self._cpu_fd, 512, 0)
+            except OSError:
+                return None
+            if self._cpu_file.endswith("cpuacct.usage"):
+                return int(data) / 1e9
+            for line in data.split(b"\n"):
+                if line.startswith(b"usage_usec "):
+                    return int(line.split()[1]) / 1e6
+            return None
+        return _proc_cpu(self.pid)
+
     def kill(self) -> None:
         """Kill it now (idempotent); its pipes are closed."""
         if not self.dead:
             self.dead = True
             self.zygote.kill(self.pid)
+            if self._cpu_fd is not None:
+                os.close(self._cpu_fd)
+                self._cpu_fd = None
             self._drain_err()
             for fd in (self._in, self._out, self._err):
                 try:
@@ -338,3 +363,22 @@ class BotProcess:
             return f"signal {signal.Signals(sig).name}"
         except ValueError:
             return f"signal {sig}"
+
+
+def _proc_cpu(pid: int) -> Optional[float]:
+    """User and system time of ``pid`` and its direct children (the bot
+    behind the process that waits outside its PID namespace), from ``/proc``."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as fh:
+            pids = [pid] + [int(c) for c in fh.read().split()]
+    except (OSError, ValueError):
+        return None
+    ticks = 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+        except (OSError, ValueError, IndexError):
+            continue
+    return ticks / os.sysconf("SC_CLK_TCK")

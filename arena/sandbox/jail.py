@@ -17,16 +17,18 @@ code runs, and applies every layer the system allows, in this order:
    buffers; resource limits: address space,
    processes, open files, file size, CPU seconds, no core files; a high
    ``oom_score_adj`` (the host's OOM killer takes bots first);
-4. as root: an unprivileged user of its own (uid ``UID_BASE + pid``), so
-   it can neither signal nor read other processes and its process limit
-   counts only its own processes;
+4. as root: an unprivileged user of its own, never one an earlier bot had
+   (:mod:`arena.sandbox.uids`), so it can neither signal nor read other
+   processes, its process limit counts only its own processes and nothing
+   an earlier bot left with its uid is its; every mount it sees is
+   ``noatime`` (reading a file changes nothing another bot could see) and
+   it has a fresh session keyring of its own;
 5. ``no_new_privs``; Landlock: reading only the Python install, the
    engine's packages and system libraries, writing only in its directory,
    no TCP, and (ABI 6) no signals or abstract sockets outside itself;
-6. a seccomp filter refusing ``socket()`` and ``io_uring`` (no network
-   or Unix-socket channel even where a namespace is missing), and
-   ``setsid()`` / ``setpgid()``: no process of the bot leaves its process
-   group, which the referee stops between the bot's turns; without a
+6. a seccomp filter (:mod:`arena.sandbox.filter`) refusing the network,
+   leaving its process group, probes of the page cache, keyrings, new
+   namespaces, ``sysinfo``, file locks and change notices; without a
    control group, also ``memfd_create()`` and System V shared memory,
    whose pages the address-space limit does not count.
 
@@ -41,9 +43,7 @@ importable from here too, as is :class:`~arena.sandbox.walls.Walls`.
 from __future__ import annotations
 
 import ctypes
-import errno
 import os
-import platform
 import resource
 import signal
 import stat
@@ -54,12 +54,12 @@ from pathlib import Path
 from typing import Optional
 
 from .cgroups import CGROUP_PREFIX, CGROUP_WALL, Cgroups, join_group, write_file
+from .filter import install as install_filter
+from .uids import UID_BASE, next_uid
 from .walls import Walls
 
 __all__ = ["Walls", "enter", "die_with", "adopt_orphans", "UID_BASE", "read_paths", "Cgroups", "CGROUP_PREFIX", "CGROUP_WALL"]
 
-#: Sandboxed bots run as ``UID_BASE + pid`` when started by root.
-UID_BASE = 200000
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
@@ -155,6 +155,41 @@ def _open_closed_dirs(paths: Sequence[str], stage: str) -> None:
             _mount(s, p, None, MS_MOVE, None)
 
 
+MS_REMOUNT, MS_NOEXEC, MS_RDONLY, MS_NOATIME = 32, 8, 1, 1024
+_MOUNT_FLAGS = {"ro": MS_RDONLY, "nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC}
+
+
+def _no_atime(home: str, missing: list[str]) -> None:
+    """In the bot's mount namespace: every mount but its home ``noatime``,
+    so that reading a file (whose access time ``relatime`` would otherwise
+    set once a day) leaves nothing another bot can ``stat``."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError as exc:
+        missing.append(f"noatime mounts ({exc.strerror})")
+        return
+    failed = 0
+    for line in lines:
+        f = line.split(" - ")[0].split()
+        if len(f) < 6:
+            continue
+        point = f[4].replace("\\040", " ")
+        if point == home or point.startswith(home + ".stage"):
+            continue
+        flags = MS_REMOUNT | MS_BIND | MS_NOATIME
+        for opt in f[5].split(","):
+            flags |= _MOUNT_FLAGS.get(opt, 0)
+        if not _mount(None, point, None, flags, None):
+            failed += 1
+    if failed:
+        missing.append(f"noatime mounts ({failed} refused)")
+
+
+def _fresh_keyring() -> None:
+    """A new, empty session keyring (nothing inherited from the referee's session)."""
+    _libc.syscall(250 if os.uname().machine == "x86_64" else 219, 1, None)   # KEYCTL_JOIN_SESSION_KEYRING
+
+
 def _namespaces(home: str, disk_mb: int, uid: int, paths: Sequence[str], missing: list[str]) -> bool:
     """New namespaces, the private tmpfs home; True if the PID namespace is new
     (the caller must fork once more: the child is its first process)."""
@@ -172,6 +207,7 @@ def _namespaces(home: str, disk_mb: int, uid: int, paths: Sequence[str], missing
         _open_closed_dirs(paths, stage)
     except OSError as exc:
         missing.append(f"reading the Python install ({exc.strerror})")
+    _no_atime(home, missing)
     return True
 
 
@@ -232,51 +268,6 @@ def _landlock(home: str, paths: Sequence[str], missing: list[str]) -> None:
         missing.append("Landlock signal scoping (needs Landlock ABI 6)")
 
 
-# ------------------------------------------------------------------ seccomp
-_ARCH = {"x86_64": (0xC000003E, {"socket": 41, "setpgid": 109, "setsid": 112}, True),
-         "aarch64": (0xC00000B7, {"socket": 198, "setpgid": 154, "setsid": 157}, False)}
-_IO_URING = (425, 426, 427)
-#: Calls that make memory the address-space limit does not count: refused
-#: where no control group counts it (``memfd_create``, ``shmget``, ``shmat``).
-_SHARED = {"x86_64": (319, 29, 30), "aarch64": (279, 194, 196)}
-
-
-def _seccomp(missing: list[str], shared: bool = True) -> None:
-    """The filter; ``shared=False`` refuses the calls of :data:`_SHARED` too."""
-    arch = _ARCH.get(platform.machine())
-    if arch is None:
-        missing.append(f"seccomp (no filter for {platform.machine()})")
-        return
-    audit, calls, x32 = arch
-    deny = list(calls.values()) + list(_IO_URING)
-    if not shared:
-        deny += _SHARED[platform.machine()]
-    LD, JEQ, JGE, RET = 0x20, 0x15, 0x35, 0x06
-    allow, refuse, kill = 0x7FFF0000, 0x00050000 | errno.EACCES, 0x80000000
-    prog = [(LD, 0, 0, 4)]
-    body = [(LD, 0, 0, 0)]
-    if x32:
-        body.append((JGE, 0, 0, 0x40000000))       # patched below: x32 calls are refused
-    for nr in deny:
-        body.append((JEQ, 0, 0, nr))
-    body += [(RET, 0, 0, allow), (RET, 0, 0, refuse)]
-    # jumps: every test jumps to 'refuse' (the last) when it matches
-    last = len(body) - 1
-    fixed = []
-    for i, (code, jt, jf, k) in enumerate(body):
-        if code in (JEQ, JGE):
-            jt = last - i - 1
-        fixed.append((code, jt, jf, k))
-    prog.append((JEQ, 0, len(fixed), audit))       # wrong architecture: kill
-    prog += fixed + [(RET, 0, 0, kill)]
-    raw = b"".join(struct.pack("HBBI", *ins) for ins in prog)
-    filt = ctypes.create_string_buffer(raw, len(raw))
-    fprog = struct.pack("HxxxxxxP", len(prog), ctypes.addressof(filt))
-    fbuf = ctypes.create_string_buffer(fprog, len(fprog))
-    if _libc.prctl(PR_SET_SECCOMP, 2, fbuf, 0, 0) != 0:
-        missing.append(f"seccomp ({_err()})")
-
-
 # ------------------------------------------------------------------ all of it
 def die_with(parent: int) -> None:
     """Be killed when the parent ``parent`` dies (or end now if it already has)."""
@@ -306,17 +297,21 @@ def _limits(w: Walls, uid_own: bool, missing: list[str]) -> None:
             missing.append(f"resource limit {which} ({exc})")
 
 
-def enter(home: str, walls: Walls, parent: int, cgroup: Optional[str] = None) -> tuple[list[str], bool]:
+def enter(home: str, walls: Walls, parent: int, cgroup: Optional[str] = None,
+          also: Sequence[str] = ()) -> tuple[list[str], bool]:
     """Wall in this (just forked) process; ``home`` is its working directory
     (created here), ``parent`` the pid whose death must kill it, ``cgroup``
     the folder of its control group (:meth:`Cgroups.create`): without one,
-    or if it cannot be joined, the calls that make shared memory are refused.
+    or if it cannot be joined, the calls that make shared memory are refused;
+    ``also``: its groups in other hierarchies (cgroup v1's cpu, cpuacct).
 
     Returns (the layers that could not be applied, whether the caller must
     fork once more to enter the new PID namespace: the child is the bot).
     """
     missing: list[str] = []
     counted = cgroup is not None and join_group(cgroup, missing)
+    for extra in also:
+        join_group(extra, missing, "a CPU share of its own (cgroup)")
     try:                                # the host's OOM killer takes bots before anything else
         write_file("/proc/self/oom_score_adj", "1000")
     except OSError:
@@ -324,7 +319,7 @@ def enter(home: str, walls: Walls, parent: int, cgroup: Optional[str] = None) ->
     os.setsid()
     die_with(parent)
     root = os.geteuid() == 0
-    uid = UID_BASE + os.getpid()
+    uid = next_uid(os.getpid()) if root else os.getuid()
     os.makedirs(home, mode=0o700, exist_ok=True)
     paths = read_paths(walls.read)
     newpid = False
@@ -343,11 +338,12 @@ def enter(home: str, walls: Walls, parent: int, cgroup: Optional[str] = None) ->
         except OSError as exc:
             missing.append(f"a user of its own ({exc.strerror})")
     die_with(parent)                    # a change of user clears the parent-death signal
+    _fresh_keyring()
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         missing.append(f"no_new_privs ({_err()})")
     _landlock(home, paths, missing)
-    _seccomp(missing, shared=counted)
+    install_filter(missing, shared=counted)
     os.environ.clear()
     os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
                        "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1",

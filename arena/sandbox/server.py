@@ -64,7 +64,8 @@ def _spawn(req: dict[str, Any], fds: list[int], root: str, me: int, n: int,
     try:
         for i, fd in enumerate(fds):
             os.dup2(fd, i)
-        missing, newpid = jail.enter(home, walls, me, cgroup)
+        also = groups.members(cgroup) if groups is not None and cgroup is not None else []
+        missing, newpid = jail.enter(home, walls, me, cgroup, also)
         if newpid:
             inner = os.fork()
             if inner:                       # stays outside the namespace; ends as the bot ends
@@ -146,7 +147,8 @@ def run_server(sock_fd: int, parent: int) -> None:
                 n += 1
                 pid, cgroup = _spawn(req, fds, root, me, n, groups)
                 live[pid] = (os.path.join(root, f"bot{n}"), cgroup)
-                reply: dict[str, Any] = {"pid": pid}
+                cpu = groups.cpu_file(cgroup) if groups is not None and cgroup is not None else None
+                reply: dict[str, Any] = {"pid": pid, "cpu": cpu}
             except Exception as exc:
                 reply = {"error": f"{type(exc).__name__}: {exc}"}
             finally:
@@ -278,7 +280,8 @@ def _probe(root: str, me: int, groups: Optional[Cgroups]) -> list[str]:
     if pid == 0:
         os.close(r)
         try:
-            missing, _ = jail.enter(os.path.join(root, "probe"), Walls(), me, cgroup)
+            also = groups.members(cgroup) if groups is not None and cgroup is not None else []
+            missing, _ = jail.enter(os.path.join(root, "probe"), Walls(), me, cgroup, also)
             os.write(w, json.dumps(missing).encode())
         finally:
             os._exit(0)

@@ -35,7 +35,7 @@ from .entrants import BotRef
 from .settings import Limits
 
 __all__ = ["bot_seed", "deal_seed", "BotPool", "RemoteSeat", "StartFault", "pool", "close_pool", "check_startable",
-           "log_name", "parse_action"]
+           "log_name", "parse_action", "WALL_FACTOR", "WALL_SLACK", "SLICE", "LATE"]
 
 log = logging.getLogger("pengyou.arena")
 
@@ -224,6 +224,15 @@ def check_startable(ref: BotRef, limits: Optional[Limits] = None) -> Optional[st
     return None
 
 
+#: The wall clock's outer bound on a decision: this many times its budget ...
+WALL_FACTOR = 3.0
+#: ... plus this many seconds (a bot that sleeps is charged only then).
+WALL_SLACK = 5.0
+#: The longest single wait for a bot's answer, in seconds ...
+SLICE = 0.5
+#: ... and how late one may return before the excess counts as the referee's stall.
+LATE = 0.25
+
 _SAFE = re.compile(r"[^A-Za-z0-9_.=-]+")
 
 
@@ -262,22 +271,32 @@ class RemoteSeat:
 
     def decide(self, legal: Optional[Sequence[str]],
                complete: bool = True) -> tuple[Optional[str], Optional[str], str, float]:
-        """Ask for an action: (text, fault kind, message, seconds)."""
+        """Ask for an action: (text, fault kind, message, seconds).
+
+        A bot is charged for the CPU time its processes used (its control
+        group's, or ``/proc``'s), not for the wall clock: a busy neighbour, a
+        stalled referee or a stopped machine never makes its time run out.
+        The wall clock is only an outer bound, :data:`WALL_FACTOR` times the
+        budget plus :data:`WALL_SLACK` seconds, counted while the referee
+        itself was running (for a bot that sleeps instead of thinking)."""
         self.rid += 1
         move = self.limits.move
         budget = (move + self.bank) if move > 0 else 1e9
         self.proc.send(protocol.request(self.rid, move if move > 0 else 0.0, self.bank,
                                         legal if self.legal else None, complete))
-        start = time.monotonic()
+        cpu0 = self.proc.cpu_seconds() if move > 0 else None
         self.proc.resume()
-        status, line = self.proc.read_line(start + budget, protocol.MAX_LINE)
-        took = time.monotonic() - start
+        status, line, took, used = self._wait(budget, cpu0)
         if status == "line":
             # stopped again until its next request (not a process that ended: the
             # process that waits for it must stay free to report how it ended)
             self.proc.pause()
         if move > 0 and took > move:
-            self.bank = max(0.0, self.bank - (took - move))
+            if used is None and cpu0 is not None:
+                now = self.proc.cpu_seconds()
+                used = None if now is None else now - cpu0
+            charged = took if used is None else min(took, used)
+            self.bank = max(0.0, self.bank - max(0.0, charged - move))
         if status == "timeout":
             return None, "timeout", f"no answer within {move:g} s and {self.limits.overage:g} s of overage", took
         if status == "eof":
@@ -292,6 +311,35 @@ class RemoteSeat:
         if kind != "action":
             return None, kind, text, took
         return text, None, "", took
+
+    def _wait(self, budget: float, cpu0: Optional[float]) -> tuple[str, bytes, float, Optional[float]]:
+        """Wait for the answer: (status of :meth:`BotProcess.read_line`, the
+        line, the wall time counted, the CPU time used if it was read).
+
+        Each wait lasts at most :data:`SLICE` seconds; one that returns more
+        than :data:`LATE` seconds after its time was a stall of this process
+        (stopped, or the machine was), and only its expected length counts."""
+        start = time.monotonic()
+        outer = budget * WALL_FACTOR + WALL_SLACK
+        deadline = start + budget
+        counted = 0.0
+        used: Optional[float] = None
+        while True:
+            before = time.monotonic()
+            status, line = self.proc.read_line(min(deadline, before + SLICE), protocol.MAX_LINE)
+            after = time.monotonic()
+            counted += min(after - before, SLICE + LATE)
+            if status != "timeout":
+                return status, line, counted, used
+            if after < deadline and counted < outer:
+                continue
+            now = self.proc.cpu_seconds() if cpu0 is not None else None
+            if now is None:
+                return status, line, counted, used   # no CPU clock: the wall clock is the limit
+            used = now - cpu0
+            if used >= budget or counted >= outer:
+                return status, line, counted, used
+            deadline = time.monotonic() + max(0.01, min(budget - used, outer - counted))
 
     def kill(self, kind: str, message: str) -> None:
         """Stop the bot for a fault (it is told why first, best effort)."""
