@@ -21,7 +21,7 @@ import numpy as np
 
 from ..types import ArenaError, JobResult
 
-__all__ = ["DealTable", "deal_table"]
+__all__ = ["DealTable", "deal_table", "distinct", "first_seats"]
 
 
 @dataclass(frozen=True)
@@ -58,9 +58,11 @@ class DealTable:
 
 def _padded(rows: list[tuple[float, ...]], width: int, dtype: type, fill: float) -> tuple[np.ndarray, np.ndarray]:
     """Rows of unequal length as a (len, width) array and its mask of real cells."""
+    lengths = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
+    if len(rows) and (lengths == width).all():
+        return np.array(rows, dtype=dtype).reshape(len(rows), width), np.ones((len(rows), width), dtype=bool)
     out = np.full((len(rows), width), fill, dtype=dtype)
     mask = np.zeros((len(rows), width), dtype=bool)
-    lengths = np.fromiter((len(r) for r in rows), dtype=np.intp, count=len(rows))
     for n in np.unique(lengths):
         at = np.flatnonzero(lengths == n)
         if n:
@@ -77,39 +79,71 @@ def deal_table(results: Iterable[JobResult], n_entrants: int) -> DealTable:
     Raises :class:`~arena.types.ArenaError` naming the result when a seat
     holds an entrant index outside ``range(n_entrants)``.
     """
-    seats: list[tuple[int, ...]] = []
-    sides: list[tuple[int, ...]] = []
-    margins: list[tuple[float, ...]] = []
-    games: list[tuple[float, ...]] = []
-    won: list[bool] = []
-    group: list[int] = []
-    maker: list[int] = []
-    forfeit: list[int] = []
-    for res in results:
-        for deal in res.deals:
-            s = tuple(deal.seats) or tuple(res.seats)
-            if s and not (0 <= min(s) and max(s) < n_entrants):
-                bad = next(e for e in s if not 0 <= e < n_entrants)
-                raise ArenaError(f"result {res.key}: entrant {bad} is not one of the {n_entrants} entrants")
-            seats.append(s)
-            sides.append(deal.maker_side)
-            margins.append(deal.margins)
-            games.append(deal.game_points)
-            won.append(deal.maker_won)
-            group.append(res.group)
-            maker.append(deal.maker)
-            forfeit.append(deal.forfeit)
+    results = list(results)
+    deals = [(res, deal) for res in results for deal in res.deals]
+    seats = [deal.seats or res.seats for res, deal in deals]
+    sides = [deal.maker_side for _, deal in deals]
+    margins = [deal.margins for _, deal in deals]
+    games = [deal.game_points for _, deal in deals]
+    won = [deal.maker_won for _, deal in deals]
+    group = [res.group for res, _ in deals]
+    maker = [deal.maker for _, deal in deals]
+    forfeit = [deal.forfeit for _, deal in deals]
     width = max((len(s) for s in seats), default=0)
-    seat_arr, _ = _padded(seats, width, np.int64, -1)  # type: ignore[arg-type]
+    seat_arr, real = _padded(seats, width, np.int64, -1)  # type: ignore[arg-type]
+    bad = real & ((seat_arr < 0) | (seat_arr >= n_entrants))
+    if bad.any():
+        d = int(np.flatnonzero(bad.any(axis=1))[0])
+        e = int(seat_arr[d][bad[d]][0])
+        raise ArenaError(f"result {deals[d][0].key}: entrant {e} is not one of the {n_entrants} entrants")
     margin_arr, has_margin = _padded(margins, width, np.float64, 0.0)
     game_arr, has_game = _padded(games, width, np.float64, 0.0)  # type: ignore[arg-type]
     has_margin &= seat_arr >= 0
     has_game &= seat_arr >= 0
     in_side = np.zeros((len(seats), width), dtype=bool)
-    flat = [(d, s) for d, side in enumerate(sides) for s in side if 0 <= s < len(seats[d])]
-    if flat:
-        at = np.array(flat, dtype=np.intp)
-        in_side[at[:, 0], at[:, 1]] = True
+    side_arr, side_real = _padded(sides, max(map(len, sides), default=0), np.int64, -1)  # type: ignore[arg-type]
+    n_seats = real.sum(axis=1)
+    for c in range(side_arr.shape[1]):
+        s = side_arr[:, c]
+        ok = np.flatnonzero(side_real[:, c] & (s >= 0) & (s < n_seats))
+        in_side[ok, s[ok]] = True
     return DealTable(seat_arr, in_side, np.array(won, dtype=bool), margin_arr, has_margin, game_arr, has_game,
                      np.array(group, dtype=np.int64), np.array(maker, dtype=np.int64),
                      np.array(forfeit, dtype=np.int64), n_entrants)
+
+
+#: Key ranges up to which :func:`distinct` counts into an array instead of sorting.
+_DIRECT = 1 << 24
+
+
+def distinct(keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``keys`` (each in ``range(size)``), sorted, and
+    each key's index among them, as ``np.unique(keys, return_inverse=True)``
+    but by counting when ``size`` is small enough.
+
+    >>> [a.tolist() for a in distinct(np.array([5, 2, 5, 9]), 10)]
+    [[2, 5, 9], [1, 0, 1, 2]]
+    """
+    keys = np.asarray(keys, dtype=np.int64)
+    if size > _DIRECT:
+        uniq, inv = np.unique(keys, return_inverse=True)
+        return uniq, inv.reshape(keys.shape)
+    hit = np.zeros(size, dtype=bool)
+    hit[keys] = True
+    uniq = np.flatnonzero(hit)
+    rank = np.cumsum(hit) - 1
+    return uniq, rank[keys]
+
+
+def first_seats(seats: np.ndarray) -> np.ndarray:
+    """Where each row's entrant appears for the first time in that row
+    (padding ``-1`` never counts).
+
+    >>> first_seats(np.array([[0, 1, 0, -1]])).tolist()
+    [[True, True, False, False]]
+    """
+    first = seats >= 0
+    for s in range(1, seats.shape[1]):
+        for t in range(s):
+            first[:, s] &= seats[:, s] != seats[:, t]
+    return first

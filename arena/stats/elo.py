@@ -37,7 +37,7 @@ from typing import Optional
 import numpy as np
 
 from ..types import ArenaError
-from .deals import DealTable
+from .deals import DealTable, distinct
 
 __all__ = ["K", "MAX_STEP", "TOL", "MAX_ITER", "CENTER", "EXACT_WORK", "Design", "design", "penalty",
            "newton", "check_prior", "dense_rows", "boot_draws"]
@@ -130,11 +130,11 @@ def design(table: DealTable) -> Design:
     cols = np.hstack([cols, np.full((len(cols), 1), p - 1)])
     vals = np.hstack([vals, np.ones((len(vals), 1))])
     groups = table.group[keep]
-    distinct, index = np.unique(groups, return_inverse=True)
+    distinct_groups, index = np.unique(groups, return_inverse=True)
     at = np.nonzero(real)
-    seen = np.unique(index[at[0]].astype(np.int64) * p + column[seats[at]])
+    seen, _ = distinct(index[at[0]].astype(np.int64) * p + column[seats[at]], len(distinct_groups) * p)
     return Design(cols.astype(np.int64), vals, table.won[keep].astype(float), index.astype(np.intp),
-                  len(distinct), rated, table.n_entrants, seen // p, seen % p)
+                  len(distinct_groups), rated, table.n_entrants, seen // p, seen % p)
 
 
 def check_prior(prior: Optional[float]) -> None:
@@ -248,35 +248,47 @@ def boot_draws(des: Design, theta: np.ndarray, pen: np.ndarray, samples: int, se
     g, d, p = des.n_groups, des.deals, des.params
     pres_g, pres_c = des.seen_group, des.seen_col
     exact = d * p * p <= _DENSE_CELLS and samples * d * p * p <= EXACT_WORK
+    dense = False
     if exact:
         xt = dense_rows(des)
         chunk = max(1, _CHUNK_CELLS // max(d, g))
     else:
         prob = _prob(_eta(des, theta))
-        chol = (K * K) * _hessian(des, prob * (1.0 - prob)) + pen
+        full_hess = (K * K) * _hessian(des, prob * (1.0 - prob)) + pen
         # per-group scores at the fit: sum over the group's deals of K (y - p) x_d
         r = K * (des.y - prob)
         keys = (des.group[:, None] * p + des.cols).ravel()
-        uniq, inv = np.unique(keys, return_inverse=True)
+        uniq, inv = distinct(keys, g * p)
         score = np.bincount(inv, weights=(des.vals * r[:, None]).ravel())
         s_g, s_c = uniq // p, uniq % p
         chunk = max(1, _CHUNK_CELLS // max(len(uniq), g))
+        dense = g * p <= _DENSE_CELLS * 4          # scores and presence as G x 2P: one product a chunk
+        if dense:
+            by_group = np.zeros((g, 2 * p))
+            by_group[s_g, s_c] = score
+            by_group[pres_g, p + pres_c] = 1.0
+            chunk = max(1, _CHUNK_CELLS // g)
     draws = []
     for start in range(0, samples, chunk):
         s = min(chunk, samples - start)
         picks = rng.integers(0, g, size=(s, g))
         counts = np.bincount((picks + g * np.arange(s)[:, None]).ravel(), minlength=s * g).reshape(s, g)
         row = np.arange(s)[:, None]
-        seen = np.bincount((row * p + pres_c[None, :]).ravel(), weights=counts[:, pres_g].ravel(),
-                           minlength=s * p).reshape(s, p)
+        if not exact and dense:
+            both = counts @ by_group
+            seen, grads = both[:, p:], both[:, :p] - by_group[:, :p].sum(axis=0)[None, :]
+            th = theta[None, :] + _solve(full_hess, grads.T).T
+        else:
+            seen = np.bincount((row * p + pres_c[None, :]).ravel(), weights=counts[:, pres_g].ravel(),
+                               minlength=s * p).reshape(s, p)
         if exact:
             th = _dense_newton(xt, des.y, counts[:, des.group].astype(float), np.repeat(theta[None, :], s, axis=0),
                                pen)
-        else:
+        elif not dense:
             grads = np.bincount((row * p + s_c[None, :]).ravel(),
                                 weights=((counts[:, s_g] - 1.0) * score[None, :]).ravel(),
                                 minlength=s * p).reshape(s, p)
-            th = theta[None, :] + _solve(chol, grads.T).T
+            th = theta[None, :] + _solve(full_hess, grads.T).T
         th[:, :-1][seen[:, :-1] == 0] = np.nan         # entrant absent from the resample
         draws.append(th)
     return np.vstack(draws) if draws else np.zeros((0, p))

@@ -61,7 +61,7 @@ import numpy as np
 
 from ..types import FAULT_KINDS, ArenaError, Entrant, JobResult
 from . import elo
-from .deals import DealTable, deal_table
+from .deals import DealTable, deal_table, distinct, first_seats
 
 __all__ = [
     "PRIOR_SD", "Interval", "EloFit", "EloIntervals", "SeatStats", "CrossCell", "Row", "Standings",
@@ -326,25 +326,21 @@ def _interval(xs: Sequence[float]) -> Interval:
     return Interval(mean, mean - half, mean + half, n)
 
 
-def _groups_of(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct ``keys`` (sorted) and each key's index among them."""
-    uniq, inv = np.unique(keys, return_inverse=True)
-    return uniq, inv.reshape(keys.shape)
-
-
 def _duplicate_scores(t: DealTable) -> list[Interval]:
     real = t.has_margin
     if not real.any():
         return [_interval([]) for _ in range(t.n_entrants)]
     w = t.width
-    _, gi = _groups_of(t.group)
+    _, gi = np.unique(t.group, return_inverse=True)
+    gi = gi.reshape(-1)
+    n_groups = int(gi.max()) + 1
     cell = (gi[:, None] * w + np.arange(w)[None, :])[real]
     total = np.bincount(cell, weights=t.margins[real])
     count = np.bincount(cell)
     dev = t.margins[real] - total[cell] / count[cell]
-    pairs, at = _groups_of(t.seats[real] * (int(gi.max()) + 1) + gi[:, None].repeat(w, axis=1)[real])
+    pairs, at = distinct(t.seats[real] * n_groups + gi[:, None].repeat(w, axis=1)[real], t.n_entrants * n_groups)
     score = (np.bincount(at, weights=dev) / np.bincount(at)).tolist()
-    entrant = (pairs // (int(gi.max()) + 1)).tolist()
+    entrant = (pairs // n_groups).tolist()
     per: list[list[float]] = [[] for _ in range(t.n_entrants)]
     for e, x in zip(entrant, score):            # pairs are sorted by entrant, then group
         per[e].append(x)
@@ -369,8 +365,7 @@ def _seat_stats(t: DealTable) -> list[SeatStats]:
     seats_ = np.bincount(who, minlength=n)
     margin = np.bincount(who, weights=t.margins[real], minlength=n)
     game = np.bincount(who, weights=t.game[real], minlength=n)
-    once = np.unique(np.nonzero(real)[0].astype(np.int64) * max(n, 1) + who)
-    deals = np.bincount(once % max(n, 1), minlength=n)
+    deals = np.bincount(t.seats[first_seats(t.seats)], minlength=n)
     return [SeatStats(int(deals[e]), int(seats_[e]), float(margin[e] / seats_[e]) if seats_[e] else math.nan,
                       float(game[e] / seats_[e]) if seats_[e] else math.nan) for e in range(n)]
 
