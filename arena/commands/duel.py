@@ -20,6 +20,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--deals", type=int, default=50, help="deal seeds (each played twice)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--cluster", default="", help="'local' or tcp://HOST:PORT of a Dask scheduler")
     p.add_argument("--json", action="store_true")
     p.add_argument("--time-limit", type=float, default=5.0, help="seconds per decision (0 = none)")
     p.add_argument("--overage", type=float, default=30.0, help="seconds banked per deal for slow decisions")
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("duel: --deals and --workers must be at least 1")
     res = run_duel(args.a, args.b, rules, args.deals, args.seed, args.workers, progress=not args.json,
                    save=args.save, secret=args.secret, trusted=args.trusted, time_limit=args.time_limit,
-                   overage=args.overage, cheating=args.allow_cheating)
+                   overage=args.overage, cheating=args.allow_cheating, cluster=args.cluster)
     if args.json:
         print(json.dumps(res))
     else:

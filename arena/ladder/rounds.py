@@ -286,7 +286,6 @@ def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Op
         secret = st.secret()
     rules = ladder.rules
     settings = rules.table_settings(secret)
-    per_round = groups_per_round or max(2, 2 * workers)
     played = rounds_done = groups_done = faults = twice = failed = 0
     sched = 0.0
     from ..table.remote import close_pool
@@ -309,6 +308,7 @@ def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Op
                         active = st.entrants(active=True)
                         _, last_rows = st.latest_ratings()
                         rated = {r["id"]: _row_from_json(r) for r in last_rows}
+                        per_round = groups_per_round or max(2, 2 * ex.workers)   # a cluster's size
                         pairs = pick_pairs(active, rated, st.meetings(), per_round, rng,
                                            deals=st.deals_of_entrants())
                         if not pairs:

@@ -213,7 +213,8 @@ def _saved_secret(save: str | Path | None) -> Optional[str]:
 def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
              workers: int = 1, progress: bool = False, save: str | Path | None = None,
              secret: Optional[str] = None, trusted: str = TableSettings.trusted, time_limit: float = Limits.move,
-             overage: float = Limits.overage, cheating: bool = TableSettings.cheating) -> dict[str, Any]:
+             overage: float = Limits.overage, cheating: bool = TableSettings.cheating,
+             cluster: str = "") -> dict[str, Any]:
     """Play ``deals`` duplicate deal pairs; return means and intervals.
 
     ``save``: a JSON-lines file that keeps every game as it ends. Running the
@@ -225,7 +226,9 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
     ``secret`` keys the bots' random seeds (kept in the save file; a fresh
     random one when neither gives it); ``trusted``, ``time_limit``,
     ``overage`` and ``cheating`` are the arena's (see
-    :class:`arena.tournament.spec.TournamentSpec`).
+    :class:`arena.tournament.spec.TournamentSpec`). ``cluster``: a Dask
+    scheduler (``tcp://HOST:PORT``) or ``"local"`` plays the games instead
+    of ``workers`` local processes.
     """
     secret = secret if secret is not None else (_saved_secret(save) or os.urandom(16).hex())
     try:
@@ -266,7 +269,7 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
             yield o.item.tag[0], o.item.tag[1], _scored(o.item, o.result)
 
     try:
-        with executor_for(settings, workers if workers > 1 and len(todo) > 1 else 1, pin=False) as ex:
+        with executor_for(settings, workers if workers > 1 and len(todo) > 1 else 1, cluster, pin=False) as ex:
             _progress(scored(play_jobs(todo, settings, ex)), len(jobs), resumed, progress, keep)
     finally:
         if out is not None:

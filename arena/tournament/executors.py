@@ -44,7 +44,7 @@ from multiprocessing_logging import MultiProcessingHandler
 from ..types import ArenaError
 
 __all__ = ["Executor", "InlineExecutor", "PoolExecutor", "DaskExecutor", "Lost", "make_executor",
-           "run_forked", "pin_cpu", "unpin", "this_cpu"]
+           "run_forked", "pin_cpu", "unpin", "this_cpu", "batches", "watch_silence", "WORKER_SILENCE"]
 
 log = logging.getLogger("pengyou.arena")
 
@@ -56,9 +56,14 @@ class Executor(Protocol):
     """Runs a function over items and yields results as they complete."""
 
     workers: int
+    #: Whether the workers may be on other machines (their bots' code must travel).
+    remote: bool
 
-    def imap_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
-        """Results of ``fn(item)``, in completion order."""
+    def imap_unordered(self, fn: Callable[..., Any], items: Iterable[Any], shared: Any = None,
+                       group: Optional[Callable[[Any], Any]] = None, avoid: Iterable[str] = ()) -> Iterator[Any]:
+        """Results of ``fn(item)`` (``fn(item, shared)`` when ``shared`` is
+        given), in completion order; items of one ``group`` in a row go to
+        one worker together; workers named in ``avoid`` get none where others can."""
 
     def close(self) -> None:
         """Stop the workers (pending work is dropped)."""
@@ -110,6 +115,7 @@ def _should_pin(workers: int) -> bool:
 
 class _Base:
     workers = 1
+    remote = False
 
     def close(self) -> None:
         """Nothing to stop."""
@@ -131,13 +137,15 @@ class InlineExecutor(_Base):
         if initializer is not None:
             initializer(*initargs)
 
-    def imap_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+    def imap_unordered(self, fn: Callable[..., Any], items: Iterable[Any], shared: Any = None,
+                       group: Optional[Callable[[Any], Any]] = None, avoid: Iterable[str] = ()) -> Iterator[Any]:
         """Results in item order (which is one completion order); this
         process holds the CPU it is on while it plays them (``pin``)."""
         before = pin_cpu(this_cpu()) if self._pin else None
+        extra = () if shared is None else (shared,)
         try:
             for item in items:
-                yield fn(item)
+                yield fn(item, *extra)
         finally:
             unpin(before)
 
@@ -216,20 +224,22 @@ class PoolExecutor(_Base):
         if manager is not None:
             manager.join()
 
-    def imap_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+    def imap_unordered(self, fn: Callable[..., Any], items: Iterable[Any], shared: Any = None,
+                       group: Optional[Callable[[Any], Any]] = None, avoid: Iterable[str] = ()) -> Iterator[Any]:
         """Results as workers finish them (and a :class:`Lost` after a worker's death)."""
         items = list(items)
         # short jobs travel a few at a time (fewer messages); a long run still
         # sends at least ~50 batches per worker, so results keep flowing in
         size = max(1, min(8, len(items) // (self.workers * 50)))
-        waiting = deque(items[i:i + size] for i in range(0, len(items), size))
+        waiting = deque(batches(items, size, group))
+        extra = () if shared is None else (shared,)
         running: dict[Future, list] = {}
         while waiting or running:
             pool = self._start()
             broken = False
             while waiting and len(running) < 2 * self.workers:     # few in flight: few lost on a death
                 try:
-                    fut = pool.submit(_apply, fn, waiting[0])
+                    fut = pool.submit(_apply, fn, waiting[0], *extra)
                 except BrokenProcessPool:   # it broke since the last look: a running batch's worker died
                     broken = True
                     break
@@ -320,9 +330,9 @@ def _worker_logs(on: bool) -> None:
             handler._receive_thread.join(5.0)
 
 
-def _apply(fn: Callable[[Any], Any], batch: list) -> list:
-    """In a worker: ``fn`` over one batch of items."""
-    return [fn(x) for x in batch]
+def _apply(fn: Callable[..., Any], batch: list, *shared: Any) -> list:
+    """In a worker: ``fn`` over one batch of items (with the shared value, if any)."""
+    return [fn(x, *shared) for x in batch]
 
 
 def _worker_start(initializer: Optional[Callable[..., None]], initargs: tuple, next_cpu: Any = None) -> None:
@@ -343,7 +353,19 @@ def _worker_start(initializer: Optional[Callable[..., None]], initargs: tuple, n
 
 class DaskExecutor(_Base):
     """Jobs on Dask ``distributed``: ``address`` is ``tcp://host:port`` or
-    ``"local"`` (a local cluster of ``workers`` single-threaded processes)."""
+    ``"local"`` (a local cluster of ``workers`` single-threaded processes).
+
+    ``workers`` is the cluster's size, read again at every call: the
+    threads of the workers connected now. Items travel in batches of whole
+    groups (``group``), several to a task, so a deal costs the client a small
+    share of a task; at most a few batches per thread are in flight. The
+    scheduler is asked to drop a worker that has not been heard from for
+    :data:`WORKER_SILENCE` seconds (a frozen or sleeping machine), so its
+    work moves to the others; records logged under ``pengyou`` on the
+    workers reach this process's handlers.
+    """
+
+    remote = True
 
     def __init__(self, address: str, workers: int = 2,
                  initializer: Optional[Callable[..., None]] = None, initargs: tuple = ()) -> None:
@@ -366,34 +388,161 @@ class DaskExecutor(_Base):
             raise
         except (OSError, TimeoutError) as exc:
             raise ArenaError(f"--cluster {address}: cannot reach the scheduler ({exc})") from None
-        self.workers = max(1, len(self._client.scheduler_info().get("workers", {})) or workers)
+        self.address = address
         self._init = (initializer, initargs)
+        self._shared: dict[int, tuple[Any, Any]] = {}
+        self._fallback = workers
+        try:
+            self._client.run_on_scheduler(watch_silence, seconds=WORKER_SILENCE)
+        except Exception as exc:       # a scheduler without pengyou: its own worker-ttl applies
+            log.warning("the Dask scheduler could not take pengyou's watch for frozen workers (%s); "
+                        "start it with DASK_DISTRIBUTED__SCHEDULER__WORKER_TTL=%ds", exc, WORKER_SILENCE)
+        try:
+            self._client.forward_logging("pengyou", level=logging.INFO)
+        except Exception:               # an older distributed: worker logs stay on the workers
+            log.warning("this Dask cannot forward the workers' logs; they stay on each worker")
+        if self.workers < 1:
+            try:
+                self._client.wait_for_workers(1, timeout=30)
+            except Exception:
+                raise ArenaError(f"--cluster {address}: no worker joined the scheduler within 30 s") from None
 
-    def imap_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
-        """Results as the cluster finishes them."""
+    @property
+    def workers(self) -> int:               # type: ignore[override]
+        """The threads of the workers connected now (the cluster's size)."""
+        try:
+            return sum(self._client.nthreads().values())
+        except Exception:
+            return self._fallback
+
+    def machines(self) -> list[str]:
+        """The addresses of the workers connected now."""
+        return list(self._client.nthreads())
+
+    def _share(self, value: Any) -> Any:
+        """``value`` on every worker, sent once (a future the tasks take)."""
+        kept = self._shared.get(id(value))
+        if kept is None or kept[0] is not value:
+            fut = self._client.scatter(value, broadcast=True, hash=False)
+            kept = self._shared[id(value)] = (value, fut)
+            while len(self._shared) > 8:
+                self._shared.pop(next(iter(self._shared)))
+        return kept[1]
+
+    def imap_unordered(self, fn: Callable[..., Any], items: Iterable[Any], shared: Any = None,
+                       group: Optional[Callable[[Any], Any]] = None, avoid: Iterable[str] = ()) -> Iterator[Any]:
+        """Results as the cluster finishes them: ``fn(item)``, or
+        ``fn(item, shared)`` when ``shared`` is given (sent to each worker
+        once). Workers named in ``avoid`` (read again before each task is
+        sent) get work only when no other worker is there."""
         from distributed import as_completed
 
-        initializer, initargs = self._init
-        task = _WithContext(fn, initializer, initargs)
         items = list(items)
-        futures = self._client.map(task, items, pure=False)
-        item_of = {fut.key: item for fut, item in zip(futures, items)}
+        threads = max(1, self.workers)
+        size = max(1, min(64, len(items) // (threads * 8)))
+        waiting = deque(batches(items, size, group))
+        if shared is None:
+            initializer, initargs = self._init
+            task: Callable[..., Any] = _WithContext(fn, initializer, initargs)
+            extra: tuple = ()
+        else:
+            task, extra = fn, (self._share(shared),)
+        running: dict[Any, list] = {}
+        done = as_completed()
+
+        def send() -> None:
+            while waiting and len(running) < 3 * max(1, self.workers):
+                batch = waiting.popleft()
+                bad = set(avoid)
+                good = [w for w in self.machines() if w not in bad] if bad else None
+                where: dict[str, Any] = {"workers": good, "allow_other_workers": True} if good else {}
+                fut = self._client.submit(_dask_batch, task, batch, *extra, pure=False, **where)
+                running[fut] = batch
+                done.add(fut)
+
         try:
-            for fut in as_completed(futures):
+            send()
+            for fut in done:
+                batch = running.pop(fut)
                 try:
-                    yield fut.result()
+                    results = fut.result()
                 except Exception as exc:
                     if type(exc).__name__ != "KilledWorker":    # the job's own error: the caller's
                         raise
-                    yield Lost((item_of[fut.key],), "a job's Dask workers kept dying")
+                    yield Lost(tuple(batch), "a batch's Dask workers kept dying")
+                else:
+                    yield from results
+                send()
         finally:
-            self._client.cancel(futures)
+            self._client.cancel(list(running))
 
     def close(self) -> None:
         """Disconnect, and stop the local cluster if this executor started it."""
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+
+#: Seconds of silence after which the scheduler drops a worker (its work
+#: moves to the others): a frozen process, a sleeping laptop, a cut cable.
+WORKER_SILENCE = 20
+
+
+def watch_silence(dask_scheduler: Any = None, seconds: float = WORKER_SILENCE) -> None:
+    """On a Dask scheduler: drop every worker silent for over ``seconds``
+    (checked every quarter of that). Dask's own ``worker-ttl`` is five
+    minutes by default, and with a nanny it asks the frozen worker's nanny
+    to restart it, which waits on the frozen machine again; dropping the
+    worker hands its tasks to the others at once."""
+    from distributed.metrics import time as now
+    from tornado.ioloop import PeriodicCallback
+
+    s = dask_scheduler
+
+    async def check() -> None:
+        t = now()
+        for ws in list(s.workers.values()):
+            if t - ws.last_seen > seconds:
+                log.warning("dropping Dask worker %s: silent for %.0f s", ws.address, t - ws.last_seen)
+                await s.remove_worker(address=ws.address, stimulus_id=f"pengyou-silent-{t}", close=True)
+
+    old = s.periodic_callbacks.pop("pengyou-silence", None)
+    if old is not None:
+        old.stop()
+    pc = PeriodicCallback(check, seconds * 1000 / 4)
+    s.periodic_callbacks["pengyou-silence"] = pc
+    pc.start()
+
+
+def batches(items: list, size: int, group: Optional[Callable[[Any], Any]] = None) -> Iterator[list]:
+    """``items`` in batches of about ``size``, never splitting a group
+    (items with the same ``group(item)`` in a row stay in one batch, in
+    order: the rotations of one duplicate deal are played one after another).
+
+    >>> list(batches([1, 2, 3, 4, 5], 2))
+    [[1, 2], [3, 4], [5]]
+    >>> list(batches([10, 11, 20, 21, 22, 30], 2, group=lambda x: x // 10))
+    [[10, 11], [20, 21, 22], [30]]
+    """
+    batch: list = []
+    last: Any = object()
+    for item in items:
+        key = group(item) if group is not None else object()
+        if len(batch) >= size and key != last:
+            yield batch
+            batch = []
+        batch.append(item)
+        last = key
+    if batch:
+        yield batch
+
+
+def _dask_batch(fn: Callable[..., Any], batch: list, *shared: Any) -> list:
+    """On a Dask worker: ``fn`` over one batch (with the shared value, if any)."""
+    pengyou = logging.getLogger("pengyou")
+    if pengyou.level == logging.NOTSET or pengyou.level > logging.INFO:
+        pengyou.setLevel(logging.INFO)
+    return [fn(x, *shared) for x in batch]
 
 
 def run_forked(fn: Callable[..., Any], *args: Any) -> tuple[bool, Any, str]:

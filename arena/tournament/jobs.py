@@ -28,19 +28,23 @@ from __future__ import annotations
 import logging
 import multiprocessing as mp
 import os
+import socket
 import time
 import traceback
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
+from ..table.entrants import BotRef
+from ..table.remote import check_startable
 from ..table.settings import TableSettings
 from ..table.table import CALL_METHODS, play_job, watch_calls
-from ..types import Entrant, Job, JobResult
+from ..types import ArenaError, Entrant, Job, JobResult
+from .carry import Carried, Parcel, carry, identity, unpack
 from .executors import Executor, Lost, make_executor, run_forked
 
-__all__ = ["JobItem", "Played", "Failed", "Outcome", "start_worker", "play_item", "executor_for", "play_jobs",
-           "play_alone", "MAX_DEATHS"]
+__all__ = ["JobItem", "Played", "Failed", "Infra", "Outcome", "Cargo", "start_worker", "play_item", "play_carried",
+           "executor_for", "play_jobs", "play_alone", "machine_name", "MAX_DEATHS", "MAX_MOVES"]
 
 log = logging.getLogger("pengyou.arena")
 
@@ -73,8 +77,53 @@ class Failed:
     reason: str
 
 
-#: What the loop yields for each item.
-Outcome = Union[Played, Failed]
+@dataclass(frozen=True)
+class Infra:
+    """A job a machine could not play for a reason of the machine's (its
+    sandbox does not start, it runs another pengyou, a bot's files did not
+    arrive whole): never a bot's fault, never stored; :func:`play_jobs`
+    moves the job to another machine, or stops the run saying why."""
+
+    item: JobItem
+    machine: str
+    reason: str
+
+
+#: What a worker gives back for each item (:func:`play_jobs` yields only
+#: :class:`Played` and :class:`Failed`).
+Outcome = Union[Played, Failed, Infra]
+
+
+@dataclass(frozen=True)
+class Cargo:
+    """What every job of one call takes to a worker of a cluster: the
+    table settings, the client's :func:`~arena.tournament.carry.identity`,
+    and the bots' code (:class:`~arena.tournament.carry.Carried` by spec,
+    parcels by digest). Sent once to each worker."""
+
+    settings: TableSettings
+    identity: tuple[str, str]
+    carried: dict[str, Carried]
+    parcels: dict[str, Parcel]
+
+    @staticmethod
+    def of(items: list[JobItem], settings: TableSettings) -> Cargo:
+        """The cargo of ``items``; a bot whose files cannot be read raises
+        :class:`~arena.types.ArenaError` (one line)."""
+        carried: dict[str, Carried] = {}
+        parcels: dict[str, Parcel] = {}
+        for item in items:
+            for e in item.entrants:
+                if e.spec in carried:
+                    continue
+                try:
+                    c, parcel = carry(e.spec)
+                except (OSError, ValueError) as exc:
+                    raise ArenaError(f"bot {e.spec!r} cannot be sent to the workers: {exc}") from None
+                carried[e.spec] = c
+                if parcel is not None:
+                    parcels[parcel.digest] = parcel
+        return Cargo(settings, identity(), carried, parcels)
 
 #: The settings of this worker's tables, given once when it starts.
 _settings: Optional[TableSettings] = None
@@ -91,6 +140,9 @@ def play_item(item: JobItem, died: Optional[dict[int, str]] = None) -> Outcome:
     settings = _settings
     if settings is None:
         return Failed(item, "this worker was started without table settings")
+    why = _sandbox_problem(item.entrants, settings)
+    if why:
+        return Infra(item, machine_name(), why)
     start = time.perf_counter()
     try:
         res = play_job(item.job, item.entrants, settings, died=died)
@@ -103,6 +155,100 @@ def play_item(item: JobItem, died: Optional[dict[int, str]] = None) -> Outcome:
     return Played(item, res)
 
 
+def machine_name() -> str:
+    """This worker: its Dask address, or the host's name and this process."""
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return f"{socket.gethostname()} pid {os.getpid()}"
+
+
+def _threads() -> int:
+    try:
+        from distributed import get_worker
+
+        return int(get_worker().state.nthreads)
+    except (ImportError, ValueError, AttributeError):
+        return 1
+
+
+#: What this process has found out about itself: (check, key) -> None or why not.
+_checked: dict[tuple[str, str], Optional[str]] = {}
+
+
+def _sandbox_problem(entrants: tuple[Entrant, ...], settings: TableSettings) -> Optional[str]:
+    """Why this machine cannot start sandboxed bots, if a job's seats need
+    them and it cannot: a built-in started once in the sandbox (a bot of
+    the user's that fails to start afterwards is that bot's fault)."""
+    if all(BotRef.parse(e.spec).runs_here(settings.trusted) for e in entrants):
+        return None
+    key = ("sandbox", "")
+    if _checked.get(key, "") is None:
+        return None
+    why = check_startable(BotRef.parse("random"), settings.limits)
+    if why is None:
+        _checked[key] = None
+        return None
+    return f"its sandbox cannot start a bot ({why.split(': ', 1)[-1]})"
+
+
+def _local_entrants(item: JobItem, cargo: Cargo) -> tuple[Optional[tuple[Entrant, ...]], str]:
+    """The item's entrants with their specs rewritten to the parcels
+    unpacked here, or why not."""
+    out = []
+    for e in item.entrants:
+        c = cargo.carried.get(e.spec)
+        if c is None or not c.parcel:
+            out.append(e)
+            continue
+        key = ("parcel", c.parcel)
+        if key not in _checked:
+            try:
+                _checked[key] = unpack(cargo.parcels[c.parcel])
+            except (OSError, ValueError, KeyError) as exc:
+                return None, f"bot {e.spec!r}: its files could not be unpacked here ({exc})"
+        root = _checked[key] or ""
+        spec = c.local_spec(root)
+        hkey = ("hash", spec)
+        if _checked.get(hkey) != c.code_hash:
+            here = BotRef.parse(spec).code_hash()
+            if here != c.code_hash:
+                return None, (f"bot {e.spec!r}: its code hashes to {here[:12]} here, not {c.code_hash[:12]} "
+                              "(a program of the machine's differs, or its files)")
+            _checked[hkey] = here
+        out.append(Entrant(e.name, spec))
+    return tuple(out), ""
+
+
+def play_carried(item: JobItem, cargo: Cargo) -> Outcome:
+    """On a worker of a cluster: check this worker against the client's
+    ``cargo`` (the same pengyou, the bots' files unpacked and hashing as
+    the client's, a sandbox that starts), then play ``item`` with the bots
+    as unpacked here. A check that fails gives :class:`Infra`."""
+    threads = _threads()
+    if threads > 1:
+        return Infra(item, machine_name(), f"it runs {threads} threads in one process; start Dask workers "
+                     "with --nthreads 1 (and --nworkers N for N at a time): a process keeps one sandbox")
+    mine = identity()
+    if mine != cargo.identity:
+        return Infra(item, machine_name(), f"it runs pengyou {mine[0]} (code {mine[1][:12]}), "
+                     f"the client {cargo.identity[0]} (code {cargo.identity[1][:12]})")
+    entrants, why = _local_entrants(item, cargo)
+    if entrants is None:
+        return Infra(item, machine_name(), why)
+    why = _sandbox_problem(entrants, cargo.settings) or ""
+    if why:
+        return Infra(item, machine_name(), why)
+    if _settings is not cargo.settings:
+        start_worker(cargo.settings)
+    out = play_item(JobItem(item.job, entrants, item.tag))
+    if isinstance(out, Played):
+        return Played(item, out.result)
+    return Failed(item, out.reason) if isinstance(out, Failed) else out
+
+
 def executor_for(settings: TableSettings, workers: int = 1, cluster: str = "", pin: bool = False) -> Executor:
     """Workers (``workers`` local processes, or a Dask ``cluster``) that
     each hold ``settings``, for :func:`play_jobs`. Use it as a context
@@ -110,19 +256,56 @@ def executor_for(settings: TableSettings, workers: int = 1, cluster: str = "", p
     return make_executor(workers, cluster, start_worker, (settings,), pin)
 
 
+#: How many machines one job may be moved to before the run stops.
+MAX_MOVES = 3
+
+
+def _group(item: JobItem) -> Any:
+    return item.job.group
+
+
 def play_jobs(items: Iterable[JobItem], settings: TableSettings, executor: Executor) -> Iterator[Outcome]:
     """Play ``items`` on ``executor`` (made by :func:`executor_for` with the
     same ``settings``): one :class:`Played` or :class:`Failed` per item, as
     they finish. The jobs of a worker that died are played again alone
-    (:func:`play_alone`)."""
-    for out in executor.imap_unordered(play_item, items):
-        if isinstance(out, Lost):
-            log.warning("%s with %d job(s) in flight; playing them again one by one",
-                        out.reason, len(out.items))
-            for item in out.items:
-                yield play_alone(item, settings)
-        else:
-            yield out
+    (:func:`play_alone`). On a cluster the bots' code travels with the jobs
+    (:class:`Cargo`); a job a machine could not play (:class:`Infra`) goes
+    to another machine, at most :data:`MAX_MOVES` times, and when no
+    machine is left the run stops with one line naming each and why
+    (:class:`~arena.types.ArenaError`)."""
+    todo = list(items)
+    remote = getattr(executor, "remote", False)
+    cargo = Cargo.of(todo, settings) if remote else None
+    bad: dict[str, str] = {}
+    for _ in range(MAX_MOVES + 1):
+        again: list[JobItem] = []
+        outs = (executor.imap_unordered(play_carried, todo, shared=cargo, group=_group, avoid=bad) if remote
+                else executor.imap_unordered(play_item, todo, group=_group))
+        for out in outs:
+            if isinstance(out, Lost):
+                log.warning("%s with %d job(s) in flight; playing them again one by one",
+                            out.reason, len(out.items))
+                for item in out.items:
+                    alone = play_alone(item, settings)
+                    if isinstance(alone, Infra):
+                        raise ArenaError(f"this machine cannot play the jobs: {alone.reason}")
+                    yield alone
+            elif isinstance(out, Infra):
+                if not remote:
+                    raise ArenaError(f"this machine cannot play the jobs: {out.reason}")
+                if out.machine not in bad:
+                    bad[out.machine] = out.reason
+                    log.warning("worker %s refused: %s; its jobs go to other workers", out.machine, out.reason)
+                again.append(out.item)
+            else:
+                yield out
+        if not again:
+            return
+        machines = getattr(executor, "machines", lambda: [])()
+        if not [m for m in machines if m not in bad]:
+            break
+        todo = again
+    raise ArenaError("no worker can play the jobs: " + "; ".join(f"{m}: {why}" for m, why in bad.items()))
 
 
 #: How many times one job's bots may end its process before the job is given up.

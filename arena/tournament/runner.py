@@ -164,6 +164,11 @@ class Workers:
             self._settings = settings
         return self._ex
 
+    def size(self) -> int:
+        """How many jobs the workers play at once: a cluster's threads
+        once it is connected, else the number asked for."""
+        return max(1, int(self._ex.workers)) if self._ex is not None else self.workers
+
     def close(self) -> None:
         """Stop the workers and this process's bot processes."""
         ex, self._ex, self._settings = self._ex, None, None

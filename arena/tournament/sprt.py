@@ -93,16 +93,15 @@ def run_sprt(test: SprtTest, db: str, *, workers: Optional[int] = None, cluster:
     max_groups = spec.deals
     per = test.jobs_per_group()
     w = spec.workers if workers is None else workers
-    batch = test.batch or max(4, 4 * w)
     summary = run_tournament(spec, db, workers=w, cluster=cluster, progress=False, max_jobs=0,
                              secret=secret, grow=True)
     run_id = summary.run_id
     # one set of workers (and so of bot processes) for every batch
     with Workers(w, spec.cluster if cluster is None else cluster) as keep:
-        return _batches(test, db, run_id, keep, max_groups, per, batch, report, secret)
+        return _batches(test, db, run_id, keep, max_groups, per, report, secret)
 
 
-def _batches(test: SprtTest, db: str, run_id: int, keep: Workers, max_groups: int, per: int, batch: int,
+def _batches(test: SprtTest, db: str, run_id: int, keep: Workers, max_groups: int, per: int,
              report: Optional[Callable[[SprtState], None]], secret: Optional[str]) -> SprtState:
     from .runner import run_tournament
 
@@ -121,6 +120,7 @@ def _batches(test: SprtTest, db: str, run_id: int, keep: Workers, max_groups: in
             return state
         before = len(results)
         started = time.monotonic()
+        batch = test.batch or max(4, 4 * keep.size())       # the cluster's size, once its workers are up
         run_tournament(spec, db, progress=False, max_jobs=batch * per, secret=secret, grow=True, keep=keep)
         with Store(db, read_only=True) as store:
             after = len(store.done_keys(run_id))

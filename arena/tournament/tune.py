@@ -197,7 +197,6 @@ def run_tune(spec: TuneSpec, db: str, *, workers: int = 1, cluster: str = "", pr
     run = _open(db, spec, secret)
     state, path = run.spsa, list(run.trajectory)
     key = _secret(db, run.id)
-    batch = spec.batch or max(2, 2 * workers)
     bar = None
     if progress:
         from tqdm import tqdm
@@ -206,6 +205,7 @@ def run_tune(spec: TuneSpec, db: str, *, workers: int = 1, cluster: str = "", pr
     try:
         settings = spec.table_settings(key.encode())
         with executor_for(settings, workers, cluster, pin=True) as ex:
+            batch = spec.batch or max(2, 2 * ex.workers)     # a cluster's size, not --workers
             while state.done < spec.iterations:
                 ks = list(range(state.done + 1, min(spec.iterations, state.done + batch) + 1))
                 theta = list(state.theta)
