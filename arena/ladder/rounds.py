@@ -31,7 +31,9 @@ import math
 import os
 import random
 import time
-from collections.abc import Callable, Sequence
+
+import numpy as np
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -39,13 +41,19 @@ from ..tournament.jobs import Failed, JobItem, executor_for, play_jobs
 from ..tournament.schedule import lineups, period
 from ..store import Owner
 from ..types import ArenaError, FAULT_KINDS, Job, JobResult
+from ..stats.deals import DealTable, concat, first_seats, table_of
 from .folder import Ladder
 from .store import EntrantRow, GameRow, GroupRow, LadderStore
 
 if TYPE_CHECKING:
-    from ..stats.ratings import Standings
+    from ..stats.ratings import EloFit, Standings
 
-__all__ = ["LadderSummary", "LadderFit", "GameCache", "Refitter", "run_ladder", "fit", "ratings", "pick_pairs", "RatingRow"]
+#: Bootstrap samples of the ladder's intervals: what the runner keeps by
+#: default, and what `ladder standings` and `report --ladder` fit with.
+SAMPLES = 200
+
+__all__ = ["LadderSummary", "LadderFit", "GameCache", "Refitter", "run_ladder", "fit", "ratings", "pick_pairs", "RatingRow",
+           "Meetings", "schedule_round", "TableCache", "SAMPLES"]
 
 log = logging.getLogger("pengyou.ladder")
 
@@ -83,6 +91,16 @@ class RatingRow:
                 "owner": self.owner, "elo": num(self.elo), "lo": num(self.lo), "hi": num(self.hi),
                 "deals": self.deals, "provisional": self.provisional, "retired": self.retired,
                 "faults": dict(self.faults)}
+
+    @classmethod
+    def from_json(cls, r: dict[str, Any]) -> RatingRow:
+        """Inverse of :meth:`to_json` (a missing bound is unbounded, a missing Elo unrated)."""
+        def num(x: Any, none: float) -> float:
+            return none if x is None else float(x)
+
+        return cls(int(r["id"]), str(r["label"]), str(r["name"]), int(r["version"]), str(r["owner"]),
+                   num(r["elo"], math.nan), num(r["lo"], -math.inf), num(r["hi"], math.inf), int(r["deals"]),
+                   bool(r["provisional"]), bool(r["retired"]), dict(r["faults"]))
 
 
 def _global_results(games: Sequence[Any], index: dict[int, int]) -> list[JobResult]:
@@ -147,7 +165,7 @@ class GameCache:
         return rows, list(self._games), list(self._results)
 
 
-def fit(ladder: Ladder, samples: int = 200, seed: int = 0, cache: Optional[GameCache] = None,
+def fit(ladder: Ladder, samples: int = SAMPLES, seed: int = 0, cache: Optional[GameCache] = None,
         store: Optional[LadderStore] = None) -> LadderFit:
     """Fit every entrant version from all the ladder's games: the arena's
     maximum-likelihood Elo with its maker-side term, 95 % bootstrap intervals
@@ -177,14 +195,22 @@ def fit(ladder: Ladder, samples: int = 200, seed: int = 0, cache: Optional[GameC
     return LadderFit(rows, results, game_ids, table, out)
 
 
-def ratings(ladder: Ladder, samples: int = 200, seed: int = 0) -> tuple[int, list[RatingRow]]:
+def ratings(ladder: Ladder, samples: int = SAMPLES, seed: int = 0) -> tuple[int, list[RatingRow]]:
     """(games, rows): every entrant version rated from all the ladder's
-    games, best first (unrated last); see :func:`fit`."""
+    games, best first (unrated last): the ratings the runner kept when they
+    cover every game (the leaderboard's), else a fit now (:func:`fit`,
+    the same numbers for the same games)."""
+    with ladder.store(read_only=True) as st:
+        games, kept = st.latest_ratings()
+        now = {(e.id, e.retired is not None) for e in st.entrants()}
+        if kept and games == st.count_games() and samples == SAMPLES and seed == 0 and \
+                now == {(int(r["id"]), bool(r["retired"])) for r in kept}:
+            return games, [RatingRow.from_json(r) for r in kept]
     f = fit(ladder, samples, seed)
     return len(f.results), f.rows
 
 
-def pick_pairs(active: Sequence[EntrantRow], rated: dict[int, RatingRow], met: dict[tuple[int, int], int],
+def pick_pairs(active: Sequence[EntrantRow], rated: dict[int, RatingRow], met: Mapping[tuple[int, int], int],
                count: int, rng: random.Random, deals: Optional[dict[int, int]] = None) -> list[tuple[int, int]]:
     """``count`` pairs of active entrant ids for the next round.
 
@@ -193,6 +219,8 @@ def pick_pairs(active: Sequence[EntrantRow], rated: dict[int, RatingRow], met: d
     counting each earlier meeting of the two as 50 Elo further away (so new
     pairings are tried), ties broken at random. ``deals``: each entrant id's
     deals now, when the ratings ``rated`` are older than the last games.
+    ``met`` is only asked for pairs of the entrant being matched (``get``),
+    so a lazy mapping (:class:`Meetings`) reads one entrant's row at a time.
     """
     if len(active) < 2:
         return []
@@ -211,7 +239,7 @@ def pick_pairs(active: Sequence[EntrantRow], rated: dict[int, RatingRow], met: d
     else:
         deals = {e.id: (rated[e.id].deals if e.id in rated else 0) for e in active}
     planned = {e.id: 0 for e in active}
-    met = dict(met)
+    more: dict[tuple[int, int], int] = {}          # this round's pairings, on top of ``met``
     pairs: list[tuple[int, int]] = []
     ids = [e.id for e in active]
     for _ in range(count):
@@ -219,15 +247,59 @@ def pick_pairs(active: Sequence[EntrantRow], rated: dict[int, RatingRow], met: d
 
         def distance(j: int, first: int = first) -> tuple[float, float]:
             key = (min(first, j), max(first, j))
-            return (abs(elo[j] - elo[first]) + 50.0 * met.get(key, 0) + 25.0 * planned[j], rng.random())
+            return (abs(elo[j] - elo[first]) + 50.0 * (met.get(key, 0) + more.get(key, 0)) + 25.0 * planned[j],
+                    rng.random())
 
         second = min((j for j in ids if j != first), key=distance)
         key = (min(first, second), max(first, second))
-        met[key] = met.get(key, 0) + 1
+        more[key] = more.get(key, 0) + 1
         planned[first] += 1
         planned[second] += 1
         pairs.append((first, second))
     return pairs
+
+
+class Meetings(Mapping[tuple[int, int], int]):
+    """The games each pair of entrant ids (lower id first) has played, read
+    from the store's tallies one entrant at a time as :func:`pick_pairs`
+    asks: a round's cost does not grow with the games stored."""
+
+    def __init__(self, st: LadderStore) -> None:
+        self._st = st
+        self._rows: dict[int, dict[int, int]] = {}
+
+    def __getitem__(self, key: tuple[int, int]) -> int:
+        a, b = key
+        if a not in self._rows and b not in self._rows:   # both: the next pair shares one of them
+            self._rows[a] = self._st.meetings_of(a)
+            self._rows[b] = self._st.meetings_of(b)
+        n = self._rows[a].get(b) if a in self._rows else self._rows[b].get(a)
+        if n is None:
+            raise KeyError(key)
+        return n
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return iter(sorted({(min(a, b), max(a, b)) for a, row in self._rows.items() for b in row}))
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))
+
+
+def schedule_round(st: LadderStore, players: int, per_round: int, rng: random.Random) -> list[GroupRow]:
+    """The groups to play now: those left open, else ``per_round`` new ones
+    (:func:`pick_pairs` on the kept ratings and the store's tallies; every
+    query here is indexed, so its cost does not grow with the games). Empty
+    when fewer than two entrants are active."""
+    todo = st.open_groups()
+    if todo:
+        return todo
+    active = st.entrants(active=True)
+    _, last_rows = st.latest_ratings()
+    rated = {r["id"]: RatingRow.from_json(r) for r in last_rows}
+    pairs = pick_pairs(active, rated, Meetings(st), per_round, rng, deals=st.deals_of_entrants())
+    if not pairs:
+        return []
+    return st.add_groups(pairs, period(lineups(2, players, "pairs")[0]), st.rounds() + 1)
 
 
 @dataclass(frozen=True)
@@ -303,21 +375,14 @@ def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Op
                         break
                     t0 = time.perf_counter()
                     st.claim_runner(owner.id, owner.host, owner.pid, CLAIM_SECONDS, owner.alive)
-                    todo = st.open_groups()
+                    per_round = groups_per_round or max(2, 2 * ex.workers)   # a cluster's size
+                    todo = schedule_round(st, rules.players, per_round, rng)
                     if not todo:
-                        active = st.entrants(active=True)
-                        _, last_rows = st.latest_ratings()
-                        rated = {r["id"]: _row_from_json(r) for r in last_rows}
-                        per_round = groups_per_round or max(2, 2 * ex.workers)   # a cluster's size
-                        pairs = pick_pairs(active, rated, st.meetings(), per_round, rng,
-                                           deals=st.deals_of_entrants())
-                        if not pairs:
-                            if until_stopped:
-                                time.sleep(1.0)
-                                continue
-                            raise ArenaError(f"the ladder {ladder.folder} has {len(active)} active entrant(s); "
-                                             "it needs at least 2 to play")
-                        todo = st.add_groups(pairs, period(lineups(2, rules.players, "pairs")[0]), st.rounds() + 1)
+                        if until_stopped:
+                            time.sleep(1.0)
+                            continue
+                        raise ArenaError(f"the ladder {ladder.folder} has {len(st.entrants(active=True))} active "
+                                         "entrant(s); it needs at least 2 to play")
                     rows = {e.id: e for e in st.entrants()}
                     items = []
                     for g in todo:
@@ -376,48 +441,117 @@ def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Op
 REFIT_SHARE = 0.1
 
 
-class Refitter:
-    """One ladder's refits, for a process that fits again and again (the
-    runner after its rounds, the server for its pages): the games are read
-    once each (:class:`GameCache`), and a refit is :meth:`due` only once the
-    last one took at most :data:`REFIT_SHARE` of the time since it."""
+class TableCache:
+    """The ladder's deals as arrays (:class:`arena.stats.deals.DealTable`),
+    read from the store a batch at a time, each game once: the runner's
+    refits hold a few numbers a deal, not an object a game."""
 
-    def __init__(self, ladder: Ladder, samples: int) -> None:
+    #: Games read and converted at a time.
+    BATCH = 20_000
+
+    def __init__(self) -> None:
+        self._index: dict[int, int] = {}
+        self._table: Optional[DealTable] = None
+        self._last = 0
+        self.games = 0
+
+    def read(self, st: LadderStore) -> tuple[list[EntrantRow], DealTable]:
+        """(entrants, deals over their positions) as ``st`` holds them now."""
+        rows = st.entrants()
+        index = {r.id: k for k, r in enumerate(rows)}
+        if any(index.get(i) != k for i, k in self._index.items()):     # versions are only ever added
+            self.__init__()  # type: ignore[misc]
+        parts = [] if self._table is None else [self._table]
+        while True:
+            batch = st.raw_games_after(self._last, self.BATCH)
+            if not batch:
+                break
+            parts.append(_batch_table(batch, index, len(rows), st.path))
+            self._last = batch[-1][0]
+            self.games += len(batch)
+        self._table = concat(parts, len(rows))
+        self._index = index
+        return rows, self._table
+
+
+def _batch_table(batch: Sequence[tuple[int, int, int, int, str]], index: dict[int, int], n: int,
+                 path: str) -> DealTable:
+    """Stored games as a deal table over the entrants' positions ``index``
+    (each game's group its duplicate group, as :func:`fit` reads them)."""
+    import json
+
+    cols: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [], [])
+    seats, sides, margins, points, won, group, maker, forfeit, keys = cols
+    for gid, group_id, a, b, text in batch:
+        try:
+            obj = json.loads(text)
+            m = (index[a], index[b])
+            for d in obj["deals"]:
+                seats.append(tuple(m[e] for e in (d["seats"] or obj["seats"])))
+                sides.append(tuple(d["maker_side"]))
+                margins.append(tuple(d["margins"]))
+                points.append(tuple(d["game_points"]))
+                won.append(bool(d["maker_won"]))
+                maker.append(int(d["maker"]))
+                forfeit.append(int(d.get("forfeit", -1)))
+                group.append(group_id)
+                keys.append(f"game{gid}")
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            raise ArenaError(f"{path} is damaged (game {gid}: {type(exc).__name__}); "
+                             "it was left as it is: restore a copy") from None
+    return table_of(seats, sides, margins, points, won, group, maker, forfeit, keys, n)
+
+
+class Refitter:
+    """One ladder's refits, for the runner after its rounds: the games are
+    read once each (:class:`TableCache`), each fit starts from the last one,
+    and a refit is :meth:`due` only once the last one took at most
+    :data:`REFIT_SHARE` of the time since it. The intervals are always
+    drawn from seed 0, so the same games give the same numbers wherever
+    they are shown."""
+
+    def __init__(self, ladder: Ladder, samples: int = SAMPLES) -> None:
         self.ladder = ladder
         self.samples = samples
-        self.cache = GameCache()
+        self.cache = TableCache()
         self.cost = 0.0
         self.at: Optional[float] = None      #: when the last refit ended (None: none yet)
         self.games = -1                      #: the games the last refit saw
+        self.last: Optional[EloFit] = None   #: the last fit, where the next one starts
 
     def due(self) -> bool:
         """Whether refitting now keeps refits within their share of the time."""
         return self.at is None or time.perf_counter() - self.at >= self.cost / REFIT_SHARE
 
-    def fit(self, st: LadderStore, seed: int = 0) -> LadderFit:
-        """Refit from the store ``st`` now (:func:`fit`), timed."""
+    def fit(self, st: LadderStore) -> tuple[int, list[RatingRow]]:
+        """(games, rows): refit from the store ``st`` now, timed; the rows
+        are :func:`fit`'s for the same games."""
+        from ..stats.ratings import rate
+
         t = time.perf_counter()
-        f = fit(self.ladder, self.samples, seed=seed, cache=self.cache, store=st)
-        self.games = len(f.results)
+        rows, table = self.cache.read(st)
+        elo_fit, boot = rate(table, self.samples, 0, start=self.last)
+        deals = np.bincount(table.seats[first_seats(table.seats)], minlength=len(rows))
+        counts = st.fault_counts()
+        out = []
+        for k, r in enumerate(rows):
+            faults = {kind: int(counts.get(r.id, {}).get(kind, 0)) for kind in FAULT_KINDS}
+            lo, hi = boot.ratings[k]
+            out.append(RatingRow(r.id, r.label, r.name, r.version, r.owner,
+                                 elo_fit.ratings[k] if elo_fit.rated[k] else math.nan, lo, hi, int(deals[k]),
+                                 int(deals[k]) < self.ladder.rules.provisional, r.retired is not None, faults))
+        out.sort(key=lambda x: (math.isnan(x.elo), -x.elo if not math.isnan(x.elo) else 0.0, x.id))
+        self.last = elo_fit
+        self.games = self.cache.games
         self.at = time.perf_counter()
         self.cost = self.at - t
-        return f
+        return self.games, out
 
 
 def _keep_ratings(st: LadderStore, refit: Refitter, round_no: int) -> None:
     """Refit and keep the ratings (an entrant's rating history)."""
-    f = refit.fit(st, round_no)
-    st.add_ratings(len(f.results), [r.to_json() for r in f.rows])
-
-
-def _row_from_json(r: dict[str, Any]) -> RatingRow:
-    def num(x: Any) -> float:
-        return math.nan if x is None else float(x)
-
-    return RatingRow(int(r["id"]), str(r["label"]), str(r["name"]), int(r["version"]), str(r["owner"]),
-                     num(r["elo"]), num(r["lo"]) if r["lo"] is not None else -math.inf,
-                     num(r["hi"]) if r["hi"] is not None else math.inf, int(r["deals"]),
-                     bool(r["provisional"]), bool(r["retired"]), dict(r["faults"]))
+    games, rows = refit.fit(st)
+    st.add_ratings(games, [r.to_json() for r in rows])
 
 
 def _keep_logs(ladder: Ladder, st: LadderStore, cache: dict[tuple[int, int], Any], group: GroupRow,

@@ -105,6 +105,19 @@ CREATE TABLE ratings (
     games     INTEGER NOT NULL,
     rows_json TEXT NOT NULL               -- one row per entrant id (elo, interval, deals, faults)
 );
+CREATE TABLE played (                     -- games per entrant id, kept with each game
+    entrant INTEGER PRIMARY KEY,
+    games   INTEGER NOT NULL
+);
+CREATE TABLE met (                        -- games per pair of entrant ids, both ways round
+    a     INTEGER NOT NULL,
+    b     INTEGER NOT NULL,
+    games INTEGER NOT NULL,
+    PRIMARY KEY (a, b)
+) WITHOUT ROWID;
+CREATE TABLE open_groups (                -- groups with rotations left to play, not abandoned
+    id INTEGER PRIMARY KEY
+);
 CREATE TABLE runner (
     id      INTEGER PRIMARY KEY CHECK (id = 1),
     owner   TEXT NOT NULL,
@@ -112,6 +125,24 @@ CREATE TABLE runner (
     pid     INTEGER NOT NULL,
     expires REAL NOT NULL
 );
+"""
+
+
+#: The tallies the scheduler reads instead of scanning every game: a ladder
+#: made before them gets them, counted once, when it is next opened to write.
+_TALLIES = """
+CREATE TABLE IF NOT EXISTS played (entrant INTEGER PRIMARY KEY, games INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS met (a INTEGER NOT NULL, b INTEGER NOT NULL, games INTEGER NOT NULL,
+                                PRIMARY KEY (a, b)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS open_groups (id INTEGER PRIMARY KEY);
+INSERT INTO played SELECT e, count(*) FROM (SELECT g.a AS e FROM games m JOIN groups g ON g.id = m.group_id
+    UNION ALL SELECT g.b FROM games m JOIN groups g ON g.id = m.group_id) GROUP BY e;
+INSERT INTO met SELECT g.a, g.b, count(*) FROM games m JOIN groups g ON g.id = m.group_id GROUP BY 1, 2
+    ON CONFLICT (a, b) DO UPDATE SET games = games + excluded.games;
+INSERT INTO met SELECT g.b, g.a, count(*) FROM games m JOIN groups g ON g.id = m.group_id WHERE g.a != g.b
+    GROUP BY 1, 2 ON CONFLICT (a, b) DO UPDATE SET games = games + excluded.games;
+INSERT INTO open_groups SELECT g.id FROM groups g LEFT JOIN games m ON m.group_id = g.id WHERE g.abandoned = 0
+    GROUP BY g.id HAVING count(m.id) < g.rotations
 """
 
 
@@ -192,6 +223,15 @@ class LadderStore(SQLiteFile):
     SCHEMA_VERSION = 1
     SCHEMA = _SCHEMA
     TABLES = ("ladder", "owners", "entrants", "groups", "games", "faults", "ratings", "runner")
+
+    def __init__(self, path: Any, create: bool = True, busy_timeout: float = 5.0, read_only: bool = False,
+                 quick_check: bool = True) -> None:
+        super().__init__(path, create, busy_timeout, read_only, quick_check)
+        if not read_only:
+            with self._errors(), self._transaction() as con:
+                if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'open_groups'").fetchone() is None:
+                    for statement in _TALLIES.split(";"):
+                        con.execute(statement)
 
     def _json(self, text: Any, what: str) -> Any:
         """``text`` decoded, or the one-line "damaged" error naming ``what``."""
@@ -339,6 +379,7 @@ class LadderStore(SQLiteFile):
                                   "VALUES (0, ?, ?, ?, ?, ?)", (a, b, rotations, round_no, now))
                 gid = int(cur.lastrowid or 0)
                 con.execute("UPDATE groups SET seed = id WHERE id = ?", (gid,))
+                con.execute("INSERT INTO open_groups VALUES (?)", (gid,))
                 ids.append(gid)
         new = set(ids)
         return [g for g in self.open_groups() if g.id in new]
@@ -347,9 +388,9 @@ class LadderStore(SQLiteFile):
         """Groups with rotations left to play (not abandoned), oldest first."""
         with self._errors():
             rows = self._db.execute(
-                "SELECT g.id, g.seed, g.a, g.b, g.rotations, g.round, g.tries, count(m.id) FROM groups g "
-                "LEFT JOIN games m ON m.group_id = g.id WHERE g.abandoned = 0 GROUP BY g.id "
-                "HAVING count(m.id) < g.rotations ORDER BY g.id").fetchall()
+                "SELECT g.id, g.seed, g.a, g.b, g.rotations, g.round, g.tries, "
+                "(SELECT count(*) FROM games m WHERE m.group_id = g.id) FROM open_groups o "
+                "JOIN groups g ON g.id = o.id ORDER BY g.id").fetchall()
         return [GroupRow(*r) for r in rows]
 
     def played_rotations(self, group_id: int) -> set[int]:
@@ -364,13 +405,15 @@ class LadderStore(SQLiteFile):
             con.execute("UPDATE groups SET tries = tries + 1 WHERE id = ?", (group_id,))
             con.execute("UPDATE groups SET abandoned = 1 WHERE id = ? AND tries >= ?", (group_id, abandon_after))
             row = con.execute("SELECT abandoned FROM groups WHERE id = ?", (group_id,)).fetchone()
+            if row and row[0]:
+                con.execute("DELETE FROM open_groups WHERE id = ?", (group_id,))
         return bool(row and row[0])
 
     def rounds(self) -> int:
         """The last scheduling round's number (0: none yet)."""
         with self._errors():
-            row = self._db.execute("SELECT max(round) FROM groups").fetchone()
-        return int(row[0] or 0)
+            row = self._db.execute("SELECT round FROM groups ORDER BY id DESC LIMIT 1").fetchone()
+        return int(row[0] or 0) if row else 0
 
     def add_game(self, group: GroupRow, rotation: int, result: JobResult) -> bool:
         """Store one game; False if that rotation of the group was stored already."""
@@ -385,6 +428,15 @@ class LadderStore(SQLiteFile):
             if cur.rowcount == 0:
                 return False
             gid = int(cur.lastrowid or 0)
+            for e in pair:
+                con.execute("INSERT INTO played VALUES (?, 1) ON CONFLICT (entrant) DO UPDATE SET games = games + 1",
+                            (e,))
+            for a, b in {pair, pair[::-1]}:
+                con.execute("INSERT INTO met VALUES (?, ?, 1) ON CONFLICT (a, b) DO UPDATE SET games = games + 1",
+                            (a, b))
+            if con.execute("SELECT count(*) FROM games WHERE group_id = ?", (group.id,)).fetchone()[0] >= \
+                    group.rotations:
+                con.execute("DELETE FROM open_groups WHERE id = ?", (group.id,))
             for f in result.faults:
                 con.execute("INSERT INTO faults VALUES (?, ?, ?, ?, ?)",
                             (gid, pair[f.entrant] if 0 <= f.entrant < 2 else -1, f.seat, f.kind, f.message))
@@ -425,28 +477,54 @@ class LadderStore(SQLiteFile):
         return found[0], str(row[0])
 
     def meetings(self) -> dict[tuple[int, int], int]:
-        """How many games each pair of entrant ids (lower id first) has played."""
+        """How many games each pair of entrant ids (lower id first) has played
+        (from the kept tallies: one row a pair, however many games)."""
         with self._errors():
-            rows = self._db.execute("SELECT min(g.a, g.b), max(g.a, g.b), count(*) FROM games m "
-                                    "JOIN groups g ON g.id = m.group_id GROUP BY 1, 2").fetchall()
+            rows = self._db.execute("SELECT a, b, games FROM met WHERE a <= b").fetchall()
         return {(int(a), int(b)): int(n) for a, b, n in rows}
 
-    def deals_of_entrants(self) -> dict[int, int]:
-        """How many games (deals) each entrant id has played."""
+    def meetings_of(self, entrant_id: int) -> dict[int, int]:
+        """How many games ``entrant_id`` has played with each other entrant id
+        (one indexed lookup, whatever the games stored)."""
         with self._errors():
-            rows = self._db.execute("SELECT e, count(*) FROM (SELECT g.a AS e FROM games m JOIN groups g ON "
-                                    "g.id = m.group_id UNION ALL SELECT g.b FROM games m JOIN groups g ON "
-                                    "g.id = m.group_id) GROUP BY e").fetchall()
+            rows = self._db.execute("SELECT b, games FROM met WHERE a = ?", (entrant_id,)).fetchall()
+        return {int(b): int(n) for b, n in rows}
+
+    def deals_of_entrants(self) -> dict[int, int]:
+        """How many games (deals) each entrant id has played (the kept tallies)."""
+        with self._errors():
+            if self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'played'").fetchone() is None:
+                return {}                   # a ladder made before the tallies, opened read-only
+            rows = self._db.execute("SELECT entrant, games FROM played").fetchall()
         return {int(e): int(n) for e, n in rows}
 
     def games_after(self, game_id: int) -> list[GameRow]:
         """The games written after game ``game_id``, in the order written."""
         return self._game_rows("WHERE m.id > ? ORDER BY m.id", (game_id,))
 
+    def raw_games_after(self, game_id: int, limit: int) -> list[tuple[int, int, int, int, str]]:
+        """(id, group id, entrant id a, entrant id b, result JSON) of at most
+        ``limit`` games written after game ``game_id``, in the order written:
+        what a refit reads, a batch at a time, without making objects."""
+        with self._errors():
+            rows = self._db.execute("SELECT m.id, m.group_id, g.a, g.b, m.result_json FROM games m JOIN groups g "
+                                    "ON g.id = m.group_id WHERE m.id > ? ORDER BY m.id LIMIT ?",
+                                    (game_id, limit)).fetchall()
+        return [(int(i), int(gr), int(a), int(b), str(t)) for i, gr, a, b, t in rows]
+
+    def fault_counts(self) -> dict[int, dict[str, int]]:
+        """Each entrant id's faults by kind."""
+        with self._errors():
+            rows = self._db.execute("SELECT entrant, kind, count(*) FROM faults GROUP BY 1, 2").fetchall()
+        out: dict[int, dict[str, int]] = {}
+        for e, kind, n in rows:
+            out.setdefault(int(e), {})[str(kind)] = int(n)
+        return out
+
     def count_games(self) -> int:
         """How many games are stored."""
-        with self._errors():
-            return int(self._db.execute("SELECT count(*) FROM games").fetchone()[0])
+        with self._errors():          # ids are given in order and games never deleted: the largest is the count
+            return int(self._db.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0])
 
     def faults_of(self, entrant_id: int) -> list[tuple[int, Fault]]:
         """(game id, fault) of every fault of an entrant version."""

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..types import ArenaError, JobResult
 
-__all__ = ["DealTable", "deal_table", "distinct", "first_seats"]
+__all__ = ["DealTable", "deal_table", "table_of", "concat", "distinct", "first_seats"]
 
 
 @dataclass(frozen=True)
@@ -81,21 +81,25 @@ def deal_table(results: Iterable[JobResult], n_entrants: int) -> DealTable:
     """
     results = list(results)
     deals = [(res, deal) for res in results for deal in res.deals]
-    seats = [deal.seats or res.seats for res, deal in deals]
-    sides = [deal.maker_side for _, deal in deals]
-    margins = [deal.margins for _, deal in deals]
-    games = [deal.game_points for _, deal in deals]
-    won = [deal.maker_won for _, deal in deals]
-    group = [res.group for res, _ in deals]
-    maker = [deal.maker for _, deal in deals]
-    forfeit = [deal.forfeit for _, deal in deals]
+    return table_of([deal.seats or res.seats for res, deal in deals], [deal.maker_side for _, deal in deals],
+                    [deal.margins for _, deal in deals], [deal.game_points for _, deal in deals],
+                    [deal.maker_won for _, deal in deals], [res.group for res, _ in deals],
+                    [deal.maker for _, deal in deals], [deal.forfeit for _, deal in deals],
+                    [res.key for res, _ in deals], n_entrants)
+
+
+def table_of(seats: list[tuple[int, ...]], sides: list[tuple[int, ...]], margins: list[tuple[float, ...]],
+             games: list[tuple[int, ...]], won: list[bool], group: list[int], maker: list[int], forfeit: list[int],
+             keys: list[str], n_entrants: int) -> DealTable:
+    """A :class:`DealTable` from its columns as lists, one item a deal
+    (``keys``: the result each deal came from, named in an error)."""
     width = max((len(s) for s in seats), default=0)
     seat_arr, real = _padded(seats, width, np.int64, -1)  # type: ignore[arg-type]
     bad = real & ((seat_arr < 0) | (seat_arr >= n_entrants))
     if bad.any():
         d = int(np.flatnonzero(bad.any(axis=1))[0])
         e = int(seat_arr[d][bad[d]][0])
-        raise ArenaError(f"result {deals[d][0].key}: entrant {e} is not one of the {n_entrants} entrants")
+        raise ArenaError(f"result {keys[d]}: entrant {e} is not one of the {n_entrants} entrants")
     margin_arr, has_margin = _padded(margins, width, np.float64, 0.0)
     game_arr, has_game = _padded(games, width, np.float64, 0.0)  # type: ignore[arg-type]
     has_margin &= seat_arr >= 0
@@ -147,3 +151,25 @@ def first_seats(seats: np.ndarray) -> np.ndarray:
         for t in range(s):
             first[:, s] &= seats[:, s] != seats[:, t]
     return first
+
+
+def concat(tables: list[DealTable], n_entrants: int) -> DealTable:
+    """The deals of ``tables`` one after another, as one table as wide as
+    the widest (narrower ones padded), over ``n_entrants`` entrants."""
+    width = max((t.width for t in tables), default=0)
+
+    def pad(a: np.ndarray, fill: object) -> np.ndarray:
+        if a.shape[1] == width:
+            return a
+        out = np.full((a.shape[0], width), fill, dtype=a.dtype)
+        out[:, :a.shape[1]] = a
+        return out
+
+    if not tables:
+        return table_of([], [], [], [], [], [], [], [], [], n_entrants)
+    cat = np.concatenate
+    return DealTable(cat([pad(t.seats, -1) for t in tables]), cat([pad(t.maker, False) for t in tables]),
+                     cat([t.won for t in tables]), cat([pad(t.margins, 0.0) for t in tables]),
+                     cat([pad(t.has_margin, False) for t in tables]), cat([pad(t.game, 0.0) for t in tables]),
+                     cat([pad(t.has_game, False) for t in tables]), cat([t.group for t in tables]),
+                     cat([t.maker_seat for t in tables]), cat([t.forfeit for t in tables]), n_entrants)

@@ -66,7 +66,7 @@ from .deals import DealTable, deal_table, distinct, first_seats
 __all__ = [
     "PRIOR_SD", "Interval", "EloFit", "EloIntervals", "SeatStats", "CrossCell", "Row", "Standings",
     "fit_elo", "bootstrap_elo", "duplicate_scores", "seat_stats", "cross_table", "standings",
-    "ROLES", "RoleMargins", "role_margins",
+    "ROLES", "RoleMargins", "role_margins", "rate",
 ]
 
 
@@ -310,6 +310,18 @@ def bootstrap_elo(results: Iterable[JobResult], n_entrants: int, samples: int = 
     des = elo.design(deal_table(results, n_entrants))
     _, theta = _fit(des, prior)
     return _bootstrap(des, theta, prior, samples, seed, level)
+
+
+def rate(table: DealTable, samples: int = 1000, seed: int = 0, start: EloFit | None = None,
+         prior: float | None = PRIOR_SD) -> tuple[EloFit, EloIntervals]:
+    """The Elo fit and its 95 % intervals of the deals of ``table``, as
+    :func:`standings` computes them (the same numbers for the same deals,
+    ``samples`` and ``seed``), without the rest of the standings: what a
+    ladder's refit needs."""
+    _check_prior(prior)
+    des = elo.design(table)
+    fit, theta = _fit(des, prior, start)
+    return fit, _bootstrap(des, theta, prior, samples, seed, 0.95)
 
 
 # ------------------------------------------------------------------ scores

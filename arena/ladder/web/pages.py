@@ -63,7 +63,8 @@ def _row(r: RatingRow, scale: EloScale, rank: int) -> dict[str, Any]:
 
 def leaderboard_html(info: Mapping[str, Any], games: int, rows: Sequence[RatingRow], origin: str) -> str:
     """The leaderboard: the active versions ranked, then the retired ones,
-    every interval on one scale."""
+    every interval on one scale (the ratings the runner kept; before any,
+    the page says so)."""
     scale = EloScale.of_bars([(r.elo, r.lo, r.hi) for r in rows])
     active, rank = [], 0
     for r in rows:
@@ -73,7 +74,8 @@ def leaderboard_html(info: Mapping[str, Any], games: int, rows: Sequence[RatingR
     retired = [_row(r, scale, 0) for r in rows if r.retired]
     return PAGES.render("leaderboard.html.j2", title="Ladder: leaderboard", facts=_facts(info), games=games,
                         provisional=int(info["rules"]["provisional"]), upload_mb=int(info["rules"]["upload_mb"]),
-                        active=active, retired=retired, axis=scale_axis(scale), origin=origin)
+                        active=active, retired=retired, axis=scale_axis(scale), origin=origin,
+                        versions=int(info.get("versions", 0)), kept=any(math.isfinite(r.elo) for r in rows))
 
 
 def _game_row(entrant_id: int, g: Mapping[str, Any]) -> dict[str, Any]:

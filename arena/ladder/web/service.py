@@ -1,5 +1,5 @@
 """The ladder as the web server's handlers ask for it: every read (the
-ratings, refitted only when games or entrants change; the entrants; a game
+ratings the runner kept after its last refit, never refitted here; the entrants; a game
 and its record; a game's replay page), the owners' tokens, and the
 submissions, each validated in a process of its own, :data:`VALIDATORS` of
 them at once, at most :data:`MAX_WAITING` in all.
@@ -15,8 +15,9 @@ import contextlib
 import functools
 import io
 import multiprocessing
+import dataclasses
+import math
 import signal
-import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, BinaryIO, Optional, TypeVar
@@ -25,7 +26,7 @@ from aiohttp import web
 
 from ...types import ArenaError
 from ..folder import NAME_RE, Ladder
-from ..rounds import RatingRow, Refitter
+from ..rounds import RatingRow
 from ..store import EntrantRow, GameRow, LadderStore
 from .http import one_line
 
@@ -62,9 +63,6 @@ class Service:
         self.owners: set[str] = set()                     # the owners of those (and of uploads coming in)
         self.slots = asyncio.Semaphore(VALIDATORS)
         self.processes: set[ProcessPoolExecutor] = set()  # validations under way
-        self._fit = threading.Lock()
-        self._cache: Optional[tuple[tuple[tuple[int, bool], ...], tuple[int, list[RatingRow]]]] = None
-        self._refit = Refitter(ladder, samples)
         self._checked = False
 
     def close(self) -> None:
@@ -85,17 +83,25 @@ class Service:
             yield st
 
     def standings(self) -> tuple[int, list[RatingRow]]:
-        """The ratings: refitted when the entrants changed, or when games
-        came and a refit is due (:class:`~arena.ladder.rounds.Refitter`)."""
+        """(games, rows): the ratings the runner kept after its last refit
+        (the games they cover, 0 before any), best first; a version entered
+        since (every version, before any ratings) is listed unrated, and a
+        version retired since, as retired. Nothing is fitted here."""
         with self._store() as st:
-            games = st.count_games()
-            versions = tuple((e.id, e.retired is not None) for e in st.entrants())
-            with self._fit:
-                if self._cache is None or self._cache[0] != versions or (
-                        self._refit.games != games and self._refit.due()):
-                    f = self._refit.fit(st)
-                    self._cache = (versions, (len(f.results), f.rows))
-                return self._cache[1]
+            games, kept = st.latest_ratings()
+            entrants = st.entrants()
+            played = st.deals_of_entrants()
+        rows = {int(r["id"]): RatingRow.from_json(r) for r in kept}
+        out = []
+        for e in entrants:
+            r = rows.get(e.id)
+            if r is None:
+                r = RatingRow(e.id, e.label, e.name, e.version, e.owner, math.nan, -math.inf, math.inf,
+                              played.get(e.id, 0), True, False, {})
+            out.append(dataclasses.replace(r, label=e.label, name=e.name, version=e.version, owner=e.owner,
+                                           retired=e.retired is not None))
+        out.sort(key=lambda x: (math.isnan(x.elo), -x.elo if not math.isnan(x.elo) else 0.0, x.id))
+        return games, out
 
     def info(self) -> dict[str, Any]:
         """The ladder's rules and counts (games, versions, active ones, names)."""
