@@ -254,7 +254,7 @@ def run_report(db: str, run_id: Optional[int] = None, samples: int = 1000,
         entrants = store.entrants(run_id)
         results = store.results(run_id)
         faults = store.faults(run_id)
-    st = standings(results, entrants, samples=samples)
+    st = standings(results, entrants, samples=samples, seed=run_id)     # `arena standings` draws from the run's id
     players = int(spec.get("players") or max((len(r.seats) for r in results), default=0))
     by_key = {r.key: r for r in results}
     pages, links = _viewer_pages([k for k, _ in faults] + [r.key for r in results],
@@ -295,13 +295,16 @@ def ladder_report(folder: str, samples: int = 200, games_dir: Optional[str] = No
     """The report page of a ladder (its folder), and viewer pages of its
     games as :func:`run_report` gives them: the faulting games first, then the
     newest, ``games`` pages at most. The ratings are the ladder's own fit
-    (:func:`arena.ladder.rounds.fit`, the leaderboard's); the page adds each
-    version's rating history and lists the ``listed`` newest games."""
+    (:func:`arena.ladder.rounds.fit` with the ladder's
+    :data:`~arena.ladder.rounds.SAMPLES` and seed, whatever ``samples``
+    says: the numbers the runner kept and the leaderboard shows); the page
+    adds each version's rating history and lists the ``listed`` newest
+    games."""
     from .ladder import Ladder
-    from .ladder.rounds import fit
+    from .ladder.rounds import SAMPLES, fit
 
     ladder = Ladder(folder)
-    f = fit(ladder, samples)
+    f = fit(ladder, SAMPLES)
     if not f.entrants:
         raise ArenaError(f"the ladder {folder} has no entrants yet; submit one with `pengyou ladder submit`")
     entrants = [Entrant(e.label, e.spec) for e in f.entrants]

@@ -417,30 +417,39 @@ class LadderStore(SQLiteFile):
 
     def add_game(self, group: GroupRow, rotation: int, result: JobResult) -> bool:
         """Store one game; False if that rotation of the group was stored already."""
-        pair = (group.a, group.b)
-        seats = [pair[e] for e in result.seats]
-        data = result.to_json()
-        record = str(data.pop("record", ""))
+        return self.add_games([(group, rotation, result)]) == 1
+
+    def add_games(self, games: Sequence[tuple[GroupRow, int, JobResult]]) -> int:
+        """Store games (group, rotation, result) in one transaction, with the
+        tallies the scheduler reads; how many were new (a rotation stored
+        already is skipped)."""
+        added = 0
         with self._errors(), self._transaction() as con:
-            cur = con.execute("INSERT OR IGNORE INTO games (group_id, rotation, seats_json, result_json, record, "
-                              "written) VALUES (?, ?, ?, ?, ?, ?)",
-                              (group.id, rotation, json.dumps(seats), json.dumps(data), record, time.time()))
-            if cur.rowcount == 0:
-                return False
-            gid = int(cur.lastrowid or 0)
-            for e in pair:
-                con.execute("INSERT INTO played VALUES (?, 1) ON CONFLICT (entrant) DO UPDATE SET games = games + 1",
-                            (e,))
-            for a, b in {pair, pair[::-1]}:
-                con.execute("INSERT INTO met VALUES (?, ?, 1) ON CONFLICT (a, b) DO UPDATE SET games = games + 1",
-                            (a, b))
-            if con.execute("SELECT count(*) FROM games WHERE group_id = ?", (group.id,)).fetchone()[0] >= \
-                    group.rotations:
-                con.execute("DELETE FROM open_groups WHERE id = ?", (group.id,))
-            for f in result.faults:
-                con.execute("INSERT INTO faults VALUES (?, ?, ?, ?, ?)",
-                            (gid, pair[f.entrant] if 0 <= f.entrant < 2 else -1, f.seat, f.kind, f.message))
-        return True
+            for group, rotation, result in games:
+                pair = (group.a, group.b)
+                seats = [pair[e] for e in result.seats]
+                data = result.to_json()
+                record = str(data.pop("record", ""))
+                cur = con.execute("INSERT OR IGNORE INTO games (group_id, rotation, seats_json, result_json, "
+                                  "record, written) VALUES (?, ?, ?, ?, ?, ?)",
+                                  (group.id, rotation, json.dumps(seats), json.dumps(data), record, time.time()))
+                if cur.rowcount == 0:
+                    continue
+                added += 1
+                gid = int(cur.lastrowid or 0)
+                for e in pair:
+                    con.execute("INSERT INTO played VALUES (?, 1) ON CONFLICT (entrant) DO UPDATE SET "
+                                "games = games + 1", (e,))
+                for a, b in {pair, pair[::-1]}:
+                    con.execute("INSERT INTO met VALUES (?, ?, 1) ON CONFLICT (a, b) DO UPDATE SET "
+                                "games = games + 1", (a, b))
+                if con.execute("SELECT count(*) FROM games WHERE group_id = ?", (group.id,)).fetchone()[0] >= \
+                        group.rotations:
+                    con.execute("DELETE FROM open_groups WHERE id = ?", (group.id,))
+                for f in result.faults:
+                    con.execute("INSERT INTO faults VALUES (?, ?, ?, ?, ?)",
+                                (gid, pair[f.entrant] if 0 <= f.entrant < 2 else -1, f.seat, f.kind, f.message))
+        return added
 
     def _game_rows(self, where: str, args: tuple) -> list[GameRow]:
         with self._errors():
