@@ -390,7 +390,7 @@ class LadderStore(SQLiteFile):
             rows = self._db.execute(
                 "SELECT g.id, g.seed, g.a, g.b, g.rotations, g.round, g.tries, "
                 "(SELECT count(*) FROM games m WHERE m.group_id = g.id) FROM open_groups o "
-                "JOIN groups g ON g.id = o.id ORDER BY g.id").fetchall()
+                "CROSS JOIN groups g ON g.id = o.id ORDER BY o.id").fetchall()
         return [GroupRow(*r) for r in rows]
 
     def played_rotations(self, group_id: int) -> set[int]:
@@ -412,7 +412,7 @@ class LadderStore(SQLiteFile):
     def rounds(self) -> int:
         """The last scheduling round's number (0: none yet)."""
         with self._errors():
-            row = self._db.execute("SELECT round FROM groups ORDER BY id DESC LIMIT 1").fetchone()
+            row = self._db.execute("SELECT round FROM groups WHERE id = (SELECT max(id) FROM groups)").fetchone()
         return int(row[0] or 0) if row else 0
 
     def add_game(self, group: GroupRow, rotation: int, result: JobResult) -> bool:
@@ -553,7 +553,8 @@ class LadderStore(SQLiteFile):
     def latest_ratings(self) -> tuple[int, list[dict[str, Any]]]:
         """(games, rows) of the newest ratings; (0, []) before any."""
         with self._errors():
-            row = self._db.execute("SELECT games, rows_json FROM ratings ORDER BY id DESC LIMIT 1").fetchone()
+            row = self._db.execute("SELECT games, rows_json FROM ratings WHERE id = (SELECT max(id) FROM ratings)"
+                                   ).fetchone()
         return (0, []) if row is None else (int(row[0]), self._rating_rows(row[1]))
 
     def rating_snapshots(self) -> list[tuple[float, int, list[dict[str, Any]]]]:

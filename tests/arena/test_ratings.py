@@ -429,3 +429,103 @@ def test_match_wins_are_counted_per_seat_and_shown():
     assert json.loads(json.dumps(st.to_json()))["rows"][0]["matches"] in (4, 6)
     plain = standings([dataclasses.replace(r1, match_winners=())], ents, samples=20)
     assert "match wins" not in format_standings(plain)
+
+
+# ------------------------------------------------------------------ sparse fit, warm starts, one-step intervals
+def dense_reference(results, n, prior=PRIOR_SD):
+    """The fit as the dense code made it: a deals x (entrants + 1) design and
+    plain Newton steps, written here apart from arena.stats.elo."""
+    import numpy as np
+
+    rows, ys = [], []
+    for res in results:
+        for d in res.deals:
+            seats = d.seats or res.seats
+            maker = {s for s in d.maker_side if 0 <= s < len(seats)}
+            if not maker or len(maker) == len(seats):
+                continue
+            row = [0.0] * (n + 1)
+            for s, e in enumerate(seats):
+                row[e] += 1 / len(maker) if s in maker else -1 / (len(seats) - len(maker))
+            row[n] = 1.0
+            rows.append(row)
+            ys.append(1.0 if d.maker_won else 0.0)
+    x, y = np.array(rows), np.array(ys)
+    played = np.abs(x[:, :n]).sum(axis=0) > 0
+    pen = np.eye(n + 1) / prior ** 2
+    pen[:n, :n] += 1e-4 * np.outer(played, played)
+    theta = np.zeros(n + 1)
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-X * (x @ theta)))
+        step = np.linalg.solve(X * X * (x.T * (p * (1 - p))) @ x + pen, X * x.T @ (y - p) - pen @ theta)
+        theta += step
+        if np.abs(step).max() < 1e-9:
+            break
+    return theta
+
+
+@pytest.mark.parametrize("seed,n,players", [(11, 7, 5), (12, 25, 4), (13, 40, 6)])
+def test_sparse_fit_equals_the_dense_fit(seed, n, players):
+    rng = random.Random(seed)
+    results = synthetic(150, [rng.gauss(0, 200) for _ in range(n)], players=players, seed=seed)
+    fit, ref = fit_elo(results, n), dense_reference(results, n)
+    assert fit.converged
+    assert fit.ratings == pytest.approx(list(ref[:n]), abs=1e-6)       # Elo
+    assert fit.maker_edge == pytest.approx(ref[n], abs=1e-6)
+
+
+def test_warm_start_gives_the_cold_answer():
+    rng = random.Random(5)
+    true = [rng.gauss(0, 150) for _ in range(12)]
+    results = synthetic(200, true, seed=5)
+    half = fit_elo(results[:200], 14)                      # fewer games, two entrants never seen
+    cold = fit_elo(results, 14)
+    warm = fit_elo(results, 14, start=half)
+    assert warm.converged and warm.rated == cold.rated
+    assert warm.ratings == pytest.approx(cold.ratings, abs=1e-5)
+    assert warm.maker_edge == pytest.approx(cold.maker_edge, abs=1e-5)
+
+
+def test_one_step_intervals_stay_close_to_the_refitted_ones(monkeypatch):
+    # Tolerance: each end within 15 % of the refitted interval's width (on
+    # these sizes it is 7-12 %; it shrinks as the groups grow).
+    import arena.stats.elo as elo
+
+    rng = random.Random(2)
+    results = synthetic(300, [rng.gauss(0, 150) for _ in range(12)], seed=2)
+    exact = bootstrap_elo(results, 12, samples=300, seed=3)
+    monkeypatch.setattr(elo, "EXACT_WORK", 0.0)
+    one = bootstrap_elo(results, 12, samples=300, seed=3)
+    assert one == bootstrap_elo(results, 12, samples=300, seed=3)        # deterministic
+    for (lo, hi), (lo1, hi1) in zip(exact.ratings, one.ratings):
+        assert abs(lo1 - lo) < 0.15 * (hi - lo) and abs(hi1 - hi) < 0.15 * (hi - lo)
+
+
+def test_one_step_intervals_cover_as_the_refitted_ones(monkeypatch):
+    import arena.stats.elo as elo
+
+    true = (150.0, 50.0, 0.0, -50.0, -150.0)
+    covered = {"exact": 0, "one-step": 0}
+    for seed in range(12):
+        results = synthetic(60, true, seed=100 + seed)
+        for name, work in (("exact", elo.EXACT_WORK), ("one-step", 0.0)):
+            monkeypatch.setattr(elo, "EXACT_WORK", work)
+            boot = bootstrap_elo(results, 5, samples=200, seed=seed)
+            fit = fit_elo(results, 5)
+            shift = sum(true) / 5 - sum(fit.ratings) / 5                 # both have mean 0
+            covered[name] += sum(lo <= t - shift <= hi for t, (lo, hi) in zip(true, boot.ratings))
+    assert covered["exact"] >= 0.8 * 60
+    assert abs(covered["one-step"] - covered["exact"]) <= 4, covered
+
+
+def test_one_step_bootstrap_of_balanced_groups_is_exact(monkeypatch):
+    import arena.stats.elo as elo
+
+    monkeypatch.setattr(elo, "EXACT_WORK", 0.0)
+    seats = (0, 1, 0, 1)
+    results = []
+    for g in range(10):
+        results.append(job(g, seats, [outcome(seats, (0, 2), True)], key=f"{g}.0"))
+        results.append(job(g, (1, 0, 1, 0), [outcome((1, 0, 1, 0), (0, 2), True)], key=f"{g}.1"))
+    for lo, hi in bootstrap_elo(results, 2, samples=100).ratings:
+        assert lo == pytest.approx(0.0, abs=1e-6) and hi == pytest.approx(0.0, abs=1e-6)
