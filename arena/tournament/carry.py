@@ -282,14 +282,10 @@ def identity() -> tuple[str, str]:
         version = metadata.version("pengyou")
     except metadata.PackageNotFoundError:
         version = "unknown"
-    import arena
-    import bots
-    import core
-
+    base = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     h = hashlib.sha256()
-    for pkg in (core, bots, arena):
-        top = os.path.dirname(os.path.abspath(pkg.__file__ or ""))
-        base = os.path.dirname(top)
+    for pkg in ("core", "bots", "arena"):
+        top = os.path.join(base, pkg)
         found = []
         for folder, dirs, names in os.walk(top):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")

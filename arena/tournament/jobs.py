@@ -41,7 +41,8 @@ from ..table.settings import TableSettings
 from ..table.table import CALL_METHODS, play_job, watch_calls
 from ..types import ArenaError, Entrant, Job, JobResult
 from .carry import Carried, Parcel, carry, identity, unpack
-from .executors import Executor, Lost, make_executor, run_forked
+from .executors import Executor, Lost, run_forked
+from .workers import make_executor
 
 __all__ = ["JobItem", "Played", "Failed", "Infra", "Outcome", "Cargo", "start_worker", "play_item", "play_carried",
            "executor_for", "play_jobs", "play_alone", "machine_name", "MAX_DEATHS", "MAX_MOVES"]
@@ -260,27 +261,30 @@ def executor_for(settings: TableSettings, workers: int = 1, cluster: str = "", p
 MAX_MOVES = 3
 
 
-def _group(item: JobItem) -> Any:
-    return item.job.group
+def _deal(item: JobItem) -> Any:
+    return item.job.seed
 
 
 def play_jobs(items: Iterable[JobItem], settings: TableSettings, executor: Executor) -> Iterator[Outcome]:
     """Play ``items`` on ``executor`` (made by :func:`executor_for` with the
     same ``settings``): one :class:`Played` or :class:`Failed` per item, as
-    they finish. The jobs of a worker that died are played again alone
+    they finish. The jobs of one deal (one seed) go to one worker together
+    and are played one after another. The jobs of a worker that died are played again alone
     (:func:`play_alone`). On a cluster the bots' code travels with the jobs
     (:class:`Cargo`); a job a machine could not play (:class:`Infra`) goes
     to another machine, at most :data:`MAX_MOVES` times, and when no
     machine is left the run stops with one line naming each and why
     (:class:`~arena.types.ArenaError`)."""
-    todo = list(items)
+    # every job of one deal in a row, so one worker plays them one after
+    # another: two rotations of a deal never run at the same time
+    todo = sorted(items, key=_deal)
     remote = getattr(executor, "remote", False)
     cargo = Cargo.of(todo, settings) if remote else None
     bad: dict[str, str] = {}
     for _ in range(MAX_MOVES + 1):
         again: list[JobItem] = []
-        outs = (executor.imap_unordered(play_carried, todo, shared=cargo, group=_group, avoid=bad) if remote
-                else executor.imap_unordered(play_item, todo, group=_group))
+        outs = (executor.imap_unordered(play_carried, todo, shared=cargo, group=_deal, avoid=bad) if remote
+                else executor.imap_unordered(play_item, todo, group=_deal))
         for out in outs:
             if isinstance(out, Lost):
                 log.warning("%s with %d job(s) in flight; playing them again one by one",

@@ -63,6 +63,13 @@ class Cluster:
         return env
 
     def __enter__(self) -> Cluster:
+        try:
+            return self._start()
+        except BaseException:
+            self.__exit__()
+            raise
+
+    def _start(self) -> Cluster:
         folder = self.top / "scheduler"
         folder.mkdir(parents=True, exist_ok=True)
         log = open(folder / "log", "wb")

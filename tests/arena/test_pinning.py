@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from arena.tournament.executors import PoolExecutor, make_executor, pin_cpu, this_cpu, unpin
+from arena.tournament.executors import PoolExecutor, pin_cpu, this_cpu, unpin
+from arena.tournament.workers import make_executor
 
 CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
 needs_two = pytest.mark.skipif(len(CPUS) < 2, reason="pinning is only visible with two CPUs or more")
