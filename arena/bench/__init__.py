@@ -192,7 +192,8 @@ def _search_peak_mb(iterations: int, seed: int) -> float:
     return after / 1024.0
 
 
-def _arena_rate(workers: int, deals: int, bot: str = "random", trusted: str = "builtins") -> float:
+def _arena_rate(workers: int, deals: int, bot: str = "random", trusted: str = "builtins",
+                cluster: str = "") -> float:
     """Tournament throughput: deals (jobs) per second of wall time, from the
     spec to every result stored in a fresh database; two entrants of ``bot``,
     in the referee's process (``trusted="builtins"``) or sandboxed. Every
@@ -213,7 +214,7 @@ def _arena_rate(workers: int, deals: int, bot: str = "random", trusted: str = "b
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         summary = run_tournament(spec, os.path.join(tmp, "bench.db"), workers=workers, progress=False,
-                                 secret="bench")
+                                 secret="bench", cluster=cluster or None)
         elapsed = time.perf_counter() - start
     if summary.failed or not summary.played or summary.faults * 10 > summary.played:
         # a faulting bot's deals end early (a bot that cannot start forfeits every one):
@@ -221,6 +222,27 @@ def _arena_rate(workers: int, deals: int, bot: str = "random", trusted: str = "b
         raise PengyouError(f"bench: {bot} ({'in-process' if trusted == 'builtins' else 'sandboxed'}) played "
                            f"{summary.played} deals with {summary.faults} faults and {summary.failed} failed jobs")
     return summary.played / elapsed
+
+
+def dask_and_local_rates(deals: int, rounds: int = 2) -> tuple[float, float]:
+    """Deals per second of two ``random`` entrants on a Dask cluster of two
+    single-threaded workers and on a local pool of two workers, in
+    alternating rounds. The cluster is started, and warmed by one small
+    run, before the clock starts: a cluster outlives the runs it serves
+    (a pool is started by every run, and that start is counted)."""
+    import logging
+
+    from distributed import LocalCluster
+
+    times = {"dask": 0.0, "local": 0.0}
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=logging.ERROR) as cluster:
+        address = cluster.scheduler_address
+        _arena_rate(2, 8, cluster=address)
+        for r in range(rounds):
+            for where in (("dask", "local") if r % 2 == 0 else ("local", "dask")):
+                times[where] += deals / _arena_rate(2, deals, cluster=address if where == "dask" else "")
+    return rounds * deals / times["dask"], rounds * deals / times["local"]
 
 
 def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0,
@@ -313,7 +335,10 @@ def _arena_figures(deals: int, search_deals: int = 10, search_iterations: int = 
     # long; the more often the two ways alternate, the less the drift weighs on their ratio
     ism_trusted, ism_boxed = _paired_rates(ism, 1, max(1, search_deals))
     ladder_rate, ladder_ms = _ladder_rate(max(40, deals))
+    far, near = dask_and_local_rates(deals)
     return {"ladder_games_per_s": ladder_rate, "ladder_scheduling_ms_per_game": ladder_ms,
+            "dask_deals_per_s_2_workers": far, "local_deals_per_s_2_workers": near,
+            "dask_over_local_2_workers": far / near,
             "arena_deals_per_s_1_worker": one, "arena_deals_per_s_2_workers": two,
             "arena_2_workers_over_1": two / one,
             "arena_deals_per_s_trusted": trusted, "arena_deals_per_s_sandboxed": boxed,

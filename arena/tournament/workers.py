@@ -109,7 +109,7 @@ class DaskExecutor(BaseExecutor):
 
         items = list(items)
         threads = max(1, self.workers)
-        size = max(1, min(64, len(items) // (threads * 8)))
+        size = max(1, min(64, len(items) // (threads * 16)))
         waiting = deque(batches(items, size, group))
         if shared is None:
             initializer, initargs = self._init

@@ -237,6 +237,8 @@ def test_a_worker_whose_sandbox_cannot_start_charges_no_bot(client, tmp_path):
         assert "rootless" in alone.stderr or "tcp://" in alone.stderr
         line = [ln for ln in alone.stderr.splitlines() if ln.startswith("pengyou: error")]
         assert len(line) == 1 and "sandbox cannot start" in line[0], alone.stderr
+        # the worker's own warning about its sandbox reached the client's terminal
+        assert "sandbox: this system refuses some walls" in alone.stderr
         if (tmp_path / "alone.db").exists():
             assert stored(tmp_path / "alone.db") == ({}, [])
         c.add_worker("good", wait=True)
@@ -287,3 +289,20 @@ def test_a_worker_killed_or_frozen_mid_run_costs_no_bot_anything(client, tmp_pat
             keys = [r.key for r in st.results(run.id)]
             assert len(keys) == len(set(keys)) == run.jobs
             assert st.faults(run.id) == []
+
+
+def test_a_local_run_whose_sandbox_cannot_start_stops_in_one_line(client, tmp_path):
+    """Without a cluster the same check holds: this machine's broken sandbox
+    (a user namespace, as in a rootless container) stops the run with one
+    line and stores no fault (every seat used to die with exit code 126)."""
+    db = tmp_path / "x.db"
+    proc = subprocess.run(["unshare", "--user", "--map-root-user", PENGYOU, "arena", "run", "--bots", "random",
+                           "heuristic", "--players", "5", "--deals", "2", "--db", str(db), "--no-progress"],
+                          cwd=client, capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("pengyou: error")]
+    assert len(errors) == 1 and "this machine cannot play the jobs" in errors[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+    if db.exists():
+        _, faults = stored(db)
+        assert faults == []
