@@ -242,7 +242,7 @@ def _fit(des: elo.Design, prior: float | None, start: EloFit | None = None) -> t
         theta[-1] = start.maker_edge if math.isfinite(start.maker_edge) else 0.0
     converged = True
     if des.deals:
-        theta, converged = elo.newton(des, np.ones(des.deals), theta, elo.penalty(des.params, prior))
+        theta, converged = elo.fit_theta(des, theta, elo.penalty(des.params, prior))
     ratings = [0.0] * des.n_entrants
     rated = [False] * des.n_entrants
     for k, e in enumerate(des.rated):

@@ -466,11 +466,19 @@ def dense_reference(results, n, prior=PRIOR_SD):
 
 @pytest.mark.parametrize("seed,n,players", [(11, 7, 5), (12, 25, 4), (13, 40, 6)])
 def test_sparse_fit_equals_the_dense_fit(seed, n, players):
+    import numpy as np
+
+    from arena.stats import elo
+    from arena.stats.deals import deal_table
+
     rng = random.Random(seed)
     results = synthetic(150, [rng.gauss(0, 200) for _ in range(n)], players=players, seed=seed)
+    des = elo.design(deal_table(results, n))
+    sparse, ok = elo.newton(des, np.ones(des.deals), np.zeros(des.params), elo.penalty(des.params, PRIOR_SD))
     fit, ref = fit_elo(results, n), dense_reference(results, n)
-    assert fit.converged
-    assert fit.ratings == pytest.approx(list(ref[:n]), abs=1e-6)       # Elo
+    assert ok and fit.converged and list(des.rated) == list(range(n))
+    assert list(sparse) == pytest.approx(list(ref), abs=1e-6)           # Elo
+    assert fit.ratings == pytest.approx(list(ref[:n]), abs=1e-6)
     assert fit.maker_edge == pytest.approx(ref[n], abs=1e-6)
 
 
