@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import time
 from typing import Any
 
 from .common import UsageError, add_rules_args, build_rules
@@ -31,7 +33,21 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--save", metavar="FILE", default=None,
                    help="keep every game in FILE (JSON lines) as it ends; the same duel with the same "
                         "FILE resumes, playing only the games FILE lacks")
+    p.add_argument("--logs", metavar="DIR", default=None,
+                   help="keep what the bots write to stderr in DIR (per side and seat, capped; default: "
+                        "FILE.logs beside --save FILE, else a new folder in duel-logs/)")
     add_rules_args(p, trump=False)
+
+
+def logs_folder(args: argparse.Namespace) -> str:
+    """Where a duel keeps its bots' stderr: ``--logs DIR``; else beside the
+    ``--save`` file (``FILE.logs``, so a resumed duel adds to the same logs);
+    else a folder of its own in ``duel-logs/`` named by the time it started."""
+    if args.logs:
+        return str(args.logs)
+    if args.save:
+        return f"{args.save}.logs"
+    return os.path.join("duel-logs", time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,9 +57,19 @@ def run(args: argparse.Namespace) -> int:
 
     if args.deals < 1 or args.workers < 1:
         raise UsageError("duel: --deals and --workers must be at least 1")
-    res = run_duel(args.a, args.b, rules, args.deals, args.seed, args.workers, progress=not args.json,
-                   save=args.save, secret=args.secret, trusted=args.trusted, time_limit=args.time_limit,
-                   overage=args.overage, cheating=args.allow_cheating, cluster=args.cluster)
+    from bots import BotError
+
+    logs = logs_folder(args)
+    if os.path.exists(logs) and not os.path.isdir(logs):
+        raise UsageError(f"duel: --logs {logs}: not a folder")
+    try:
+        res = run_duel(args.a, args.b, rules, args.deals, args.seed, args.workers, progress=not args.json,
+                       save=args.save, secret=args.secret, trusted=args.trusted, time_limit=args.time_limit,
+                       overage=args.overage, cheating=args.allow_cheating, cluster=args.cluster, logs=logs)
+    except BotError as exc:                         # the bots' own words on what went wrong
+        if os.path.isdir(logs):
+            raise BotError(f"{exc} (bot logs in {logs})") from None
+        raise
     if args.json:
         print(json.dumps(res))
     else:
@@ -56,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         d = res["difference"]
         print(f"  {'difference (first - second)':30s} card margin {_iv(d['card_margin'])}  "
               f"game points {_iv(d['game_points'])}")
+        print(f"  bot logs in {res['logs']}" if res["logs"] else "  no bot wrote to stderr")
     return 0
 
 

@@ -10,12 +10,15 @@ over the two games; intervals are 95 % normal intervals over seeds.
 
 A bot that raises or plays illegally stops the duel with one line naming
 it; with ``save``, every finished game is kept and the same call resumes.
+With ``logs``, what sandboxed bots write to stderr is kept as ``arena run``
+keeps it: ``LOGS/a-SPEC/seat-S.log`` and ``LOGS/b-SPEC/...``, each file
+capped, under a line naming the game (``--- job s<seed>-r<rotation> ---``).
 
 >>> from core.rules import Rules
 >>> res = run_duel("heuristic", "random", Rules.preset("pagat", players=5), deals=4, seed=1, workers=1,
 ...                secret="doc")
 >>> sorted(res.keys())
-['a', 'b', 'deals', 'difference', 'players', 'preset', 'resumed']
+['a', 'b', 'deals', 'difference', 'logs', 'players', 'preset', 'resumed']
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from .jobs import Failed, JobItem, Outcome, executor_for, play_jobs
 from .spec import spec_from_options
 from ..types import ArenaError, Entrant, Job, JobResult
 
-__all__ = ["run_duel", "play_game", "duel_settings", "mean_interval", "load_saved", "DuelError"]
+__all__ = ["run_duel", "play_game", "duel_settings", "mean_interval", "load_saved", "DuelError", "duel_log_names"]
 
 
 class DuelError(PengyouError):
@@ -54,6 +57,12 @@ def duel_settings(rules: Rules, opts: dict[str, Any]) -> TableSettings:
     return TableSettings(rules, limits=limits, record=False, secret=opts.get("secret", b""),
                          trusted=opts.get("trusted", TableSettings.trusted),
                          cheating=opts.get("cheating", TableSettings.cheating))
+
+
+def duel_log_names(spec_a: str, spec_b: str) -> list[str]:
+    """The entrants' names in a duel's bot logs (their folders' names): the
+    side and the spec, so two copies of one bot keep apart."""
+    return [f"a-{spec_a}", f"b-{spec_b}"]
 
 
 def _duel_item(spec_a: str, spec_b: str, players: int, seed: int, rotation: int) -> JobItem:
@@ -214,7 +223,7 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
              workers: int = 1, progress: bool = False, save: str | Path | None = None,
              secret: Optional[str] = None, trusted: str = TableSettings.trusted, time_limit: float = Limits.move,
              overage: float = Limits.overage, cheating: bool = TableSettings.cheating,
-             cluster: str = "") -> dict[str, Any]:
+             cluster: str = "", logs: str | Path | None = None) -> dict[str, Any]:
     """Play ``deals`` duplicate deal pairs; return means and intervals.
 
     ``save``: a JSON-lines file that keeps every game as it ends. Running the
@@ -229,6 +238,12 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
     :class:`arena.tournament.spec.TournamentSpec`). ``cluster``: a Dask
     scheduler (``tcp://HOST:PORT``) or ``"local"`` plays the games instead
     of ``workers`` local processes.
+
+    ``logs``: a folder for what sandboxed bots write to stderr, per side and
+    seat, each file capped at the limits' ``log_bytes`` (as ``arena run``);
+    made only when a bot writes. The result's ``logs`` is that folder if it
+    exists after the duel, else None. A game's output is kept before a fault
+    in it stops the duel.
     """
     secret = secret if secret is not None else (_saved_secret(save) or os.urandom(16).hex())
     try:
@@ -254,6 +269,11 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
     resumed = sum(1 for j in jobs if j in done)
     todo = [_duel_item(spec_a, spec_b, rules.players, s, rot) for s, rot in jobs if (s, rot) not in done]
     results = dict(done)
+    kept = None
+    if logs is not None:
+        from .runner import BotLogs
+
+        kept = BotLogs(str(logs), duel_log_names(spec_a, spec_b), settings.limits.log_bytes)
 
     def keep(item: tuple[int, int, tuple[list, list]]) -> None:
         s, rot, res = item
@@ -264,6 +284,8 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
 
     def scored(outs: Iterable[Outcome]) -> Iterator[tuple[int, int, tuple[list, list]]]:
         for o in outs:
+            if kept is not None and not isinstance(o, Failed):
+                kept.keep(o.result)
             if isinstance(o, Failed):
                 raise _failed(o.item, o.reason)
             yield o.item.tag[0], o.item.tag[1], _scored(o.item, o.result)
@@ -291,6 +313,7 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
         diff_g.append(ga - gb)
     return {
         "preset": rules.name, "players": rules.players, "deals": deals, "resumed": resumed,
+        "logs": str(logs) if logs is not None and os.path.isdir(logs) else None,
         "a": {"bot": spec_a, "card_margin": mean_interval(margin_a), "game_points": mean_interval(game_a)},
         "b": {"bot": spec_b, "card_margin": mean_interval(margin_b), "game_points": mean_interval(game_b)},
         "difference": {"card_margin": mean_interval(diff_m), "game_points": mean_interval(diff_g)},

@@ -62,6 +62,13 @@ BOTS = textwrap.dedent('''
             import os
             os._exit(3)
 
+    class Talk(Seats):
+        """Says on stderr which seat decides."""
+        def step(self, view):
+            import sys
+            print(f"TALK seat={self.seat}", file=sys.stderr, flush=True)
+            return super().step(view)
+
     class InitExit(Seats):
         def __init__(self):
             import os
@@ -324,3 +331,56 @@ def test_a_bot_that_ends_its_process_stops_the_duel_and_keeps_the_games(mod, tmp
 def test_a_bot_that_ends_the_process_when_built_is_refused_first(mod):
     with pytest.raises(BotError, match=r"its process ended before answering hello \(exit code 5\)$"):
         run_duel(f"{mod}:InitExit", "random", RULES, deals=1, workers=1)
+
+
+# ------------------------------------------------------------------ bots' stderr
+def _duel_cmd(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", "duel", *args, "--players", "5", "--secret", "t"],
+                          cwd=ROOT, env=dict(os.environ, PYTHONUTF8="1"), capture_output=True, text=True,
+                          timeout=180)
+
+
+def test_the_duel_keeps_bots_stderr_beside_the_save_file_per_side_and_seat(mod, tmp_path):
+    import json
+
+    path = tmp_path / "d.jsonl"
+    p = _duel_cmd(f"{mod}:Talk", "random", "--deals", "2", "--json", "--save", str(path))
+    assert p.returncode == 0, p.stderr
+    folder = Path(f"{path}.logs")
+    assert json.loads(p.stdout)["logs"] == str(folder)
+    sides = sorted(d.name for d in folder.iterdir())
+    assert len(sides) == 1 and sides[0].startswith("a-") and "Talk" in sides[0]    # random writes nothing
+    seats = {int(f.stem.split("-")[1]): f.read_text() for f in (folder / sides[0]).glob("seat-*.log")}
+    assert set(seats) == {0, 1, 2, 3, 4}       # A holds the even seats, then the odd ones
+    for seat, text in seats.items():
+        jobs = [ln for ln in text.splitlines() if ln.startswith("--- job ")]
+        assert jobs and all(j.endswith(f"-r{seat % 2} ---") for j in jobs), (seat, jobs)
+        assert len(jobs) == 2                  # one game of each of the two deals in that rotation
+        talk = {ln for ln in text.splitlines() if ln.startswith("TALK")}
+        assert talk == {f"TALK seat={seat}"}
+    p = _duel_cmd(f"{mod}:Talk", "random", "--deals", "2", "--save", str(path), "--logs", str(tmp_path / "elsewhere"))
+    assert p.returncode == 0, p.stderr
+    assert "  bot logs in " not in p.stdout    # every game resumed from the file: none played, nothing written
+    p = _duel_cmd(f"{mod}:Talk", "random", "--deals", "1", "--logs", str(tmp_path / "mine"))
+    assert p.returncode == 0, p.stderr
+    assert f"  bot logs in {tmp_path / 'mine'}" in p.stdout.splitlines()
+    assert (tmp_path / "mine" / sides[0] / "seat-0.log").read_text().count("TALK seat=0") > 0
+
+
+def test_bot_logs_are_capped_as_in_arena_run(mod, tmp_path):
+    from arena.tournament.runner import BotLogs
+    from arena.types import JobResult
+
+    logs = BotLogs(str(tmp_path / "logs"), duel.duel_log_names(f"{mod}:Talk", "random"), 100)
+    for _ in range(3):
+        logs.keep(JobResult(key="s1-r0", group=0, seats=(0, 1, 0, 1, 0), deals=(), logs=((0, 2, b"x" * 60),)))
+    (side,) = (tmp_path / "logs").iterdir()
+    text = (side / "seat-2.log").read_text()
+    assert text.endswith("[... the log is full]\n") and text.count("x") < 100
+
+
+def test_a_logs_path_that_is_a_file_is_refused_in_one_line(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("")
+    p = _duel_cmd("random", "random", "--deals", "1", "--logs", str(f))
+    assert p.returncode == 2 and p.stderr.strip().splitlines()[-1] == f"pengyou: error: duel: --logs {f}: not a folder"
