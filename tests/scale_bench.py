@@ -114,6 +114,15 @@ def build_results(db: str, entrants: int, results: int, seed: int = 2) -> None:
 
 
 def _rss_mib() -> float:
+    """This process's peak RSS (VmHWM: unlike ru_maxrss it is not inherited
+    from the parent across fork and exec)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
