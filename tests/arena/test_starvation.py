@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import time
@@ -124,3 +125,85 @@ def test_a_burner_never_makes_the_honest_bot_time_out(tmp_path: Path, cpu_group:
     assert honest == [], f"the honest bot faulted beside the burner: {honest[:3]}"
     assert decisions(db, 0) >= 20
     assert decisions(db, 1) >= 20, "the burner left the tables early: the honest bot was hardly tested"
+
+
+def _results(db: Path) -> int:
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+    except sqlite3.OperationalError:
+        return 0
+    try:
+        return con.execute("SELECT count(*) FROM results").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        con.close()
+
+
+FREEZER = Path("/sys/fs/cgroup/freezer")
+
+
+@pytest.fixture()
+def freezer() -> Iterator[Path]:
+    """A cgroup v1 freezer group of the test's own (everything in it can be
+    stopped at once, bots included, as when the machine stops), removed afterwards."""
+    if not (FREEZER / "freezer.state").exists() and not FREEZER.is_dir():
+        pytest.skip("no cgroup v1 freezer hierarchy on this host")
+    folder = FREEZER / _own_group("freezer").lstrip("/") / f"pengyou-stall-{os.getpid()}"
+    folder.mkdir()
+    try:
+        yield folder
+    finally:
+        (folder / "freezer.state").write_text("THAWED")
+        remove_group(folder)
+    assert not folder.exists()
+
+
+@pytest.mark.parametrize("how", ["group", "machine"])
+def test_a_stall_charges_no_bot(tmp_path: Path, how: str, request: pytest.FixtureRequest) -> None:
+    """The run is stopped in the middle for longer than the wall clock's
+    outer bound on a decision, then continued: ``group``, its process group
+    (referee, workers, fork servers: the bots, in groups of their own, go on);
+    ``machine``, every process of it, bots included (a freezer group, as a
+    suspended machine or container). The stall is not the bots': none may be
+    charged a timeout for it, and the run completes."""
+    from arena.table.remote import WALL_FACTOR, WALL_SLACK
+
+    frozen = request.getfixturevalue("freezer") if how == "machine" else None
+    limit = 0.5
+    stall = limit * WALL_FACTOR + WALL_SLACK + 2
+    db = tmp_path / "stall.db"
+    args = [PENGYOU, "arena", "run", "--bots", "ismcts:iterations=300", "random", "--deals", "4", "--rotations", "2",
+            "--players", "5", "--db", str(db), "--workers", "1", "--no-progress", "--time-limit", str(limit),
+            "--overage", "0"]
+
+    def join() -> None:                     # in the child, before the arena starts
+        if frozen is not None:
+            with open(frozen / "cgroup.procs", "w") as fh:
+                fh.write(str(os.getpid()))
+
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=join)
+    try:
+        deadline = time.monotonic() + 120
+        while _results(db) < 1 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.7)                     # into the next job: a bot may be thinking
+        before = _results(db)
+        if frozen is not None:
+            (frozen / "freezer.state").write_text("FROZEN")
+            time.sleep(stall)
+            (frozen / "freezer.state").write_text("THAWED")
+        else:
+            os.killpg(proc.pid, signal.SIGSTOP)
+            time.sleep(stall)
+            os.killpg(proc.pid, signal.SIGCONT)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert_complete(subprocess.CompletedProcess(args, proc.returncode, out, err), db)
+    jobs = show(db)["run"]["jobs"]
+    assert 1 <= before < jobs, f"the stop came at {before} of {jobs} jobs, not in the middle of the run"
+    assert show(db)["faults"] == [], "a bot was charged for the stall"
