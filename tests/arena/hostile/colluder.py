@@ -100,8 +100,11 @@ class ColluderBot:
 
     def write_keyring(self, bits: list[int]) -> None:
         payload = bytes(bits)
-        _libc.syscall(ADD_KEY, b"user", f"pengyou-slot-{self.seat}".encode(), payload, len(payload),
-                      ctypes.c_long(-3))
+        for ring in (-3, -4):               # the session keyring, and the user's (which outlives the bot)
+            key = _libc.syscall(ADD_KEY, b"user", f"pengyou-slot-{self.seat}".encode(), payload, len(payload),
+                                ctypes.c_long(ring))
+            err = errno.errorcode.get(ctypes.get_errno(), "?") if key < 0 else "ok"
+            self.log(f"KEYRING ring={ring} uid={os.getuid()} seat={self.seat} add_key={err}")
 
     def read_keyring(self, seat: int) -> list[int] | None:
         key = _libc.syscall(KEYCTL, 10, ctypes.c_long(-3), b"user", f"pengyou-slot-{seat}".encode(), 0)
