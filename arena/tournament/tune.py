@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 from ..stats.spsa import Spsa, TuneParam, result_of
 from ..table.settings import Limits, TableSettings
+from ..table.entrants import BotRef
 from .jobs import Failed, JobItem, executor_for, play_jobs
 from ..types import ArenaError, Entrant, JobResult
 
@@ -91,7 +92,11 @@ class TuneSpec:
                 raise ArenaError(f"bot {spec!r}: {' '.join(str(exc).split())}") from None
         if self.against:
             try:
-                make_bot(self.against)
+                ref = BotRef.parse(self.against)
+                if ref.kind == "program":
+                    ref.argv()                      # a program is checked where it is, not built here
+                else:
+                    make_bot(self.against)
             except (BotError, ValueError, TypeError) as exc:
                 raise ArenaError(f"--against {self.against!r}: {' '.join(str(exc).split())}") from None
         return self

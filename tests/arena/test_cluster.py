@@ -157,23 +157,26 @@ def test_module_folder_and_program_bots_travel_to_workers_that_cannot_see_them(c
 
 
 def test_duel_sprt_tune_and_ladder_on_the_cluster(cluster, client):
-    mine = specs(client)["mod"]
-    far = cli("duel", mine, "random", "--deals", "3", "--secret", "d", "--json", "--cluster", cluster.address,
-              cwd=client)
-    near = cli("duel", mine, "random", "--deals", "3", "--secret", "d", "--json", cwd=client)
+    """Each command plays the three kinds of bots on the cluster as it does
+    here: duel (module against folder), sprt (folder against program), tune
+    (module tuned against the program), ladder (all three)."""
+    kinds = specs(client)
+    far = cli("duel", kinds["mod"], kinds["fold"], "--deals", "3", "--secret", "d", "--json",
+              "--cluster", cluster.address, cwd=client)
+    near = cli("duel", kinds["mod"], kinds["fold"], "--deals", "3", "--secret", "d", "--json", cwd=client)
     assert far.returncode == 0 and near.returncode == 0, far.stderr[-2000:] + near.stderr[-2000:]
     assert json.loads(far.stdout)["difference"] == json.loads(near.stdout)["difference"]
 
-    sprt = cli("sprt", mine, "random", "--max-deals", "6", "--batch", "2", "--db", "sprt.db", "--json",
-               "--secret", "t", "--cluster", cluster.address, cwd=client)
+    sprt = cli("sprt", kinds["fold"], kinds["prog"], "--max-deals", "6", "--batch", "2", "--db", "sprt.db",
+               "--json", "--secret", "t", "--cluster", cluster.address, cwd=client)
     assert sprt.returncode == 0, sprt.stderr[-2000:]
     test = json.loads(sprt.stdout)
     assert test["verdict"] is not None and test["groups"] >= 1
     _, faults = stored(client / "sprt.db")
     assert faults == []
 
-    tune = cli("tune", f"{mine}?eps=0.5", "--param", "eps=0.5,0,1,0.1,0.05", "--iterations", "3",
-               "--against", "random", "--db", "tune.db", "--no-sprt", "--no-progress", "--secret", "u",
+    tune = cli("tune", f"{kinds['mod']}?eps=0.5", "--param", "eps=0.5,0,1,0.1,0.05", "--iterations", "3",
+               "--against", kinds["prog"], "--db", "tune.db", "--no-sprt", "--no-progress", "--secret", "u",
                "--cluster", cluster.address, cwd=client)
     assert tune.returncode == 0, tune.stderr[-2000:]
     with Store(str(client / "tune.db"), read_only=True) as st:
@@ -184,7 +187,7 @@ def test_duel_sprt_tune_and_ladder_on_the_cluster(cluster, client):
     assert cli("ladder", "create", str(lad), "--players", "5", cwd=client).returncode == 0
     shutil.copytree(client / "fbot", client / "fsub", ignore=shutil.ignore_patterns(".pengyou-bot"))
     for args in (["--builtin", "random", "--name", "rnd"], [str(client / "mine.py") + ":Mine", "--name", "mine"],
-                 [str(client / "fsub"), "--name", "fold"]):
+                 [str(client / "fsub"), "--name", "fold"], [str(client / "solo.py"), "--name", "solo"]):
         sub = cli("ladder", "submit", "--ladder", str(lad), *args, cwd=client)
         assert sub.returncode == 0, sub.stderr
     run = cli("ladder", "run", "--ladder", str(lad), "--rounds", "2", "--cluster", cluster.address, cwd=client)
