@@ -198,7 +198,7 @@ def _print_standings(store: Store, run_id: int, samples: int, as_json: bool) -> 
     if samples < 1:
         raise ArenaError(f"--samples: {samples} is not at least 1")
     info = store.run(run_id)
-    st = standings(store.results(run_id), store.entrants(run_id), samples=samples, seed=run_id)
+    st = standings(store.result_columns(run_id), store.entrants(run_id), samples=samples, seed=run_id)
     if as_json:
         print(json.dumps({"run": dataclasses.asdict(info), "standings": st.to_json()}))
         return

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..types import ArenaError, JobResult
+from ..types import ArenaError, JobResult, ResultColumns
 
 __all__ = ["DealTable", "deal_table", "table_of", "concat", "distinct", "first_seats"]
 
@@ -72,20 +72,16 @@ def _padded(rows: list[tuple[float, ...]], width: int, dtype: type, fill: float)
     return out, mask
 
 
-def deal_table(results: Iterable[JobResult], n_entrants: int) -> DealTable:
-    """Every deal of ``results`` as a :class:`DealTable`.
+def deal_table(results: Iterable[JobResult] | ResultColumns, n_entrants: int) -> DealTable:
+    """Every deal of ``results`` (values, or their :class:`~arena.types.ResultColumns`)
+    as a :class:`DealTable`.
 
     A deal's seats are its own, or its job's when the deal names none.
     Raises :class:`~arena.types.ArenaError` naming the result when a seat
     holds an entrant index outside ``range(n_entrants)``.
     """
-    results = list(results)
-    deals = [(res, deal) for res in results for deal in res.deals]
-    return table_of([deal.seats or res.seats for res, deal in deals], [deal.maker_side for _, deal in deals],
-                    [deal.margins for _, deal in deals], [deal.game_points for _, deal in deals],
-                    [deal.maker_won for _, deal in deals], [res.group for res, _ in deals],
-                    [deal.maker for _, deal in deals], [deal.forfeit for _, deal in deals],
-                    [res.key for res, _ in deals], n_entrants)
+    c = results if isinstance(results, ResultColumns) else ResultColumns.of(results)
+    return table_of(c.seats, c.sides, c.margins, c.games, c.won, c.groups, c.maker, c.forfeit, c.keys, n_entrants)
 
 
 def table_of(seats: list[tuple[int, ...]], sides: list[tuple[int, ...]], margins: list[tuple[float, ...]],

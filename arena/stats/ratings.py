@@ -59,7 +59,7 @@ from typing import Any
 
 import numpy as np
 
-from ..types import FAULT_KINDS, ArenaError, Entrant, JobResult
+from ..types import FAULT_KINDS, ArenaError, Entrant, JobResult, ResultColumns
 from . import elo
 from .deals import DealTable, deal_table, distinct, first_seats
 
@@ -473,7 +473,7 @@ def cross_table(results: Iterable[JobResult], n_entrants: int) -> dict[tuple[int
 
 
 # ------------------------------------------------------------------ standings
-def standings(results: Iterable[JobResult], entrants: Sequence[Entrant], samples: int = 1000,
+def standings(results: Iterable[JobResult] | ResultColumns, entrants: Sequence[Entrant], samples: int = 1000,
               seed: int = 0, start: EloFit | None = None) -> Standings:
     """Everything about a tournament's results, one row per entrant.
 
@@ -484,33 +484,30 @@ def standings(results: Iterable[JobResult], entrants: Sequence[Entrant], samples
     :func:`fit_elo`). Every caller that shows these numbers for the same
     results, ``samples`` and ``seed`` shows the same intervals.
     """
-    results = list(results)
+    cols = results if isinstance(results, ResultColumns) else ResultColumns.of(results)
     n = len(entrants)
-    table = deal_table(results, n)
+    table = deal_table(cols, n)
     des = elo.design(table)
     fit, theta = _fit(des, PRIOR_SD, start)
     boot = _bootstrap(des, theta, PRIOR_SD, samples, seed, 0.95)
     dup = _duplicate_scores(table)
     stats = _seat_stats(table)
     faults: list[dict[str, int]] = [dict.fromkeys(FAULT_KINDS, 0) for _ in range(n)]
-    for res in results:
-        for f in res.faults:
-            if 0 <= f.entrant < n:
-                faults[f.entrant][f.kind] = faults[f.entrant].get(f.kind, 0) + 1
+    for entrant, kind in cols.faults:
+        if 0 <= entrant < n:
+            faults[entrant][kind] = faults[entrant].get(kind, 0) + 1
     matches = [0] * n
     match_wins = [0] * n
-    for res in results:
-        if res.match_winners:                   # a whole match: who held the winning seats
-            for s, e in enumerate(res.seats):
-                if 0 <= e < n:
-                    matches[e] += 1
-                    match_wins[e] += s in res.match_winners
+    for seats, winners in cols.matches:         # a whole match: who held the winning seats
+        for s, e in enumerate(seats):
+            if 0 <= e < n:
+                matches[e] += 1
+                match_wins[e] += s in winners
     rows = [Row(e, ent.name, ent.spec, fit.ratings[e], boot.ratings[e][0], boot.ratings[e][1],
                 fit.rated[e], stats[e].deals, stats[e].seats, dup[e], stats[e].margin,
                 stats[e].game_points, faults[e], matches[e], match_wins[e])
             for e, ent in enumerate(entrants)]
     rows.sort(key=lambda r: (not r.rated, -r.elo, r.index))
-    groups = len({res.group for res in results if res.deals})
     return Standings(tuple(rows), fit.maker_edge, boot.maker_edge[0], boot.maker_edge[1],
-                     _cross_table(table), len(results), sum(len(res.deals) for res in results),
-                     fit.deals, groups, samples, fit.converged)
+                     _cross_table(table), cols.results, len(cols.keys),
+                     fit.deals, cols.groups_with_deals, samples, fit.converged)

@@ -537,3 +537,38 @@ def test_one_step_bootstrap_of_balanced_groups_is_exact(monkeypatch):
         results.append(job(g, (1, 0, 1, 0), [outcome((1, 0, 1, 0), (0, 2), True)], key=f"{g}.1"))
     for lo, hi in bootstrap_elo(results, 2, samples=100).ratings:
         assert lo == pytest.approx(0.0, abs=1e-6) and hi == pytest.approx(0.0, abs=1e-6)
+
+
+def test_standings_read_straight_from_json_equal_those_of_the_values(tmp_path):
+    """``arena standings`` reads the stored JSON into columns without
+    building each result; the standings are the very same, faults and
+    matches included, and a damaged result is one line."""
+    from arena.store.results import Store
+    from arena.types import ResultColumns
+
+    results = synthetic(30, [0.0, 60.0, -40.0])
+    results[3] = dataclasses.replace(results[3], faults=(Fault(0, 1, "timeout", "slow", 4),))
+    results[5] = dataclasses.replace(results[5], match_winners=(0, 2))
+    ents = [Entrant(n, "random") for n in "ABC"]
+    direct = standings(results, ents, samples=100, seed=3).to_json()
+    cols = ResultColumns.from_json([json.loads(json.dumps(r.to_json())) for r in results])
+    assert cols == ResultColumns.of(results)
+    assert standings(cols, ents, samples=100, seed=3).to_json() == direct
+    import sqlite3
+
+    db = str(tmp_path / "r.db")
+    with Store(db) as st:
+        from arena.types import Job
+
+        jobs = [Job(i, r.key, r.group, 1, 0, 0, r.seats) for i, r in enumerate(results)]
+        run, _ = st.open_run("ident", "t", {"name": "t"}, ents, jobs)
+        for j, r in zip(jobs, results):
+            st.add_result(run, j, r)
+        assert standings(st.result_columns(run), ents, samples=100, seed=3).to_json() == direct
+    con = sqlite3.connect(db)
+    con.execute("UPDATE results SET result_json = '{\"key\": 1}' WHERE key = ?", (results[2].key,))
+    con.commit()
+    con.close()
+    with Store(db, read_only=True) as st:
+        with pytest.raises(ArenaError, match=f"damaged .*{results[2].key}"):
+            st.result_columns(run)
