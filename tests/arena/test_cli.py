@@ -181,8 +181,11 @@ def test_bench_json():
                           "arena_deals_per_s_trusted", "arena_deals_per_s_sandboxed", "arena_sandboxed_over_trusted",
                           "arena_ismcts_deals_per_s_trusted", "arena_ismcts_deals_per_s_sandboxed",
                           "arena_ismcts_sandboxed_over_trusted", "ladder_games_per_s",
-                          "ladder_scheduling_ms_per_game"}
+                          "ladder_scheduling_ms_per_game", "dask_deals_per_s_2_workers",
+                          "local_deals_per_s_2_workers", "dask_over_local_2_workers"}
     assert all(arena[k] > 0 for k in arena)
+    assert arena["dask_over_local_2_workers"] == pytest.approx(
+        arena["dask_deals_per_s_2_workers"] / arena["local_deals_per_s_2_workers"])
     assert arena["arena_sandboxed_over_trusted"] == pytest.approx(
         arena["arena_deals_per_s_sandboxed"] / arena["arena_deals_per_s_trusted"])
     assert arena["arena_2_workers_over_1"] == pytest.approx(
