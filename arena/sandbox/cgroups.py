@@ -122,10 +122,12 @@ class Cgroups:
         self.notes: list[str] = []
         #: cgroup v1: (controllers, folder) of the bots' groups in the cpu and cpuacct hierarchies.
         self.extra: list[tuple[tuple[str, ...], str]] = []
-        self.cpu = False                #: whether each bot gets a CPU share and bound of its own
-
-    #: A bot's CPU bound: at most one CPU's time in each period (microseconds).
-    CPU_PERIOD = 100000
+        #: Whether each bot gets a CPU share of its own: a group in the cpu
+        #: controller, weighted as every other bot's (the default weight). No
+        #: quota: a CFS quota doubled the cost of stopping and waking a bot at
+        #: each decision, and the CPU-time charge already bounds what a bot
+        #: may use in a turn (all its processes count against its budget).
+        self.cpu = False
 
     @staticmethod
     def _places() -> list[tuple[int, Optional[str], str]]:
@@ -237,7 +239,7 @@ class Cgroups:
                 self.extra.append((controllers, base))
                 self.cpu = self.cpu or "cpu" in controllers
         if not self.cpu:
-            self.notes.append("a CPU share and bound of its own for each bot (no cpu controller)")
+            self.notes.append("a CPU share of its own for each bot (no cpu controller)")
 
     def members(self, path: str) -> list[str]:
         """The groups of the bot whose memory group is ``path`` in the other
@@ -257,8 +259,7 @@ class Cgroups:
         return None
 
     def _create_extra(self, name: str) -> None:
-        quota = str(self.CPU_PERIOD)
-        for controllers, base in self.extra:
+        for _, base in self.extra:
             path = os.path.join(base, name)
             try:
                 os.mkdir(path)
@@ -267,11 +268,6 @@ class Cgroups:
                 os.mkdir(path)
             except FileExistsError:
                 pass
-            if "cpu" in controllers:
-                try:
-                    write_file(os.path.join(path, "cpu.cfs_quota_us"), quota)
-                except OSError:
-                    pass
 
     def create(self, name: str, walls: Walls) -> str:
         """A new group ``name`` for one bot with these walls; its folder."""
@@ -287,8 +283,6 @@ class Cgroups:
             if self.version == 2:
                 settings = [("memory.max", limit, True), ("memory.swap.max", "0", False),
                             ("memory.oom.group", "1", False), ("pids.max", str(walls.processes), False)]
-                if self.cpu:
-                    settings.append(("cpu.max", f"{self.CPU_PERIOD} {self.CPU_PERIOD}", False))
             else:
                 settings = [("memory.limit_in_bytes", limit, True), ("memory.memsw.limit_in_bytes", limit, False)]
                 self._create_extra(name)
