@@ -31,6 +31,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PENGYOU = str(Path(sys.executable).parent / "pengyou")
 PYTHON = os.path.realpath(sys.executable)
 WHY = can_hide_folders()
+if WHY is not None and os.environ.get("PENGYOU_REQUIRE_CLUSTER") == "1":
+    raise RuntimeError(f"PENGYOU_REQUIRE_CLUSTER=1 but the cluster tests cannot run here: {WHY}")
 pytestmark = pytest.mark.skipif(WHY is not None, reason=f"cluster tests need hidden folders: {WHY}")
 
 MODULE = '''
