@@ -4,7 +4,8 @@ the arena's executors, storing each game once, refitting the ratings.
 A round picks line-ups that teach the most (:func:`pick_pairs`): the
 entrants with the fewest deals come first (every new submission, as soon as
 the round after it is accepted), then those with the widest intervals,
-each against an active entrant of a similar rating that it has met least.
+each against an active entrant of a similar rating that it has met least
+and never another submission of its own owner (:func:`may_meet`).
 Each pair plays a duplicate group: one deal seed with the pair's seating
 rotated through every seat (:func:`arena.tournament.schedule.lineups`). The groups of a
 round are written before a game is played; each game is written as it
@@ -52,7 +53,8 @@ if TYPE_CHECKING:
 #: default, and what `ladder standings` and `report --ladder` fit with.
 SAMPLES = 200
 
-__all__ = ["LadderSummary", "LadderFit", "GameCache", "Refitter", "run_ladder", "fit", "ratings", "pick_pairs", "RatingRow",
+__all__ = ["LadderSummary", "LadderFit", "GameCache", "Refitter", "run_ladder", "fit", "ratings", "pick_pairs",
+           "may_meet", "RatingRow",
            "Meetings", "schedule_round", "TableCache", "SAMPLES"]
 
 log = logging.getLogger("pengyou.ladder")
@@ -221,8 +223,18 @@ def pick_pairs(active: Sequence[EntrantRow], rated: dict[int, RatingRow], met: M
     deals now, when the ratings ``rated`` are older than the last games.
     ``met`` is only asked for pairs of the entrant being matched (``get``),
     so a lazy mapping (:class:`Meetings`) reads one entrant's row at a time.
+    Two submissions of one owner (two bots, or two versions of one) never
+    share a table (:func:`may_meet`): an entrant whose only possible
+    opponents are its owner's waits.
     """
-    if len(active) < 2:
+    own: dict[str, int] = {}
+    for e in active:
+        if e.kind != "builtin":
+            own[e.owner] = own.get(e.owner, 0) + 1
+    kinds = {e.id: e for e in active}
+    ids = [e.id for e in active
+           if len(active) - (own[e.owner] if e.kind != "builtin" else 1) > 0]    # someone else to meet
+    if not ids:
         return []
     width = {e.id: math.inf for e in active}
     elo = {e.id: 0.0 for e in active}
@@ -241,7 +253,6 @@ def pick_pairs(active: Sequence[EntrantRow], rated: dict[int, RatingRow], met: M
     planned = {e.id: 0 for e in active}
     more: dict[tuple[int, int], int] = {}          # this round's pairings, on top of ``met``
     pairs: list[tuple[int, int]] = []
-    ids = [e.id for e in active]
     for _ in range(count):
         first = min(ids, key=lambda i: (deals[i] + 10 * planned[i], -width[i], rng.random()))
 
@@ -250,13 +261,20 @@ def pick_pairs(active: Sequence[EntrantRow], rated: dict[int, RatingRow], met: M
             return (abs(elo[j] - elo[first]) + 50.0 * (met.get(key, 0) + more.get(key, 0)) + 25.0 * planned[j],
                     rng.random())
 
-        second = min((j for j in ids if j != first), key=distance)
+        second = min((j for j in ids if j != first and may_meet(kinds[first], kinds[j])), key=distance)
         key = (min(first, second), max(first, second))
         more[key] = more.get(key, 0) + 1
         planned[first] += 1
         planned[second] += 1
         pairs.append((first, second))
     return pairs
+
+
+def may_meet(a: EntrantRow, b: EntrantRow) -> bool:
+    """Whether two entrant versions may share a table: not when both are
+    submissions of one owner (its bots, or versions of one bot), who could
+    make them collude; a built-in is the ladder's own code and meets anyone."""
+    return a.id != b.id and (a.owner != b.owner or "builtin" in (a.kind, b.kind))
 
 
 class Meetings(Mapping[tuple[int, int], int]):

@@ -328,6 +328,65 @@ def test_pick_pairs_serves_the_neediest_against_a_near_rating() -> None:
     assert pairs == [(3, 1)]
 
 
+# ------------------------------------------------------------------ one owner's entrants never meet
+OWNERS_TABLE = [
+    # (entrants as (id, owner, kind)), every pair (lower id first) that may be picked
+    ([(1, "ann", "module"), (2, "ann", "module")], set()),                        # two bots: they wait
+    ([(1, "ann", "module"), (2, "ann", "program")], set()),                       # two versions of one bot
+    ([(1, "ann", "module"), (2, "ann", "module"), (3, "bob", "module")], {(1, 3), (2, 3)}),
+    ([(1, "ann", "module"), (2, "ann", "module"), (3, "bob", "module"), (4, "bob", "folder")],
+     {(1, 3), (1, 4), (2, 3), (2, 4)}),
+    ([(1, "ann", "module"), (2, "ann", "module"), (3, "ann", "builtin")], {(1, 3), (2, 3)}),   # the ladder's own
+    ([(1, "admin", "builtin"), (2, "admin", "builtin")], {(1, 2)}),
+    ([(1, "ann", "module")], set()),
+]
+
+
+@pytest.mark.parametrize("rows, allowed", OWNERS_TABLE)
+def test_pick_pairs_never_seats_two_submissions_of_one_owner(rows, allowed) -> None:
+    from arena.ladder.store import EntrantRow
+
+    active = [EntrantRow(i, f"e{i}", 1, owner, kind, "x", "h", "", 0.0, None) for i, owner, kind in rows]
+    seen = set()
+    for seed in range(20):
+        for count in (1, 3, 8):
+            pairs = pick_pairs(active, {}, {}, count, random.Random(seed), deals={1: seed % 3})
+            assert len(pairs) == (count if allowed else 0), (rows, pairs)
+            seen |= {(min(p), max(p)) for p in pairs}
+    assert seen == allowed, (rows, seen)          # every allowed pairing is tried, no other
+
+
+def test_a_ladder_run_never_stores_a_game_between_one_owners_entrants(tmp_path: Path) -> None:
+    lad = new_ladder(tmp_path, players=5)
+    owner = {}
+    for who in ("ann", "bob"):
+        for name, text in (("randomish", RANDOMISH), ("low", LOW)):
+            row = lad.submit(str(write(tmp_path / f"{who}_{name}.py", text)), name=f"{who}-{name}", owner=who)
+            owner[row.id] = who
+    summary = run_ladder(lad, rounds=3, groups_per_round=3, seed=11)
+    assert summary.games >= 3 * 5 and summary.failed == 0, summary
+    with lad.store(read_only=True) as st:
+        pairs = [g.pair for g in st.games()]
+    assert len(pairs) == summary.games
+    assert all(owner[a] != owner[b] for a, b in pairs), sorted({(owner[a], owner[b]) for a, b in pairs})
+    assert {e for p in pairs for e in p} == set(owner)         # every entrant played
+    assert replay_checked(lad) == summary.games
+    assert my_bots_left() == []
+
+
+def my_bots_left(grace: float = 5.0) -> list[int]:
+    """Bot processes whose fork server this test process started (its
+    command line ends with the referee's pid), after ``grace`` seconds:
+    other jobs on the machine may be running bots of their own."""
+    deadline = time.monotonic() + grace
+    while True:
+        left = [pid for pid, (uid, cmd) in procs().items()
+                if uid >= UID_BASE and cmd.split()[-1:] == [str(os.getpid())]]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)
+
+
 # ------------------------------------------------------------------ bad input
 def one_line(p: subprocess.CompletedProcess) -> str:
     assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
