@@ -25,7 +25,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_hostile import HOSTILE, PENGYOU, arena_args, as_root, assert_complete, run, show
+from test_hostile import HOSTILE, PENGYOU, arena_args, as_root, assert_complete, procs, run, show, survivors
 
 from core.phases import PLAY_PHASE
 from core.records import read_records, replay_deal
@@ -38,27 +38,41 @@ SLOTS = 5 * 108
 
 def colluder_folder(tmp_path: Path) -> Path:
     """The colluder's own folder (a bot folder: it may read all of it), with
-    the files its channels use: one page a bit, a lock file and an
-    access-time file a bit; access times set two days back (as on a machine
-    whose files nobody read today)."""
+    the files its channels use (:func:`fill_channels`)."""
     folder = tmp_path / "colluder"
     folder.mkdir()
     (folder / ".pengyou-bot").write_text("")
     shutil.copy(HOSTILE / "colluder.py", folder / "colluder.py")
+    return fill_channels(folder)
+
+
+def fill_channels(folder: Path) -> Path:
+    """The files of the colluder's channels in ``folder``: one page a bit, a
+    lock file and an access-time file a bit, readable by every user; access
+    times set two days back (as on a machine whose files nobody read today)."""
     with open(folder / "pages.bin", "wb") as fh:
         fh.write(os.urandom(SLOTS * 4096))
         fh.flush()
         os.fsync(fh.fileno())                               # clean pages: they can be dropped
-    old = time.time() - 2 * 86400
     for i in range(SLOTS):
         for kind in ("lock", "atime"):
             f = folder / f"{kind}-{i}"
             f.write_bytes(b"x")
-            os.utime(f, (old, old))
+            f.chmod(0o644)
+    (folder / "pages.bin").chmod(0o644)
+    age_access_times(folder)
     fd = os.open(folder / "pages.bin", os.O_RDONLY)
     os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)     # nothing of it cached yet
     os.close(fd)
     return folder
+
+
+def age_access_times(folder: Path) -> None:
+    """Every access-time file of ``folder`` last read and changed two days
+    ago: the channel's bits cleared (a read only ever sets one)."""
+    old = time.time() - 2 * 86400
+    for i in range(SLOTS):
+        os.utime(folder / f"atime-{i}", (old, old))
 
 
 def hands_at_first_play(record: Path) -> dict[int, Counter]:
@@ -75,10 +89,15 @@ def hands_at_first_play(record: Path) -> dict[int, Counter]:
     return out
 
 
-def learned(db: Path, run_id: int) -> list[tuple[str, int, int, str, Counter]]:
-    """Every claim in the colluders' logs: (job key, reader's seat, seat, channel, cards)."""
+def run_logs(db: Path, run_id: int) -> Path:
+    """Where an arena run keeps its bots' stderr (``ENTRANT/seat-S.log``)."""
+    return Path(f"{db}.bots") / f"run-{run_id}"
+
+
+def learned(folder: Path) -> list[tuple[str, int, int, str, Counter]]:
+    """Every claim in the colluders' logs below ``folder`` (``ENTRANT/seat-S.log``):
+    (job key, reader's seat, seat, channel, cards)."""
     out = []
-    folder = Path(f"{db}.bots") / f"run-{run_id}"
     for log in folder.glob("*/seat-*.log"):
         job = None
         for line in log.read_text(errors="replace").splitlines():
@@ -97,9 +116,8 @@ KEYCTL = 250 if _X86 else 219
 USER_RINGS = (-4, -5)                   # KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING
 
 
-def keyring_uids(db: Path, run_id: int) -> set[int]:
+def keyring_uids(folder: Path) -> set[int]:
     """The uids the colluders ran as (they log them when they add keys)."""
-    folder = Path(f"{db}.bots") / f"run-{run_id}"
     return {int(m) for log in folder.glob("*/seat-*.log")
             for m in re.findall(r"KEYRING ring=\S+ uid=(\d+)", log.read_text(errors="replace"))}
 
@@ -154,7 +172,7 @@ def _as_uid(uid: int, seats: int, clear: bool) -> dict[int, list[int]]:
     return {int(k): v for k, v in json.loads(data or b"{}").items()}
 
 
-def keys_left(db: Path, run_id: int, seats: int = 5) -> list[tuple[int, int, Counter]]:
+def keys_left(folder: Path, seats: int = 5) -> list[tuple[int, int, Counter]]:
     """What a later bot given a colluder's uid reads from its user keyrings:
     (uid, seat, cards); the keyrings are cleared as they are read."""
     import importlib.util
@@ -164,25 +182,25 @@ def keys_left(db: Path, run_id: int, seats: int = 5) -> list[tuple[int, int, Cou
     spec.loader.exec_module(colluder)
     holding = _uids_with_keys()
     out = []
-    for uid in sorted(keyring_uids(db, run_id) & holding):
+    for uid in sorted(keyring_uids(folder) & holding):
         for seat, bits in _as_uid(uid, seats, clear=True).items():
             if len(bits) == colluder.BITS:
                 out.append((uid, seat, Counter(colluder.decode(bits))))
     return out
 
 
-def sysinfo_answers(db: Path, run_id: int) -> int:
-    folder = Path(f"{db}.bots") / f"run-{run_id}"
+def sysinfo_answers(folder: Path) -> int:
+    """How many times ``sysinfo()`` answered a colluder."""
     return sum(log.read_text(errors="replace").count("SYSINFO answered") for log in folder.glob("*/seat-*.log"))
 
 
 def overlap(a: Counter, b: Counter) -> float:
+    """Shared cards over all cards of two hands (1.0: the same hand)."""
     return sum((a & b).values()) / max(1, sum((a | b).values()))
 
 
-def hands_logged(db: Path, run_id: int) -> int:
+def hands_logged(folder: Path) -> int:
     """How many times a colluder reached the play phase and wrote its hand."""
-    folder = Path(f"{db}.bots") / f"run-{run_id}"
     return sum(log.read_text(errors="replace").count("HAND seat=") for log in folder.glob("*/seat-*.log"))
 
 
@@ -195,10 +213,10 @@ def test_no_hand_crosses_between_seats(tmp_path: Path, channels: str) -> None:
     try:
         info = assert_complete(proc, db)
         run_id = int(info["id"])
-        assert hands_logged(db, run_id) >= 4, "the colluders never wrote their hands: the test tried nothing"
-        claims = learned(db, run_id)
+        assert hands_logged(run_logs(db, run_id)) >= 4, "the colluders never wrote their hands: the test tried nothing"
+        claims = learned(run_logs(db, run_id))
     finally:
-        later = keys_left(db, int(show(db)["run"]["id"])) if db.exists() else []
+        later = keys_left(run_logs(db, int(show(db)["run"]["id"]))) if db.exists() else []
     truths: dict[str, dict[int, Counter]] = {}
 
     def truth(job: str) -> dict[int, Counter]:
@@ -223,5 +241,106 @@ def test_no_hand_crosses_between_seats(tmp_path: Path, channels: str) -> None:
         if any(overlap(cards, truth(job).get(seat, Counter())) >= 0.8 for job in jobs):
             hits.append((f"uid {uid}", "later", seat, "keyring left behind"))
     assert not hits, f"hidden hands learned through the kernel: {hits[:5]} (of {len(claims) + len(later)} claims)"
-    assert sysinfo_answers(db, run_id) == 0, "sysinfo() answered a bot"
+    assert sysinfo_answers(run_logs(db, run_id)) == 0, "sysinfo() answered a bot"
     assert not show(db)["faults"] or all(f["entrant"] != 1 for f in show(db)["faults"])
+
+
+# ------------------------------------------------------------------ on a ladder
+HONEST = '''
+class Honest:
+    """A random legal action."""
+
+    def restart(self, rules, seat, rng):
+        self.rng = rng
+
+    def step(self, view):
+        return view.random_action(self.rng)
+'''
+
+
+@pytest.fixture
+def shared_channels():
+    """The colluders' channel files in a folder every bot may read (below
+    the Python install, as a system file would be), removed afterwards: each
+    ladder entrant has its own copy of its files, so two colluding entrants
+    can meet only in a file outside them."""
+    import sys
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix=".pengyou-collusion-", dir=sys.prefix))
+    try:
+        folder.chmod(0o755)
+        yield fill_channels(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _ladder_hands(lad: Path) -> tuple[dict[str, dict[int, Counter]], list[tuple[int, int]], list]:
+    """(each stored game's hands at first play by job key ``gGROUP-rROT``,
+    each game's pair of entrant ids, each game's faults as (entrant id, kind))."""
+    import io
+
+    from arena.ladder import Ladder
+
+    hands, pairs, faults = {}, [], []
+    with Ladder(str(lad)).store(read_only=True) as st:
+        for g in st.games():
+            _, text = st.game(g.id)
+            hands[f"g{g.group_id}-r{g.rotation}"] = hands_at_first_play(io.StringIO(text))
+            pairs.append(g.pair)
+            faults.extend((g.pair[f.entrant], f.kind) for f in g.result.faults if 0 <= f.entrant < 2)
+    return hands, pairs, faults
+
+
+def test_no_hand_crosses_between_colluding_ladder_entrants(tmp_path: Path, shared_channels: Path) -> None:
+    """Two owners' colluders and two honest entrants on a sandboxed ladder
+    (``ladder create --trusted none``, files submitted by ``ladder submit``,
+    played by ``ladder run``): no colluder learns a hidden hand, of its own
+    entrant's other seats, of the other colluder's, of this rotation or an
+    earlier one, nor leaves one in a keyring for a later bot of its uid."""
+    lad = tmp_path / "lad"
+
+    def ladder(*args: str, timeout: float = 300):
+        p = run([PENGYOU, "ladder", *args, "--ladder", str(lad)], timeout=timeout)
+        assert p.returncode == 0 and "Traceback" not in p.stderr, (args, p.stdout[-2000:], p.stderr[-2000:])
+        return p
+
+    ladder("create", "--players", "5", "--trusted", "none", "--time-limit", "1", "--overage", "5")
+    for who in ("ann", "bob"):
+        sub = tmp_path / f"{who}-colluder"
+        sub.mkdir()
+        shutil.copy(HOSTILE / "colluder.py", sub / "colluder.py")
+        (sub / "data-folder.txt").write_text(str(shared_channels))
+        ladder("submit", str(sub), "--entry", "colluder.py", "--name", f"{who}-colluder", "--owner", who)
+    for who in ("carol", "dave"):
+        (tmp_path / f"{who}.py").write_text(HONEST)
+        ladder("submit", str(tmp_path / f"{who}.py"), "--name", f"{who}-honest", "--owner", who)
+    age_access_times(shared_channels)          # what the validation deals wrote there is gone
+    from arena.ladder import Ladder
+
+    ids = {e.name: e.id for e in Ladder(str(lad)).entrants()}
+    colluders = {ids["ann-colluder"], ids["bob-colluder"]}
+    before = procs()
+    for _ in range(5):           # until the colluders met each other and each met an honest entrant
+        ladder("run", "--rounds", "2", "--groups", "3", "--workers", "1", timeout=900)
+        hands, pairs, faults = _ladder_hands(lad)
+        met = {frozenset(p) for p in pairs}
+        if colluders in met and all(any(c in p and p != colluders for p in met) for c in colluders):
+            break
+    assert colluders in met, f"the colluders never met at a table: {met}"
+    assert survivors(before, "never-a-marker") == {}, "bot processes outlived the ladder runs"
+    logs = lad / "logs"
+    assert hands_logged(logs) >= 8, "the colluders never wrote their hands: the test tried nothing"
+    jobs = {m for log in logs.glob("*/seat-*.log") for m in re.findall(r"--- job (\S+) ---", log.read_text())}
+    assert jobs and jobs <= set(hands), "the logs do not name the stored games: the check would compare nothing"
+    claims = learned(logs)
+    later = keys_left(logs)
+    hits = [(job, reader, seat, channel) for job, reader, seat, channel, cards in claims
+            if overlap(cards, hands.get(job, {}).get(seat, Counter())) >= 0.8]
+    for uid, seat, cards in later:            # a later bot with that uid: any hand that seat held
+        if any(overlap(cards, h.get(seat, Counter())) >= 0.8 for h in hands.values()):
+            hits.append((f"uid {uid}", "later", seat, "keyring left behind"))
+    by_channel = Counter(h[3] for h in hits)
+    assert not hits, f"hidden hands learned through the kernel, by channel: {dict(by_channel)}; {hits[:3]}"
+    assert sysinfo_answers(logs) == 0, "sysinfo() answered a bot"
+    assert [f for f in faults if f[0] in colluders] == []
