@@ -10,6 +10,10 @@ the run the test reads, as each colluder's uid, the keys it added to its
 user keyrings, and counts any hand found there as learned; it then clears
 those keyrings so that nothing of the test stays in the kernel.
 
+The ladder variant does the same between two colluding entrants of two
+owners and two honest ones, submitted with ``ladder submit`` and played by
+a sandboxed ``ladder run``; the truth is each stored game's record.
+
 Linux only, as root (the walls need it), like ``test_hostile.py``.
 """
 
