@@ -245,7 +245,10 @@ def test_a_faulty_bot_is_replaced_by_the_fallback(bot, kind, message):
     job = _job((0, 0, 1, 0, 0), seed=8)                 # the faulty bot holds seat 2
     start = time.perf_counter()
     res, log = _logged(job, ents, time_limit=0.2)
-    assert time.perf_counter() - start < 5
+    # a bot that sleeps is charged no CPU time: only the wall clock's outer bound ends its turn
+    from arena.table.remote import WALL_FACTOR, WALL_SLACK
+
+    assert time.perf_counter() - start < WALL_FACTOR * 0.2 + WALL_SLACK + 5
     assert len(res.faults) == 1, res.faults               # the seat never faults again
     (f,) = res.faults
     assert (f.seat, f.entrant, f.kind) == (2, 1, kind)
