@@ -268,27 +268,33 @@ class ResultColumns:
         a malformed one raises ``KeyError``, ``TypeError`` or ``ValueError``."""
         out = cls()
         seen: set[int] = set()
+        # bound once: this loop runs once a deal, a million times for a large run
+        keys, groups, seats, sides = out.keys.append, out.groups.append, out.seats.append, out.sides.append
+        margins, games, won, maker = out.margins.append, out.games.append, out.won.append, out.maker.append
+        forfeit, faults, matches = out.forfeit.append, out.faults.append, out.matches.append
+        n = 0
         for obj in objs:
-            out.results += 1
+            n += 1
             key, group = str(obj["key"]), int(obj["group"])
             job_seats = tuple(map(int, obj["seats"]))
             deals = obj["deals"]
             if deals:
                 seen.add(group)
             for d in deals:
-                out.keys.append(key)
-                out.groups.append(group)
-                out.seats.append(tuple(map(int, d["seats"])) or job_seats)
-                out.sides.append(tuple(map(int, d["maker_side"])))
-                out.margins.append(tuple(map(float, d["margins"])))
-                out.games.append(tuple(map(int, d["game_points"])))
-                out.won.append(bool(d["maker_won"]))
-                out.maker.append(int(d["maker"]))
-                out.forfeit.append(int(d.get("forfeit", -1)))
-            for f in obj.get("faults", ()):
-                out.faults.append((int(f["entrant"]), str(f["kind"])))
+                keys(key)
+                groups(group)
+                seats(tuple(map(int, d["seats"])) or job_seats)
+                sides(tuple(map(int, d["maker_side"])))
+                margins(tuple(map(float, d["margins"])))
+                games(tuple(map(int, d["game_points"])))
+                won(bool(d["maker_won"]))
+                maker(int(d["maker"]))
+                forfeit(int(d.get("forfeit", -1)))
+            for f in obj.get("faults") or ():
+                faults((int(f["entrant"]), str(f["kind"])))
             winners = obj.get("match_winners")
             if winners:
-                out.matches.append((job_seats, tuple(map(int, winners))))
+                matches((job_seats, tuple(map(int, winners))))
+        out.results = n
         out.groups_with_deals = len(seen)
         return out
