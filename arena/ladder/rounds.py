@@ -399,8 +399,12 @@ def run_ladder(ladder: Ladder, *, workers: int = 1, cluster: str = "", games: Op
                         if until_stopped:
                             time.sleep(1.0)
                             continue
-                        raise ArenaError(f"the ladder {ladder.folder} has {len(st.entrants(active=True))} active "
-                                         "entrant(s); it needs at least 2 to play")
+                        active = st.entrants(active=True)
+                        if len(active) < 2:
+                            raise ArenaError(f"the ladder {ladder.folder} has {len(active)} active entrant(s); "
+                                             "it needs at least 2 to play")
+                        raise ArenaError(f"the ladder {ladder.folder}: no two of its {len(active)} active entrants "
+                                         "may meet (one owner's submissions never share a table)")
                     rows = {e.id: e for e in st.entrants()}
                     items = []
                     for g in todo:

@@ -356,6 +356,14 @@ def test_pick_pairs_never_seats_two_submissions_of_one_owner(rows, allowed) -> N
     assert seen == allowed, (rows, seen)          # every allowed pairing is tried, no other
 
 
+def test_a_ladder_of_one_owners_entrants_says_why_nothing_plays(tmp_path: Path) -> None:
+    lad = new_ladder(tmp_path, players=5)
+    for name, text in (("randomish", RANDOMISH), ("low", LOW)):
+        lad.submit(str(write(tmp_path / f"ann_{name}.py", text)), name=f"ann-{name}", owner="ann")
+    with pytest.raises(ArenaError, match="no two of its 2 active entrants may meet"):
+        run_ladder(lad, rounds=1, seed=1)
+
+
 def test_a_ladder_run_never_stores_a_game_between_one_owners_entrants(tmp_path: Path) -> None:
     lad = new_ladder(tmp_path, players=5)
     owner = {}
