@@ -61,7 +61,7 @@ def _padded(rows: list[tuple[float, ...]], width: int, dtype: type, fill: float)
     lengths = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
     if len(rows) and (lengths == width).all():
         return np.array(rows, dtype=dtype).reshape(len(rows), width), np.ones((len(rows), width), dtype=bool)
-    out = np.full((len(rows), width), fill, dtype=dtype)
+    out: np.ndarray = np.full((len(rows), width), fill, dtype=dtype)
     mask = np.zeros((len(rows), width), dtype=bool)
     for n in np.unique(lengths):
         at = np.flatnonzero(lengths == n)

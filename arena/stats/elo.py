@@ -288,6 +288,7 @@ def boot_draws(des: Design, theta: np.ndarray, pen: np.ndarray, samples: int, se
         picks = rng.integers(0, g, size=(s, g))
         counts = np.bincount((picks + g * np.arange(s)[:, None]).ravel(), minlength=s * g).reshape(s, g)
         row = np.arange(s)[:, None]
+        seen: np.ndarray
         if not exact and dense:
             both = counts @ by_group
             seen, grads = both[:, p:], both[:, :p] - by_group[:, :p].sum(axis=0)[None, :]

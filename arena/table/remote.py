@@ -334,7 +334,7 @@ class RemoteSeat:
             if after < deadline and counted < outer:
                 continue
             now = self.proc.cpu_seconds() if cpu0 is not None else None
-            if now is None:
+            if now is None or cpu0 is None:
                 return status, line, counted, used   # no CPU clock: the wall clock is the limit
             used = now - cpu0
             if used >= budget or counted >= outer:

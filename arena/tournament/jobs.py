@@ -44,7 +44,7 @@ from .carry import Carried, Parcel, carry, identity, unpack
 from .executors import Executor, Lost, run_forked
 from .workers import make_executor
 
-__all__ = ["JobItem", "Played", "Failed", "Infra", "Outcome", "Cargo", "start_worker", "play_item", "play_carried",
+__all__ = ["JobItem", "Played", "Failed", "Infra", "Outcome", "WorkerOutcome", "Cargo", "start_worker", "play_item", "play_carried",
            "executor_for", "play_jobs", "play_alone", "machine_name", "MAX_DEATHS", "MAX_MOVES"]
 
 log = logging.getLogger("pengyou.arena")
@@ -90,9 +90,12 @@ class Infra:
     reason: str
 
 
-#: What a worker gives back for each item (:func:`play_jobs` yields only
-#: :class:`Played` and :class:`Failed`).
-Outcome = Union[Played, Failed, Infra]
+#: What :func:`play_jobs` yields for each item.
+Outcome = Union[Played, Failed]
+
+#: What a worker gives back for each item: an outcome, or :class:`Infra`
+#: (which :func:`play_jobs` handles and never yields).
+WorkerOutcome = Union[Played, Failed, Infra]
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,7 @@ def start_worker(settings: TableSettings) -> None:
     _settings = settings
 
 
-def play_item(item: JobItem, died: Optional[dict[int, str]] = None) -> Outcome:
+def play_item(item: JobItem, died: Optional[dict[int, str]] = None) -> WorkerOutcome:
     """In a worker: play one item under the worker's settings."""
     settings = _settings
     if settings is None:
@@ -223,7 +226,7 @@ def _local_entrants(item: JobItem, cargo: Cargo) -> tuple[Optional[tuple[Entrant
     return tuple(out), ""
 
 
-def play_carried(item: JobItem, cargo: Cargo) -> Outcome:
+def play_carried(item: JobItem, cargo: Cargo) -> WorkerOutcome:
     """On a worker of a cluster: check this worker against the client's
     ``cargo`` (the same pengyou, the bots' files unpacked and hashing as
     the client's, a sandbox that starts), then play ``item`` with the bots
@@ -305,7 +308,7 @@ def play_jobs(items: Iterable[JobItem], settings: TableSettings, executor: Execu
                 yield out
         if not again:
             return
-        machines = getattr(executor, "machines", lambda: [])()
+        machines: list[str] = getattr(executor, "machines", lambda: [])()
         if not [m for m in machines if m not in bad]:
             break
         todo = again
@@ -316,14 +319,14 @@ def play_jobs(items: Iterable[JobItem], settings: TableSettings, executor: Execu
 MAX_DEATHS = 8
 
 
-def _alone(item: JobItem, settings: TableSettings, died: dict[int, str], cells: Any) -> Outcome:
+def _alone(item: JobItem, settings: TableSettings, died: dict[int, str], cells: Any) -> WorkerOutcome:
     """In a process of its own: play ``item``, publishing each bot call to ``cells``."""
     start_worker(settings)
     watch_calls(cells)
     return play_item(item, died)
 
 
-def play_alone(item: JobItem, settings: TableSettings) -> Outcome:
+def play_alone(item: JobItem, settings: TableSettings) -> WorkerOutcome:
     """Play a job whose worker process died, in a forked process of its own.
 
     If a bot's call ends that process too, the call (its index in the job,
