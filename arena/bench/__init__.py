@@ -335,10 +335,13 @@ def _arena_figures(deals: int, search_deals: int = 10, search_iterations: int = 
     # long; the more often the two ways alternate, the less the drift weighs on their ratio
     ism_trusted, ism_boxed = _paired_rates(ism, 1, max(1, search_deals))
     ladder_rate, ladder_ms = _ladder_rate(max(40, deals))
-    far, near = dask_and_local_rates(deals)
-    return {"ladder_games_per_s": ladder_rate, "ladder_scheduling_ms_per_game": ladder_ms,
-            "dask_deals_per_s_2_workers": far, "local_deals_per_s_2_workers": near,
-            "dask_over_local_2_workers": far / near,
+    try:
+        far, near = dask_and_local_rates(deals)
+        cluster = {"dask_deals_per_s_2_workers": far, "local_deals_per_s_2_workers": near,
+                   "dask_over_local_2_workers": far / near}
+    except ImportError:         # Dask is optional (pip install 'pengyou[cluster]'): no cluster figures
+        cluster = {}
+    return {"ladder_games_per_s": ladder_rate, "ladder_scheduling_ms_per_game": ladder_ms, **cluster,
             "arena_deals_per_s_1_worker": one, "arena_deals_per_s_2_workers": two,
             "arena_2_workers_over_1": two / one,
             "arena_deals_per_s_trusted": trusted, "arena_deals_per_s_sandboxed": boxed,
