@@ -97,7 +97,8 @@ class Carried:
 
 
 def _prefixes() -> tuple[str, ...]:
-    mine = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    here = (sys.prefix, sys.base_prefix, sys.exec_prefix)
+    mine = {os.path.realpath(p) for p in here} | {os.path.abspath(p) for p in here}
     return tuple(sorted(mine)) + SYSTEM_PREFIXES
 
 
@@ -105,7 +106,7 @@ def _machine_file(path: str) -> bool:
     """Whether ``path`` (absolute) belongs to the machine rather than to a bot."""
     places = {os.path.realpath(path), os.path.abspath(path)}
     return any(place == p or place.startswith(p.rstrip("/") + "/")
-               for place in places for p in _prefixes() + (os.path.abspath(sys.prefix),))
+               for place in places for p in _prefixes())
 
 
 def _mode(st: os.stat_result) -> int:

@@ -178,24 +178,26 @@ def _threads() -> int:
         return 1
 
 
-#: What this process has found out about itself: (check, key) -> None or why not.
-_checked: dict[tuple[str, str], Optional[str]] = {}
+#: Whether this process has started a sandboxed bot once (its sandbox works).
+_sandbox_works = False
+#: The parcels unpacked here: digest -> folder.
+_unpacked: dict[str, str] = {}
+#: Local specs whose code hash has been checked against the client's.
+_hash_checked: set[str] = set()
 
 
 def _sandbox_problem(entrants: tuple[Entrant, ...], settings: TableSettings) -> Optional[str]:
     """Why this machine cannot start sandboxed bots, if a job's seats need
     them and it cannot: a built-in started once in the sandbox (a bot of
     the user's that fails to start afterwards is that bot's fault)."""
-    if all(BotRef.parse(e.spec).runs_here(settings.trusted) for e in entrants):
-        return None
-    key = ("sandbox", "")
-    if _checked.get(key, "") is None:
+    global _sandbox_works
+    if _sandbox_works or all(BotRef.parse(e.spec).runs_here(settings.trusted) for e in entrants):
         return None
     why = check_startable(BotRef.parse("random"), settings.limits)
-    if why is None:
-        _checked[key] = None
-        return None
-    return f"its sandbox cannot start a bot ({why.split(': ', 1)[-1]})"
+    if why is not None:
+        return f"its sandbox cannot start a bot ({why.split(': ', 1)[-1]})"
+    _sandbox_works = True
+    return None
 
 
 def _local_entrants(item: JobItem, cargo: Cargo) -> tuple[Optional[tuple[Entrant, ...]], str]:
@@ -207,21 +209,18 @@ def _local_entrants(item: JobItem, cargo: Cargo) -> tuple[Optional[tuple[Entrant
         if c is None or not c.parcel:
             out.append(e)
             continue
-        key = ("parcel", c.parcel)
-        if key not in _checked:
+        if c.parcel not in _unpacked:
             try:
-                _checked[key] = unpack(cargo.parcels[c.parcel])
+                _unpacked[c.parcel] = unpack(cargo.parcels[c.parcel])
             except (OSError, ValueError, KeyError) as exc:
                 return None, f"bot {e.spec!r}: its files could not be unpacked here ({exc})"
-        root = _checked[key] or ""
-        spec = c.local_spec(root)
-        hkey = ("hash", spec)
-        if _checked.get(hkey) != c.code_hash:
+        spec = c.local_spec(_unpacked[c.parcel])
+        if spec not in _hash_checked:
             here = BotRef.parse(spec).code_hash()
             if here != c.code_hash:
                 return None, (f"bot {e.spec!r}: its code hashes to {here[:12]} here, not {c.code_hash[:12]} "
                               "(a program of the machine's differs, or its files)")
-            _checked[hkey] = here
+            _hash_checked.add(spec)
         out.append(Entrant(e.name, spec))
     return tuple(out), ""
 
@@ -229,8 +228,9 @@ def _local_entrants(item: JobItem, cargo: Cargo) -> tuple[Optional[tuple[Entrant
 def play_carried(item: JobItem, cargo: Cargo) -> WorkerOutcome:
     """On a worker of a cluster: check this worker against the client's
     ``cargo`` (the same pengyou, the bots' files unpacked and hashing as
-    the client's, a sandbox that starts), then play ``item`` with the bots
-    as unpacked here. A check that fails gives :class:`Infra`."""
+    the client's), then play ``item`` with the bots as unpacked here
+    (:func:`play_item` checks the sandbox). A check that fails gives
+    :class:`Infra`, always naming the client's item."""
     threads = _threads()
     if threads > 1:
         return Infra(item, machine_name(), f"it runs {threads} threads in one process; start Dask workers "
@@ -242,15 +242,14 @@ def play_carried(item: JobItem, cargo: Cargo) -> WorkerOutcome:
     entrants, why = _local_entrants(item, cargo)
     if entrants is None:
         return Infra(item, machine_name(), why)
-    why = _sandbox_problem(entrants, cargo.settings) or ""
-    if why:
-        return Infra(item, machine_name(), why)
     if _settings is not cargo.settings:
         start_worker(cargo.settings)
     out = play_item(JobItem(item.job, entrants, item.tag))
     if isinstance(out, Played):
         return Played(item, out.result)
-    return Failed(item, out.reason) if isinstance(out, Failed) else out
+    if isinstance(out, Failed):
+        return Failed(item, out.reason)
+    return Infra(item, out.machine, out.reason)      # the client's item, not the rewritten one
 
 
 def executor_for(settings: TableSettings, workers: int = 1, cluster: str = "", pin: bool = False) -> Executor:
