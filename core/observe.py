@@ -254,6 +254,24 @@ def _cards(text: Any) -> Optional[Cards]:
     return None if text is None else Cards.from_str(text)
 
 
+#: Option texts already read (an Action is an immutable value): the call
+#: phase lists the same few dozen options to every seat of every deal.
+_OPTIONS: dict[str, Action] = {}
+
+
+def _option_actions(texts: Any) -> tuple[Action, ...]:
+    out = []
+    for text in texts:
+        action = _OPTIONS.get(text) if isinstance(text, str) else None
+        if action is None:
+            action = Action.from_str(text)
+            if len(_OPTIONS) >= 4096:
+                _OPTIONS.clear()
+            _OPTIONS[text] = action
+        out.append(action)
+    return tuple(out)
+
+
 #: How each field of a view's JSON form becomes the value a PlayerView holds.
 _CONVERT: dict[str, Any] = {
     "hand": Cards.from_str,
@@ -264,7 +282,7 @@ _CONVERT: dict[str, Any] = {
     "voids": _pairs, "no_sets": _pairs,
     "tricks": lambda ts: tuple(_trick(t) for t in ts),
     "current_trick": _trick,
-    "options": lambda xs: tuple(Action.from_str(x) for x in xs),
+    "options": _option_actions,
 }
 _ITEM: dict[str, Any] = {"tricks": _trick}
 
