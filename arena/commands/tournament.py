@@ -12,7 +12,7 @@ import dataclasses
 import json
 import os
 from pathlib import Path
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Optional
 
 from core.rules import PRESETS
@@ -22,7 +22,7 @@ from .common import OneLineParser, parse_settings
 if TYPE_CHECKING:
     from ..tournament.spec import TournamentSpec
     from ..store import Store
-    from ..types import Entrant, Job, JobResult
+    from ..types import Entrant, Fault, Job, JobResult
 
 __all__ = ["DEFAULT_SPEC", "add_parsers", "build_spec", "expand_grid", "run"]
 
@@ -300,7 +300,7 @@ def _view(store: Store, args: argparse.Namespace) -> None:
 
 
 def _show(store: Store, args: argparse.Namespace) -> None:
-    """``arena show``: a run's spec, progress, entrants and faults."""
+    """``arena show``: a run's spec, progress, entrants, each job's outcome and the faults."""
     from ..tournament.runner import bot_log_dir
 
     run_id = _latest(store, args.run, args.db)
@@ -329,8 +329,12 @@ def _show(store: Store, args: argparse.Namespace) -> None:
         print(f"  {i}  {e.name}  ({e.spec})")
     shown = jobs if args.jobs else jobs[:_JOBS_SHOWN]
     print(f"jobs: {len(played)} of {len(jobs)} played (`pengyou arena record KEY` prints one's record)")
-    for j in shown:
-        print("  " + _job_line(j, entrants, played.get(j.key)))
+    if shown:
+        print("  (margin: the card points of the maker's side minus the other side's; game: the maker's "
+              "game points; a forfeited deal: the forfeiting seat's; a match: its first winner's, "
+              "over all its deals)")
+    for line in _job_lines(shown, entrants, played):
+        print("  " + line)
     if len(jobs) > len(shown):
         print(f"  ... {len(jobs) - len(shown)} more (use --jobs or --json)")
     print(f"faults: {len(faults)}")
@@ -343,34 +347,175 @@ def _show(store: Store, args: argparse.Namespace) -> None:
 #: Jobs ``arena show`` lists without ``--jobs``.
 _JOBS_SHOWN = 50
 
+#: The longest entrant name ``arena show`` prints in its job lines; longer ones are cut.
+_NAME_WIDTH = 16
+
+
+def _short(name: str) -> str:
+    """An entrant's name for a job line: cut to :data:`_NAME_WIDTH` characters.
+
+    >>> _short("heuristic"), _short("ismcts:iterations=1000,c=0.7")
+    ('heuristic', 'ismcts:iterat...')
+    """
+    return name if len(name) <= _NAME_WIDTH else name[:_NAME_WIDTH - 3] + "..."
+
+
+def _name(entrants: Sequence[Entrant], index: int) -> str:
+    """The name of entrant ``index`` (``?`` for an index the run does not have)."""
+    return entrants[index].name if 0 <= index < len(entrants) else "?"
+
+
+@dataclasses.dataclass(frozen=True)
+class _Outcome:
+    """What came of a played job, from its stored result.
+
+    ``maker`` and ``margin`` (the card margin of the maker's side, as
+    stored in the deal's ``margins``) are for a job of one deal; a match has
+    neither. ``winners`` are the seats that won: the winning side of the deal
+    (``side`` ``"maker"`` or ``"defenders"``; ``"forfeit"`` when a fault
+    forfeited it: then ``maker`` is the forfeiting seat, whose entrant's seats
+    lost, and ``margin`` theirs), or the match's winners (``side``
+    ``"match"``). ``margins`` and ``game_points`` are each seat's,
+    summed over the job's deals (empty if a deal does not have them for
+    every seat); ``forfeits`` the seats whose fault
+    forfeited a deal.
+    """
+
+    deals: int
+    maker: Optional[int]
+    margin: Optional[float]
+    side: str
+    winners: tuple[int, ...]
+    margins: tuple[float, ...]
+    game_points: tuple[int, ...]
+    forfeits: tuple[int, ...]
+
+    @classmethod
+    def of(cls, result: JobResult) -> Optional[_Outcome]:
+        """The outcome of ``result``; None if it holds no deal."""
+        deals = result.deals
+        if not deals:
+            return None
+        n = len(result.seats)
+        whole = all(len(d.margins) == n for d in deals)        # else: not stored seat by seat
+        margins = tuple(sum(d.margins[s] for d in deals) for s in range(n)) if whole else ()
+        whole = all(len(d.game_points) == n for d in deals)
+        games = tuple(sum(d.game_points[s] for d in deals) for s in range(n)) if whole else ()
+        forfeits = tuple(d.forfeit for d in deals if d.forfeit >= 0)
+        if len(deals) == 1 and not result.match_winners:
+            d = deals[0]
+            margin = d.margins[d.maker] if 0 <= d.maker < len(d.margins) else None
+            winners = d.maker_side if d.maker_won else tuple(s for s in range(n) if s not in d.maker_side)
+            side = "forfeit" if d.forfeit >= 0 else "maker" if d.maker_won else "defenders"
+            return cls(1, d.maker, margin, side, winners, margins, games, forfeits)
+        return cls(len(deals), None, None, "match", tuple(result.match_winners), margins, games, forfeits)
+
+    def to_json(self, entrants: Sequence[Entrant], seats: Sequence[int]) -> dict[str, Any]:
+        """The fields ``arena show --json`` adds to a played job."""
+        return {"maker": self.maker, "margin": self.margin, "winner_side": self.side,
+                "winners": list(self.winners),
+                "winner_entrants": list(dict.fromkeys(_name(entrants, seats[s]) for s in self.winners
+                                                      if 0 <= s < len(seats))),
+                "margins": list(self.margins), "game_points": list(self.game_points),
+                "forfeits": list(self.forfeits)}
+
+    def columns(self, entrants: Sequence[Entrant], seats: Sequence[int]) -> list[str]:
+        """The text columns of a job line: how it went, margin, who won, game points."""
+        if self.side == "match":
+            first = self.winners[0] if self.winners else None
+            how = f"match, {self.deals} deals" + (f", {len(self.forfeits)} forfeited" if self.forfeits else "")
+            margin = self.margins[first] if first is not None and first < len(self.margins) else None
+            game: Optional[int] = (self.game_points[first] if first is not None and first < len(self.game_points)
+                                   else None)
+            who = "match winners"
+        else:
+            assert self.maker is not None
+            how = f"seat {self.maker} forfeited" if self.side == "forfeit" else f"maker seat {self.maker}"
+            margin = self.margin
+            game = self.game_points[self.maker] if self.maker < len(self.game_points) else None
+            who = {"maker": "makers", "defenders": "defenders", "forfeit": "the others"}[self.side]
+        names = ", ".join(dict.fromkeys(_short(_name(entrants, seats[s])) for s in self.winners
+                                        if 0 <= s < len(seats)))
+        won = f"{who} {','.join(map(str, self.winners))} ({names})" if self.winners else f"{who}: none"
+        return [how, "-" if margin is None else f"{margin:+.0f}", won, "-" if game is None else f"{game:+d}"]
+
+
+def _fault_json(f: Fault, entrants: Sequence[Entrant]) -> dict[str, Any]:
+    """One of a job's faults for ``arena show --json``: the stored fault and the entrant's name."""
+    return dict(f.to_json(), name=_name(entrants, f.entrant))
+
 
 def _job_json(job: Job, entrants: Sequence[Entrant], result: Optional[JobResult]) -> dict[str, Any]:
-    """A job for ``arena show --json``: its key, seed, the entrant at each seat, and whether it was played."""
-    return {"key": job.key, "group": job.group, "seed": job.seed,
-            "seats": [entrants[e].name for e in job.seats],
-            "played": result is not None,
-            "faults": len(result.faults) if result is not None else 0}
-
-
-def _job_line(job: Job, entrants: Sequence[Entrant], result: Optional[JobResult]) -> str:
-    """One job as ``arena show`` lists it: key, seed, line-up by seat, and what came of it.
-
-    >>> from arena.types import Entrant, Job
-    >>> e = [Entrant("a", "random"), Entrant("b", "heuristic")]
-    >>> _job_line(Job(0, "g0-l0-r1", 0, 7, 0, 1, (1, 0, 1, 0, 1)), e, None)
-    'g0-l0-r1  seed 7  seats 0:b 1:a 2:b 3:a 4:b  not played'
-    """
-    seats = " ".join(f"{s}:{entrants[e].name}" for s, e in enumerate(job.seats))
-    if result is None:
-        how = "not played"
+    """A job for ``arena show --json``: its key, seed, the entrant at each seat, whether it was
+    played and how many faults it had; then its ``status`` (``pending``: no result stored yet;
+    ``played``; ``no outcome``: a stored result without a deal), the fields of its outcome
+    (see :class:`_Outcome`; None or empty while there is none) and its faults (``fault_list``)."""
+    out: dict[str, Any] = {"key": job.key, "group": job.group, "seed": job.seed,
+                           "seats": [entrants[e].name for e in job.seats],
+                           "played": result is not None,
+                           "faults": len(result.faults) if result is not None else 0}
+    outcome = _Outcome.of(result) if result is not None else None
+    out["status"] = "pending" if result is None else "played" if outcome is not None else "no outcome"
+    out["deals"] = len(result.deals) if result is not None else 0
+    if outcome is not None:
+        out.update(outcome.to_json(entrants, job.seats))
     else:
-        forfeits = sum(1 for d in result.deals if d.forfeit >= 0)
-        how = f"played, {len(result.deals)} deal{'s' if len(result.deals) != 1 else ''}"
-        if result.faults:
-            how += f", {len(result.faults)} fault{'s' if len(result.faults) != 1 else ''}"
-        if forfeits:
-            how += f", {forfeits} forfeited"
-    return f"{job.key}  seed {job.seed}  seats {seats}  {how}"
+        out.update({"maker": None, "margin": None, "winner_side": None, "winners": [], "winner_entrants": [],
+                    "margins": [], "game_points": [], "forfeits": []})
+    out["fault_list"] = [_fault_json(f, entrants) for f in result.faults] if result is not None else []
+    return out
+
+
+def _job_lines(jobs: Sequence[Job], entrants: Sequence[Entrant], played: Mapping[str, JobResult]) -> list[str]:
+    """The jobs as ``arena show`` lists them, one line each: key, seed and
+    line-up by seat, then what came of it in columns as wide as their widest
+    entry: the maker's seat (or the seat that forfeited the deal, or the
+    match's deals), the maker side's card margin, who won (the side, its seats
+    and entrants), the maker's game points and the faults (kind, seat,
+    entrant); ``pending: not played`` for a job without a result. Entrant names
+    longer than :data:`_NAME_WIDTH` are cut.
+
+    >>> from arena.types import DealOutcome, Entrant, Fault, Job, JobResult
+    >>> e = [Entrant("a", "random"), Entrant("b", "heuristic")]
+    >>> jobs = [Job(0, "g0-l0-r0", 0, 7, 0, 0, (0, 1, 0, 1, 0)), Job(1, "g0-l0-r1", 0, 7, 0, 1, (1, 0, 1, 0, 1))]
+    >>> d = DealOutcome((0, 1, 0, 1, 0), 1, (1, 2), 40, 200, True, (-1, 1, 1, -1, -1),
+    ...                 (-120.0, 120.0, 120.0, -120.0, -120.0))
+    >>> r = JobResult("g0-l0-r0", 0, (0, 1, 0, 1, 0), (d,), (Fault(3, 1, "crash", "boom", 9),))
+    >>> for line in _job_lines(jobs, e, {"g0-l0-r0": r}):
+    ...     print(line)
+    g0-l0-r0  seed 7  seats 0:a 1:b 2:a 3:b 4:a  maker seat 1  margin +120  won by makers 1,2 (b, a)  game +1  faults crash at seat 3 (b)
+    g0-l0-r1  seed 7  seats 0:b 1:a 2:b 3:a 4:b  pending: not played
+    """
+    heads: list[str] = []
+    rows: list[Optional[list[str]]] = []
+    tails: list[str] = []
+    for job in jobs:
+        seats = " ".join(f"{s}:{_short(_name(entrants, e))}" for s, e in enumerate(job.seats))
+        heads.append(f"{job.key}  seed {job.seed}  seats {seats}")
+        result = played.get(job.key)
+        outcome = _Outcome.of(result) if result is not None else None
+        if result is None:
+            rows.append(None)
+            tails.append("pending: not played")
+        elif outcome is None:
+            rows.append(None)
+            tails.append("no outcome: the stored result holds no deal")
+        else:
+            rows.append(outcome.columns(entrants, job.seats))
+            tails.append("faults " + ("; ".join(f"{f.kind} at seat {f.seat} ({_short(_name(entrants, f.entrant))})"
+                                                for f in result.faults) or "-"))
+    head_w = max((len(h) for h in heads), default=0)
+    cells = [r for r in rows if r is not None]
+    widths = [max(len(r[i]) for r in cells) for i in range(4)] if cells else [0] * 4
+    lines = []
+    for head, row, tail in zip(heads, rows, tails):
+        if row is None:
+            lines.append(f"{head:<{head_w}}  {tail}")
+            continue
+        how, margin, won, game = row
+        lines.append(f"{head:<{head_w}}  {how:<{widths[0]}}  margin {margin:>{widths[1]}}  "
+                     f"won by {won:<{widths[2]}}  game {game:>{widths[3]}}  {tail}")
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:

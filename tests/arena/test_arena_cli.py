@@ -284,3 +284,132 @@ def test_show_lists_jobs_with_their_line_ups_and_replay_names_the_seats(tmp_path
     assert code == 0, err
     seats = " ".join(f"{s}:{name}" for s, name in enumerate(played["seats"]))
     assert f"seats: {seats.replace(' ', '  ')}" in out.splitlines()
+
+
+def _job_lines_of(out):
+    """The job lines of `arena show` text, by job key."""
+    return {line.split()[0]: line.strip() for line in out.splitlines() if line.startswith("  g")}
+
+
+def _stored(db):
+    from arena.store import Store
+
+    with Store(db, read_only=True) as store:
+        return store.entrants(1), {r.key: r for r in store.results(1)}
+
+
+def test_show_tells_each_jobs_margin_winner_and_game_points_as_stored(tmp_path, capsys):
+    import re
+
+    db = str(tmp_path / "o.db")
+    long_name = "heuristic_with_a_rather_long_name"
+    code, _, err = _run(capsys, "arena", "run", "--bots", "random", f"{long_name}=heuristic", "--players", "6",
+                        "--deals", "3", "--workers", "1", "--max-jobs", "4", "--db", db, "--no-progress",
+                        "--samples", "10")
+    assert code == 0, err
+    entrants, stored = _stored(db)
+    assert len(stored) == 4
+    code, out, err = _run(capsys, "arena", "show", "--db", db, "--json")
+    assert code == 0, err
+    jobs = json.loads(out)["jobs"]
+    assert len(jobs) == 6
+    code, out, err = _run(capsys, "arena", "show", "--db", db)
+    assert code == 0, err
+    lines = _job_lines_of(out)
+    assert set(lines) == {j["key"] for j in jobs}
+    assert long_name not in "".join(lines.values()) and "heuristic_wit..." in lines[jobs[0]["key"]]
+    for job in jobs:
+        line = lines[job["key"]]
+        res = stored.get(job["key"])
+        assert job["played"] == (res is not None)
+        if res is None:
+            assert job["status"] == "pending" and job["margin"] is None and job["winners"] == []
+            assert line.endswith("pending: not played")
+            continue
+        (deal,) = res.deals
+        winners = (list(deal.maker_side) if deal.maker_won
+                   else [s for s in range(len(res.seats)) if s not in deal.maker_side])
+        assert job["status"] == "played" and job["deals"] == 1
+        assert job["maker"] == deal.maker and job["margin"] == deal.margins[deal.maker]
+        assert job["margin"] == deal.total_points - 2 * deal.opponents_points
+        assert job["winner_side"] == ("maker" if deal.maker_won else "defenders")
+        assert job["winners"] == winners
+        assert job["winner_entrants"] == list(dict.fromkeys(entrants[res.seats[s]].name for s in winners))
+        assert job["game_points"] == list(deal.game_points) and job["margins"] == list(deal.margins)
+        assert job["fault_list"] == [] and job["faults"] == 0
+        m = re.search(r"  maker seat (\d+) +margin +([+-]\d+)  won by (makers|defenders) ([\d,]+) \((.*?)\) +"
+                      r"game +([+-]\d+)  faults -$", line)
+        assert m, line
+        assert int(m[1]) == deal.maker and int(m[2]) == round(deal.margins[deal.maker])
+        assert m[3] == ("makers" if deal.maker_won else "defenders")
+        assert [int(s) for s in m[4].split(",")] == winners
+        assert int(m[6]) == deal.game_points[deal.maker]
+    played = [lines[j["key"]] for j in jobs if j["played"]]
+    assert len({line.index(" margin ") for line in played}) == 1      # the columns line up
+    assert len({line.index(" game ") for line in played}) == 1
+
+
+def test_show_puts_each_fault_on_its_job(tmp_path, capsys):
+    db = str(tmp_path / "f.db")
+    crash = f"crash={ROOT / 'tests' / 'arena' / 'faulty_bots.py'}:CrashBot?at=3"
+    code, _, err = _run(capsys, "arena", "run", "--bots", "random", crash, "--players", "5", "--deals", "1",
+                        "--workers", "1", "--db", db, "--no-progress", "--samples", "10")
+    assert code == 0, err
+    entrants, stored = _stored(db)
+    assert any(r.faults for r in stored.values())
+    code, out, err = _run(capsys, "arena", "show", "--db", db, "--json")
+    assert code == 0, err
+    jobs = {j["key"]: j for j in json.loads(out)["jobs"]}
+    code, out, err = _run(capsys, "arena", "show", "--db", db)
+    assert code == 0, err
+    lines = _job_lines_of(out)
+    for key, res in stored.items():
+        job, line = jobs[key], lines[key]
+        assert job["fault_list"] == [dict(f.to_json(), name=entrants[f.entrant].name) for f in res.faults]
+        assert job["faults"] == len(res.faults)
+        for f in res.faults:
+            assert entrants[f.entrant].name == "crash" and f.kind == "crash"
+            assert f"crash at seat {f.seat} (crash)" in line
+        (deal,) = res.deals
+        if deal.forfeit >= 0:
+            others = [s for s, e in enumerate(res.seats) if entrants[e].name != "crash"]
+            assert job["winner_side"] == "forfeit" and job["maker"] == deal.forfeit
+            assert job["winners"] == others and job["winner_entrants"] == ["random"]
+            assert job["margin"] == -deal.total_points
+            assert f"seat {deal.forfeit} forfeited" in line
+            assert f"won by the others {','.join(map(str, others))} (random)" in line
+        if not res.faults:
+            assert line.endswith("faults -")
+
+
+def test_show_tells_a_matchs_winners(tmp_path, capsys):
+    import re
+
+    db = str(tmp_path / "m.db")
+    code, _, err = _run(capsys, "arena", "run", "--bots", "random", "heuristic", "--players", "5", "--deals", "1",
+                        "--mode", "matches", "--trusted", "builtins", "--workers", "1", "--max-jobs", "2",
+                        "--db", db, "--no-progress", "--samples", "10")
+    assert code == 0, err
+    entrants, stored = _stored(db)
+    code, out, err = _run(capsys, "arena", "show", "--db", db, "--json")
+    assert code == 0, err
+    jobs = {j["key"]: j for j in json.loads(out)["jobs"]}
+    code, out, err = _run(capsys, "arena", "show", "--db", db)
+    assert code == 0, err
+    lines = _job_lines_of(out)
+    assert len(stored) == 2 and len(jobs) == 5
+    for key, job in jobs.items():
+        res = stored.get(key)
+        if res is None:
+            assert job["status"] == "pending" and lines[key].endswith("pending: not played")
+            continue
+        winners = list(res.match_winners)
+        assert job["winner_side"] == "match" and job["winners"] == winners and job["deals"] == len(res.deals)
+        assert job["game_points"] == [sum(d.game_points[s] for d in res.deals) for s in range(len(res.seats))]
+        names = ", ".join(dict.fromkeys(entrants[res.seats[s]].name for s in winners))
+        assert f"match, {len(res.deals)} deals" in lines[key]
+        assert f"won by match winners {','.join(map(str, winners))} ({names})" in lines[key]
+        m = re.search(r"  margin +([+-]\d+)  won by .*  game +([+-]\d+)  faults -$", lines[key])
+        assert m, lines[key]
+        assert int(m[1]) == round(sum(d.margins[winners[0]] for d in res.deals))
+        assert int(m[2]) == job["game_points"][winners[0]]
