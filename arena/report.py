@@ -263,7 +263,8 @@ def run_report(db: str, run_id: Optional[int] = None, samples: int = 1000,
     sections = _result_sections(st, entrants, results, faults, players, links)
     for k, test in enumerate(saved_state(db, run_id)):
         state = test["state"]
-        hyp = state.get("hypotheses", {})
+        hyp = state.get("hypotheses") or {}           # stored as Hypotheses.to_json(): low and high Elo
+        hyp = {"elo0": f"{hyp.get('low', math.nan):g}", "elo1": f"{hyp.get('high', math.nan):g}"}
         verdict = state.get("verdict") or "running"
         elo = state.get("elo") or {}
         text = _part("sprt_summary", k=k, hyp=hyp, state=state, verdict=verdict, elo=elo)

@@ -10,14 +10,19 @@ from .common import UsageError
 
 __all__ = ["add_parsers", "run"]
 
+#: What ``--sprt`` without an id stands for: the latest test in the database
+#: (not a text: argparse would read a text through ``type=int``).
+LATEST = object()
+
 
 def add_parsers(sub: Any) -> None:
     """Add ``report`` to the subcommands ``sub``."""
     p = sub.add_parser("report", help="a run, a ladder, an SPRT or a tuning run as one self-contained HTML page")
     p.add_argument("run", type=int, nargs="?", default=None, help="run id (default: the latest)")
     p.add_argument("--ladder", default=None, metavar="FOLDER", help="a ladder (its folder): every game it has played")
-    p.add_argument("--sprt", type=int, default=None, metavar="ID",
-                   help="the SPRT of this run id (default database: sprt.db)")
+    p.add_argument("--sprt", type=int, nargs="?", const=LATEST, default=None, metavar="ID",
+                   help="the SPRT of this id, the one `pengyou sprt` prints (without ID: the latest; "
+                        "default database: sprt.db)")
     p.add_argument("--tune", type=int, default=None, metavar="ID",
                    help="the tuning run of this id (default database: tune.db)")
     p.add_argument("--db", default=None, help="results database (default: arena.db, sprt.db or tune.db)")
@@ -31,7 +36,7 @@ def add_parsers(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the report; the exit status."""
     from ..report import ladder_report, run_report, tune_report
-    from ..tournament.sprt import saved_state
+    from ..tournament.sprt import sprt_runs
     from ..types import ArenaError
 
     chosen = [x for x in (args.run, args.ladder, args.sprt, args.tune) if x is not None]
@@ -64,11 +69,24 @@ def run(args: argparse.Namespace) -> int:
     if args.tune is not None:
         text = tune_report(db, args.tune)
     else:
-        if args.sprt is not None and not saved_state(db, args.sprt):
-            raise ArenaError(f"{db}: run {args.sprt} is not an SPRT (`pengyou arena runs --db {db}` lists the runs)")
-        text, pages = run_report(db, args.sprt if args.sprt is not None else args.run, args.samples,
+        sprt = None if args.sprt is None else _sprt_id(db, args.sprt, sprt_runs(db))
+        text, pages = run_report(db, sprt if sprt is not None else args.run, args.samples,
                                  games_dir=f"{stem}_games", games=args.games)
     return _write(args, text, pages)
+
+
+def _sprt_id(db: str, asked: Any, ids: list[int]) -> int:
+    """The test ``--sprt`` names (:data:`LATEST`: the newest of ``ids``, the tests in ``db``)."""
+    from ..types import ArenaError
+
+    if not ids:
+        raise ArenaError(f"{db}: " + ("" if asked is LATEST else f"run {asked} is not an SPRT: ")
+                         + "no SPRT here; start one with `pengyou sprt`")
+    if asked is LATEST:
+        return max(ids)
+    if asked not in ids:
+        raise ArenaError(f"{db}: run {asked} is not an SPRT (the SPRTs here: {', '.join(map(str, ids))})")
+    return int(asked)
 
 
 def _write(args: argparse.Namespace, text: str, pages: dict[str, str]) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import shlex
 from typing import TYPE_CHECKING, Any
 
 from .common import parse_settings
@@ -125,8 +126,10 @@ def sprt_from_args(args: argparse.Namespace) -> tuple[SprtTest, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``pengyou sprt``; the exit status."""
-    from ..tournament.sprt import format_state, run_sprt
+    """Run ``pengyou sprt``; the exit status. The test's id (its run's, which
+    ``pengyou report --sprt`` takes) is printed first and with the verdict,
+    and is the ``id`` of the ``--json`` state."""
+    from ..tournament.sprt import describe, format_state, run_sprt
     from ..types import ArenaError
 
     test, _ = sprt_from_args(args)
@@ -137,19 +140,28 @@ def run(args: argparse.Namespace) -> int:
 
     setup_logging(log_path_for(args.db))
     a, b = test.spec.entrants
-    if not args.json:
-        print(f"SPRT {a.name} (A) against {b.name} (B): {test.spec.preset}, {test.spec.players} players, "
-              f"up to {test.spec.deals} deal seeds from {test.spec.suite!r}; results in {args.db}", flush=True)
+    ids: list[int] = []
+
+    def started(run_id: int) -> None:
+        ids.append(run_id)
+        if not args.json:
+            print(f"sprt test {run_id} in {args.db}: {a.name} (A) against {b.name} (B): {test.spec.preset}, "
+                  f"{test.spec.players} players, up to {test.spec.deals} deal seeds from {test.spec.suite!r}; "
+                  f"{describe(test.hypotheses)}", flush=True)
 
     def report(state: SprtState) -> None:
         if not args.json:
-            print(format_state(state), flush=True)
+            print(format_state(state, ids[0] if ids else None), flush=True)
 
     try:
         state = run_sprt(test, args.db, workers=args.workers, cluster=args.cluster, report=report,
-                         secret=args.secret)
+                         secret=args.secret, started=started)
     except KeyboardInterrupt:
-        raise ArenaError("interrupted; the results so far are saved: run the same command to resume") from None
+        kept = f" (sprt test {ids[0]} in {args.db})" if ids else ""
+        raise ArenaError(f"interrupted; the results so far are saved{kept}: run the same command to resume") from None
     if args.json:
-        print(json.dumps(state.to_json()))
+        print(json.dumps({"id": ids[0] if ids else None, **state.to_json()}))
+    elif ids:
+        where = "" if args.db == "sprt.db" else f" --db {shlex.quote(args.db)}"
+        print(f"the report: pengyou report --sprt {ids[0]}{where}")
     return 0

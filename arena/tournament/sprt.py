@@ -20,7 +20,7 @@ from ..types import ArenaError, JobResult
 if TYPE_CHECKING:
     from .runner import Workers
 
-__all__ = ["SprtTest", "run_sprt", "format_state", "saved_state"]
+__all__ = ["SprtTest", "run_sprt", "format_state", "describe", "saved_state", "sprt_runs"]
 
 
 def _fmt(e: Optional[Estimate], digits: int) -> str:
@@ -29,17 +29,27 @@ def _fmt(e: Optional[Estimate], digits: int) -> str:
     return f"{e.mean:+.{digits}f} [{e.lo:+.{digits}f}, {e.hi:+.{digits}f}]"
 
 
-def format_state(st: SprtState) -> str:
-    """One line: groups, LLR with its bounds, the estimates, and the verdict if any."""
+def describe(h: Hypotheses) -> str:
+    """The hypotheses in words (the test is on seat duels' Elo, see :mod:`arena.stats.sprt`).
+
+    >>> describe(Hypotheses(0.0, 20.0))
+    'H0: Elo <= 0, H1: Elo >= 20 (alpha 0.05, beta 0.05)'
+    """
+    return f"H0: Elo <= {h.low:g}, H1: Elo >= {h.high:g} (alpha {h.alpha:g}, beta {h.beta:g})"
+
+
+def format_state(st: SprtState, test_id: Optional[int] = None) -> str:
+    """One line: groups, LLR with its bounds, the estimates; and a second
+    with the verdict if any, naming the test ``test_id`` (its run's id) if given."""
     h = st.hypotheses
-    head = (f"{st.groups} group(s) ({st.deals} deals) of {st.max_groups}: LLR {st.llr:+.2f} "
+    head = (f"{st.groups} of {st.max_groups} groups ({st.deals} deals): LLR {st.llr:+.2f} "
             f"({st.bounds[0]:+.2f}, {st.bounds[1]:+.2f}) [{h.low:g}, {h.high:g} Elo]; "
             f"Elo {_fmt(st.elo, 1)}; margin {_fmt(st.margin, 2)} card points")
     if st.verdict is None:
         return head
     said = {"H0": f"H0 accepted (not {h.high:g} Elo better)", "H1": f"H1 accepted ({h.high:g} Elo better)",
             "limit": "stopped at the limit, no verdict"}[st.verdict]
-    return f"{head}\n{said}"
+    return f"{head}\n{'' if test_id is None else f'sprt test {test_id}: '}{said}"
 
 
 @dataclass(frozen=True)
@@ -81,11 +91,14 @@ def _save(db: str, run_id: int, test: SprtTest, state: SprtState, max_groups: in
 
 
 def run_sprt(test: SprtTest, db: str, *, workers: Optional[int] = None, cluster: Optional[str] = None,
-             report: Optional[Callable[[SprtState], None]] = None, secret: Optional[str] = None) -> SprtState:
+             report: Optional[Callable[[SprtState], None]] = None, secret: Optional[str] = None,
+             started: Optional[Callable[[int], None]] = None) -> SprtState:
     """Play ``test`` until its LLR leaves the bounds or ``test.spec.deals``
     groups are played; the final state. Resumes what ``db`` holds of the
     same test (a higher ``deals`` continues a test stopped at its limit).
-    ``report`` is called with the state after every batch."""
+    ``started`` is called once with the test's id (its run's, which
+    ``pengyou report --sprt`` takes) before the first look; ``report`` with
+    the state after every batch."""
     from .runner import Workers, run_tournament
 
     test.hypotheses.check()
@@ -96,6 +109,8 @@ def run_sprt(test: SprtTest, db: str, *, workers: Optional[int] = None, cluster:
     summary = run_tournament(spec, db, workers=w, cluster=cluster, progress=False, max_jobs=0,
                              secret=secret, grow=True)
     run_id = summary.run_id
+    if started is not None:
+        started(run_id)
     # one set of workers (and so of bot processes) for every batch
     with Workers(w, spec.cluster if cluster is None else cluster) as keep:
         return _batches(test, db, run_id, keep, max_groups, per, report, secret)
@@ -137,3 +152,9 @@ def saved_state(db: str, run_id: int) -> list[Mapping[str, Any]]:
     """Every test stored for ``run_id``: its state and LLR path (for reports)."""
     with Store(db, read_only=True) as store:
         return [{"state": state, "path": path} for state, path in store.sprt_tests(run_id)]
+
+
+def sprt_runs(db: str) -> list[int]:
+    """The ids of the runs in ``db`` that hold a test, oldest first."""
+    with Store(db, read_only=True) as store:
+        return sorted(r.id for r in store.runs() if store.sprt_tests(r.id))

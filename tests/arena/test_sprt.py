@@ -294,3 +294,84 @@ def test_group_scores_stop_at_the_first_incomplete_group(tmp_path):
     assert len(group_scores(results, 5, 0, "elo")) == 2          # groups 0 and 1; group 2 has 3 of 5
     missing_first = [r for r in results if not (r.group == 0 and r.key.endswith("r0"))]
     assert group_scores(missing_first, 5, 0, "elo") == []
+
+
+# ------------------------------------------------------------------ the command line's ids and words
+def test_the_progress_line_counts_groups_of_the_limit_and_the_verdict_names_the_test():
+    from arena.stats.sprt import SprtState
+    from arena.tournament.sprt import describe, format_state
+
+    hyp = Hypotheses(0.0, 5.0)
+    state = SprtState(groups=52, deals=104, llr=1.5, bounds=hyp.bounds, verdict=None, elo=None, margin=None,
+                      hypotheses=hyp, max_groups=80)
+    assert format_state(state).startswith("52 of 80 groups (104 deals): LLR +1.50 (-2.94, +2.94) [0, 5 Elo]")
+    done = format_state(dataclasses.replace(state, verdict="H1"), 3).splitlines()
+    assert done[1] == "sprt test 3: H1 accepted (5 Elo better)"
+    assert format_state(dataclasses.replace(state, verdict="H0")).splitlines()[1].startswith("H0 accepted")
+    assert describe(hyp) == "H0: Elo <= 0, H1: Elo >= 5 (alpha 0.05, beta 0.05)"
+
+
+def test_run_sprt_tells_the_test_id_before_the_first_look(tmp_path):
+    told, looks = [], []
+    run_sprt(_test(tmp_path, max_groups=2), str(tmp_path / "s.db"), workers=1, secret="k", started=told.append,
+             report=lambda st: looks.append(list(told)))
+    assert told == [1] and looks and all(seen == [1] for seen in looks)
+
+
+@pytest.fixture(scope="module")
+def two_tests(tmp_path_factory):
+    """A database with two tests (ids 1 and 2), and the first one's output and the second one's JSON."""
+    tmp = tmp_path_factory.mktemp("two")
+    db = str(tmp / "s.db")
+    common = ["heuristic", "random", "--players", "5", "--trusted", "builtins", "--time-limit", "0", "--db", db,
+              "--secret", "k", "--workers", "1"]
+    first = _cli("sprt", *common, "--elo1", "40", "--max-deals", "200", "--seeds", "test")
+    assert first.returncode == 0, first.stderr
+    second = _cli("sprt", *common, "--elo0", "-5", "--elo1", "60", "--max-deals", "6", "--seeds", "other", "--json")
+    assert second.returncode == 0, second.stderr
+    return tmp, db, first.stdout, json.loads(second.stdout)
+
+
+def _summary(page) -> str:
+    import re
+
+    return re.search(r"<p id=sprt-summary-0>(.*?)</p>", page.read_text(encoding="utf-8")).group(1)
+
+
+def test_sprt_prints_its_id_and_hypotheses_and_report_takes_the_id(two_tests):
+    tmp, db, out, second = two_tests
+    lines = out.splitlines()
+    assert lines[0].startswith(f"sprt test 1 in {db}: heuristic (A) against random (B): ")
+    assert lines[0].endswith("H0: Elo <= 0, H1: Elo >= 40 (alpha 0.05, beta 0.05)")
+    assert lines[1].startswith("0 of 200 groups (0 deals): LLR +0.00 (-2.94, +2.94) [0, 40 Elo]")
+    assert any(line.startswith("sprt test 1: H1 accepted") for line in lines)
+    assert second["id"] == 2 and second["hypotheses"]["low"] == -5.0
+    page = tmp / "one.html"
+    res = _cli("report", "--sprt", "1", "--db", db, "-o", str(page), "--samples", "20", "--games", "0")
+    assert res.returncode == 0, res.stderr
+    assert _summary(page).startswith("H0 0 Elo, H1 40 Elo; ") and "verdict: H1" in _summary(page)
+
+
+def test_report_sprt_without_an_id_takes_the_latest_test(two_tests):
+    tmp, db, _, _ = two_tests
+    page = tmp / "latest.html"
+    res = _cli("report", "--sprt", "--db", db, "-o", str(page), "--samples", "20", "--games", "0")
+    assert res.returncode == 0, res.stderr
+    assert _summary(page).startswith("H0 -5 Elo, H1 60 Elo; ")
+
+
+def test_report_sprt_with_a_bad_id_is_one_line_naming_the_tests(two_tests, tmp_path):
+    _, db, _, _ = two_tests
+    for args, text in [(["--sprt", "9", "--db", db], "run 9 is not an SPRT (the SPRTs here: 1, 2)"),
+                       (["--sprt", "--db", str(tmp_path / "none.db")], "no such database")]:
+        res = _cli("report", *args, "-o", str(tmp_path / "x.html"))
+        lines = res.stderr.strip().splitlines()
+        assert res.returncode != 0 and len(lines) == 1 and text in lines[0], res.stderr
+    arena = str(tmp_path / "a.db")
+    ran = _cli("arena", "run", "--bots", "random", "heuristic", "--deals", "1", "--players", "5", "--db", arena,
+               "--time-limit", "0", "--trusted", "builtins", "--no-progress")
+    assert ran.returncode == 0, ran.stderr
+    for args in (["--sprt"], ["--sprt", "1"]):
+        res = _cli("report", *args, "--db", arena, "-o", str(tmp_path / "x.html"))
+        lines = res.stderr.strip().splitlines()
+        assert res.returncode != 0 and len(lines) == 1 and "no SPRT here" in lines[0], res.stderr
