@@ -1,24 +1,37 @@
 """``pengyou duel A B``: two bots on duplicate deals, margins with 95% intervals
-(the games are :func:`arena.tournament.duel.run_duel`'s)."""
+(the games are :func:`arena.tournament.duel.run_duel`'s).
+
+Each bot is ``SPEC`` or ``NAME=SPEC`` as in ``arena run --bots``; the name
+labels it in the table, ``--json`` and its logs. The table puts the
+difference first and says what each row is; a long name is cut in the
+table only, so its columns stay put.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import textwrap
 import time
+import unicodedata
 from typing import Any
 
 from .common import UsageError, add_rules_args, build_rules
 
-__all__ = ["add_parsers", "run"]
+__all__ = ["add_parsers", "run", "table_lines", "cell", "LABEL_WIDTH"]
+
+#: The most columns a bot's name takes in the printed table (a longer one is
+#: cut in its middle, so both its start and its end show; ``--json`` keeps it whole).
+LABEL_WIDTH = 40
 
 
 def add_parsers(sub: Any) -> None:
     """Add ``duel`` to the subcommands ``sub``."""
     p = sub.add_parser("duel", help="two bots on duplicate deals: margins with 95%% intervals")
-    p.add_argument("a", help="bot spec, e.g. heuristic or ismcts:iterations=1000")
-    p.add_argument("b", help="bot spec")
+    p.add_argument("a", metavar="A", help="the first bot: SPEC or NAME=SPEC (as arena run --bots), e.g. heuristic, "
+                                          "ismcts:iterations=1000 or mine=cmd:python3 my_bot.py")
+    p.add_argument("b", metavar="B", help="the second bot: SPEC or NAME=SPEC")
     p.add_argument("--deals", type=int, default=50, help="deal seeds (each played twice)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=1)
@@ -73,17 +86,99 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(res))
     else:
-        print(f"{rules.name}, {rules.players} players, {args.deals} duplicate deals (each played twice)")
+        print(f"{rules.name}, {rules.players} players, {args.deals} duplicate deals "
+              "(each played twice, the bots swapping hands)")
         if res["resumed"]:
             print(f"  {res['resumed']} of {2 * args.deals} games taken from {args.save}")
-        for side in ("a", "b"):
-            r = res[side]
-            print(f"  {r['bot']:30s} card margin {_iv(r['card_margin'])}  game points {_iv(r['game_points'])}")
-        d = res["difference"]
-        print(f"  {'difference (first - second)':30s} card margin {_iv(d['card_margin'])}  "
-              f"game points {_iv(d['game_points'])}")
+        for line in table_lines(res):
+            print(line)
         print(f"  bot logs in {res['logs']}" if res["logs"] else "  no bot wrote to stderr")
     return 0
+
+
+def table_lines(res: dict[str, Any]) -> list[str]:
+    """The printed table of a duel's result (:func:`~arena.tournament.duel.run_duel`'s):
+    a header, the difference, each bot's own figures, then what the rows mean.
+
+    Columns are as wide as their widest cell, names cut to :data:`LABEL_WIDTH`,
+    so every row's columns start at the same place whatever the names.
+
+    >>> iv = {"mean": 1.0, "lo": 0.5, "hi": 1.5}
+    >>> bot = {"card_margin": iv, "game_points": iv}
+    >>> res = {"deals": 2, "a": {"name": "mine", **bot}, "b": {"name": "random", **bot},
+    ...        "difference": bot}
+    >>> for line in table_lines(res)[:4]:
+    ...     print(line)
+                      bot     card margin              game points
+      first - second             +1.00 [+0.50, +1.50]     +1.00 [+0.50, +1.50]
+      first           mine       +1.00 [+0.50, +1.50]     +1.00 [+0.50, +1.50]
+      second          random     +1.00 [+0.50, +1.50]     +1.00 [+0.50, +1.50]
+    """
+    a, b, d = res["a"], res["b"], res["difference"]
+    rows = [("first - second", "", d), ("first", cell(a["name"]), a), ("second", cell(b["name"]), b)]
+    w_row = max(_width(r[0]) for r in rows)
+    w_bot = max([_width("bot")] + [_width(r[1]) for r in rows])
+    w_card = max([_width("card margin")] + [_width(_iv(r[2]["card_margin"])) for r in rows])
+
+    def line(row: str, bot: str, card: str, game: str) -> str:
+        return f"  {_pad(row, w_row)}  {_pad(bot, w_bot)}  {_pad(card, w_card)}  {game}"
+
+    out = [line("", "bot", "card margin", "game points")]
+    out += [line(row, bot, _iv(r["card_margin"]), _iv(r["game_points"])) for row, bot, r in rows]
+    notes = (f"first - second: the first bot's result minus the second's, deal by deal, on the same cards "
+             f"(each bot held each hand once); the mean over {res['deals']} deals, with its 95 % interval.",
+             "first, second: each bot's own mean, that of the side each of its seats ended on (card margin: that "
+             "side's card points minus the other side's; game points: plus for a win), with its 95 % interval; "
+             "both bots sit on both sides, so it is not a margin against the other bot.")
+    for note in notes:
+        out += textwrap.wrap(note, 100, initial_indent="  ", subsequent_indent="    ")
+    return out
+
+
+def cell(text: str, width: int = LABEL_WIDTH) -> str:
+    """``text`` as one cell of the table: on one line (white space as single
+    spaces, other unprintable characters as ``?``) and at most ``width``
+    columns wide (a character of East Asian width takes two), a longer text
+    keeping its start and its end around ``...``.
+
+    >>> cell("cmd:/usr/bin/python3 /home/me/long/path/to/the/bots/my_bot.py --flag")
+    'cmd:/usr/bin...the/bots/my_bot.py --flag'
+    >>> cell("two  words"), cell("short", 4)
+    ('two words', '...t')
+    """
+    flat = "".join(c if c.isprintable() else "?" for c in " ".join(text.split()))
+    if _width(flat) <= width:
+        return flat
+    if width <= 3:
+        return "." * max(width, 0)
+    room = width - 3
+    head = _cut(flat, room // 3)
+    tail = _cut(flat[::-1], room - _width(head))[::-1]
+    return head + "..." + tail
+
+
+def _width(text: str) -> int:
+    """The columns ``text`` takes in a terminal: two for a wide (East Asian)
+    character, none for a combining one, else one."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in text)
+
+
+def _cut(text: str, width: int) -> str:
+    """The longest start of ``text`` at most ``width`` columns wide."""
+    out, used = [], 0
+    for c in text:
+        w = _width(c)
+        if used + w > width:
+            break
+        out.append(c)
+        used += w
+    return "".join(out)
+
+
+def _pad(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` columns."""
+    return text + " " * max(width - _width(text), 0)
 
 
 def _iv(x: dict) -> str:

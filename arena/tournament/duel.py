@@ -8,10 +8,19 @@ points minus the other side's) and its game points (plus for a win, minus
 for a loss). The duplicate difference of a seed is A's mean score minus B's
 over the two games; intervals are 95 % normal intervals over seeds.
 
+A bot's own figures are thus those of the sides its seats ended on: both
+bots sit on both sides of most deals (the maker's side is formed in play),
+so both can be positive at once. They are not margins against the other
+bot; the difference is, on the same cards.
+
+Each bot is ``SPEC`` or ``NAME=SPEC``, read as ``arena run --bots`` reads
+its entrants (:func:`duel_entrants`); the name labels the bot in the
+result and its logs (default: the canonical spec).
+
 A bot that raises or plays illegally stops the duel with one line naming
 it; with ``save``, every finished game is kept and the same call resumes.
 With ``logs``, what sandboxed bots write to stderr is kept as ``arena run``
-keeps it: ``LOGS/a-SPEC/seat-S.log`` and ``LOGS/b-SPEC/...``, each file
+keeps it: ``LOGS/a-NAME/seat-S.log`` and ``LOGS/b-NAME/...``, each file
 capped, under a line naming the game (``--- job s<seed>-r<rotation> ---``).
 
 >>> from core.rules import Rules
@@ -19,6 +28,8 @@ capped, under a line naming the game (``--- job s<seed>-r<rotation> ---``).
 ...                secret="doc")
 >>> sorted(res.keys())
 ['a', 'b', 'deals', 'difference', 'logs', 'players', 'preset', 'resumed']
+>>> res["a"]["name"], res["a"]["bot"]
+('heuristic', 'heuristic')
 """
 
 from __future__ import annotations
@@ -38,10 +49,11 @@ from core.rules import Rules  # noqa: F401  (used in the signature)
 from ..table.settings import Limits, TableSettings
 from ..table.table import play_job
 from .jobs import Failed, JobItem, Outcome, executor_for, play_jobs
-from .spec import spec_from_options
+from .spec import _entrant, spec_from_options
 from ..types import ArenaError, Entrant, Job, JobResult
 
-__all__ = ["run_duel", "play_game", "duel_settings", "mean_interval", "load_saved", "DuelError", "duel_log_names"]
+__all__ = ["run_duel", "play_game", "duel_settings", "mean_interval", "load_saved", "DuelError", "duel_log_names",
+           "duel_entrants"]
 
 
 class DuelError(PengyouError):
@@ -59,17 +71,46 @@ def duel_settings(rules: Rules, opts: dict[str, Any]) -> TableSettings:
                          cheating=opts.get("cheating", TableSettings.cheating))
 
 
-def duel_log_names(spec_a: str, spec_b: str) -> list[str]:
+def duel_log_names(name_a: str, name_b: str) -> list[str]:
     """The entrants' names in a duel's bot logs (their folders' names): the
-    side and the spec, so two copies of one bot keep apart."""
-    return [f"a-{spec_a}", f"b-{spec_b}"]
+    side and the bot's name (its label, else its spec), so two copies of one
+    bot keep apart."""
+    return [f"a-{name_a}", f"b-{name_b}"]
 
 
-def _duel_item(spec_a: str, spec_b: str, players: int, seed: int, rotation: int) -> JobItem:
+def duel_entrants(text_a: str, text_b: str) -> tuple[Entrant, Entrant]:
+    """The duel's two bots from their texts, each ``SPEC`` or ``NAME=SPEC``,
+    read by the parser of ``arena run --bots`` (the name is the label of
+    every output; without one it is the canonical spec).
+
+    A text with nothing before its ``=``, a bad spec, and two bots with one
+    name (unless both are the same spec, unnamed: a bot against itself) are
+    each a one-line :class:`DuelError`. The specs are not built here.
+
+    >>> duel_entrants("mine=random", "heuristic")
+    (Entrant(name='mine', spec='random'), Entrant(name='heuristic', spec='heuristic'))
+    >>> duel_entrants("random", "random")[1]
+    Entrant(name='random', spec='random')
+    """
+    out = []
+    for text in (text_a, text_b):
+        if text.strip().startswith("="):
+            raise DuelError(f"bot {text!r}: no NAME before '=' (give NAME=SPEC, e.g. mine=heuristic, or SPEC alone)")
+        try:
+            out.append(_entrant(text))
+        except ArenaError as exc:
+            raise DuelError(f"bot {text!r}: {exc}") from None
+    a, b = out
+    if a.name == b.name and (a.name != a.spec or b.name != b.spec):
+        raise DuelError(f"both bots are named {a.name!r}; give each its own NAME (NAME=SPEC)")
+    return a, b
+
+
+def _duel_item(a: Entrant, b: Entrant, players: int, seed: int, rotation: int) -> JobItem:
     """A duel game as a job: A in the even seats of rotation 0, B in the odd ones."""
     who = tuple((seat + rotation) % 2 for seat in range(players))          # 0 = A, 1 = B
     job = Job(index=0, key=f"s{seed}-r{rotation}", group=0, seed=seed, lineup=0, rotation=rotation, seats=who)
-    return JobItem(job, (Entrant("a", spec_a), Entrant("b", spec_b)), (seed, rotation))
+    return JobItem(job, (a, b), (seed, rotation))
 
 
 def _scored(item: JobItem, res: JobResult) -> tuple[list[float], list[float]]:
@@ -79,7 +120,7 @@ def _scored(item: JobItem, res: JobResult) -> tuple[list[float], list[float]]:
     game = f"deal seed {seed}, rotation {rotation}"
     if res.faults:
         f = res.faults[0]
-        raise BotError(f"bot {item.entrants[f.entrant].spec!r} in seat {f.seat} ({game}): {f.kind}: {f.message}")
+        raise BotError(f"bot {item.entrants[f.entrant].name!r} in seat {f.seat} ({game}): {f.kind}: {f.message}")
     out = res.deals[0]
     margins: list[list[float]] = [[], []]
     games: list[list[float]] = [[], []]
@@ -104,7 +145,7 @@ def play_game(job: tuple) -> tuple[list[float], list[float]]:
     game with a one-line :class:`bots.BotError`.
     """
     spec_a, spec_b, rules, seed, rotation, opts = job
-    item = _duel_item(spec_a, spec_b, rules.players, seed, rotation)
+    item = _duel_item(Entrant(spec_a, spec_a), Entrant(spec_b, spec_b), rules.players, seed, rotation)
     try:
         res = play_job(item.job, item.entrants, duel_settings(rules, opts).check())
     except IllegalActionError as exc:               # the deal itself cannot go on
@@ -226,6 +267,12 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
              cluster: str = "", logs: str | Path | None = None) -> dict[str, Any]:
     """Play ``deals`` duplicate deal pairs; return means and intervals.
 
+    ``spec_a`` and ``spec_b``: each ``SPEC`` or ``NAME=SPEC``
+    (:func:`duel_entrants`). The result's ``a`` and ``b`` give each bot's
+    ``name`` (its label) and ``bot`` (its canonical spec), then its own
+    figures (those of the sides its seats ended on, see the module); its
+    ``difference`` is A's minus B's per deal seed, on the same cards.
+
     ``save``: a JSON-lines file that keeps every game as it ends. Running the
     same duel with the same file again plays only the games it lacks, so an
     interrupted duel resumes, and a larger ``deals`` extends a finished one;
@@ -245,14 +292,17 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
     exists after the duel, else None. A game's output is kept before a fault
     in it stops the duel.
     """
+    named = duel_entrants(spec_a, spec_b)
     secret = secret if secret is not None else (_saved_secret(save) or os.urandom(16).hex())
     try:
-        probe = spec_from_options([f"a={spec_a}", f"b={spec_b}"], preset=rules.name, players=rules.players,
-                                  trusted=trusted, time_limit=float(time_limit), overage=float(overage),
-                                  cheating=cheating)
+        probe = spec_from_options([f"{side}={e.spec}" for side, e in zip("ab", named)], preset=rules.name,
+                                  players=rules.players, trusted=trusted, time_limit=float(time_limit),
+                                  overage=float(overage), cheating=cheating)
     except ArenaError as exc:
         raise BotError(str(exc)) from None
     spec_a, spec_b = probe.entrants[0].spec, probe.entrants[1].spec
+    name_a, name_b = named[0].name, named[1].name
+    a, b = Entrant(name_a, spec_a), Entrant(name_b, spec_b)
     settings = duel_settings(rules, {"secret": secret.encode(), "trusted": trusted, "time_limit": float(time_limit),
                                      "overage": float(overage), "cheating": cheating}).check()
     jobs = [(seed * 100_003 + d, rot) for d in range(deals) for rot in (0, 1)]
@@ -267,13 +317,13 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
         except OSError as exc:
             raise DuelError(f"{path}: cannot write: {exc.strerror or exc}") from None
     resumed = sum(1 for j in jobs if j in done)
-    todo = [_duel_item(spec_a, spec_b, rules.players, s, rot) for s, rot in jobs if (s, rot) not in done]
+    todo = [_duel_item(a, b, rules.players, s, rot) for s, rot in jobs if (s, rot) not in done]
     results = dict(done)
     kept = None
     if logs is not None:
         from .runner import BotLogs
 
-        kept = BotLogs(str(logs), duel_log_names(spec_a, spec_b), settings.limits.log_bytes)
+        kept = BotLogs(str(logs), duel_log_names(name_a, name_b), settings.limits.log_bytes)
 
     def keep(item: tuple[int, int, tuple[list, list]]) -> None:
         s, rot, res = item
@@ -314,8 +364,10 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
     return {
         "preset": rules.name, "players": rules.players, "deals": deals, "resumed": resumed,
         "logs": str(logs) if logs is not None and os.path.isdir(logs) else None,
-        "a": {"bot": spec_a, "card_margin": mean_interval(margin_a), "game_points": mean_interval(game_a)},
-        "b": {"bot": spec_b, "card_margin": mean_interval(margin_b), "game_points": mean_interval(game_b)},
+        "a": {"name": name_a, "bot": spec_a, "card_margin": mean_interval(margin_a),
+              "game_points": mean_interval(game_a)},
+        "b": {"name": name_b, "bot": spec_b, "card_margin": mean_interval(margin_b),
+              "game_points": mean_interval(game_b)},
         "difference": {"card_margin": mean_interval(diff_m), "game_points": mean_interval(diff_g)},
     }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -343,13 +344,15 @@ def _duel_cmd(*args: str) -> subprocess.CompletedProcess:
 def test_the_duel_keeps_bots_stderr_beside_the_save_file_per_side_and_seat(mod, tmp_path):
     import json
 
+    from arena.table.remote import log_name
+
     path = tmp_path / "d.jsonl"
     p = _duel_cmd(f"{mod}:Talk", "random", "--deals", "2", "--json", "--save", str(path))
     assert p.returncode == 0, p.stderr
     folder = Path(f"{path}.logs")
     assert json.loads(p.stdout)["logs"] == str(folder)
     sides = sorted(d.name for d in folder.iterdir())
-    assert len(sides) == 1 and sides[0].startswith("a-") and "Talk" in sides[0]    # random writes nothing
+    assert sides == [log_name(f"a-{mod}:Talk")]    # random writes nothing (the name is cut at 80 characters)
     seats = {int(f.stem.split("-")[1]): f.read_text() for f in (folder / sides[0]).glob("seat-*.log")}
     assert set(seats) == {0, 1, 2, 3, 4}       # A holds the even seats, then the odd ones
     for seat, text in seats.items():
@@ -384,3 +387,111 @@ def test_a_logs_path_that_is_a_file_is_refused_in_one_line(tmp_path):
     f.write_text("")
     p = _duel_cmd("random", "random", "--deals", "1", "--logs", str(f))
     assert p.returncode == 2 and p.stderr.strip().splitlines()[-1] == f"pengyou: error: duel: --logs {f}: not a folder"
+
+
+# ------------------------------------------------------------------ names, the table and what it says
+def _rows(stdout: str) -> list[str]:
+    """The printed table's header and three rows (the difference, then each bot)."""
+    lines = stdout.splitlines()
+    at = next(i for i, ln in enumerate(lines) if "card margin" in ln and "game points" in ln)
+    return lines[at:at + 4]
+
+
+def test_name_equals_spec_names_the_bot_in_the_table_json_and_logs(mod, tmp_path):
+    import json
+
+    p = _duel_cmd("mine=random", "heuristic", "--deals", "1", "--trusted", "builtins")
+    assert p.returncode == 0, p.stderr
+    head, diff, first, second = _rows(p.stdout)
+    assert diff.split()[:3] == ["first", "-", "second"]          # the difference is the headline
+    assert first.split()[:2] == ["first", "mine"] and second.split()[:2] == ["second", "heuristic"]
+    assert "random" not in p.stdout.split("first - second:")[0]
+    p = _duel_cmd("mine=random", "heuristic", "--deals", "1", "--trusted", "builtins", "--json")
+    res = json.loads(p.stdout)
+    assert (res["a"]["name"], res["a"]["bot"]) == ("mine", "random")
+    assert (res["b"]["name"], res["b"]["bot"]) == ("heuristic", "heuristic")
+    # the logs' folders are named by the name; the save file keeps the specs, so a name never refuses it
+    path = tmp_path / "d.jsonl"
+    p = _duel_cmd(f"talker={mod}:Talk", "random", "--deals", "1", "--json", "--save", str(path))
+    assert p.returncode == 0, p.stderr
+    assert sorted(d.name for d in Path(f"{path}.logs").iterdir()) == ["a-talker"]
+    assert json.loads(path.read_text().splitlines()[0])["a"] == f"{mod}:Talk"
+    again = run_duel(f"{mod}:Talk", "random", RULES, deals=1, save=path, secret=None)
+    assert again["resumed"] == 2 and again["a"]["name"] == f"{mod}:Talk"
+
+
+def test_a_long_program_spec_keeps_the_table_aligned(tmp_path):
+    import json
+
+    folder = tmp_path / ("a-folder-with-a-rather-long-name-" * 3)
+    folder.mkdir()
+    shutil.copy(ROOT / "docs" / "examples" / "standalone_bot.py", folder / "my_bot.py")
+    spec = f"cmd:{os.path.realpath(sys.executable)} {folder / 'my_bot.py'} --coalesce"
+    assert len(spec) > 150
+    for a, b in ((spec, "random"), ("random", spec), (f"prog={spec}", "random")):
+        p = _duel_cmd(a, b, "--deals", "1")
+        assert p.returncode == 0, p.stderr
+        rows = _rows(p.stdout)
+        assert max(len(r) for r in rows) < 120, rows
+        cells = [[i for i, c in enumerate(r) if c == "["] for r in rows[1:]]
+        assert cells[0] == cells[1] == cells[2] and len(cells[0]) == 2, rows     # both columns, in every row
+        assert rows[0].index("card margin") == cells[0][0] - 9                 # the header over its column
+        assert rows[0].index("game points") == cells[0][1] - 9
+        shown = [r.split()[1] for r in rows[2:]]
+        if a.startswith("prog="):
+            assert shown == ["prog", "random"]
+        else:
+            long = rows[2] if a == spec else rows[3]
+            assert "..." in long and long.rstrip().count("my_bot.py --coalesce") == 1
+    p = _duel_cmd(spec, "random", "--deals", "1", "--json")
+    res = json.loads(p.stdout)
+    assert res["a"]["name"] == res["a"]["bot"] == spec              # --json keeps it whole
+
+
+def test_the_table_says_what_each_row_means():
+    p = _duel_cmd("heuristic", "random", "--deals", "2", "--trusted", "builtins")
+    assert p.returncode == 0, p.stderr
+    text = " ".join(p.stdout.split())
+    assert ("first - second: the first bot's result minus the second's, deal by deal, on the same cards "
+            "(each bot held each hand once); the mean over 2 deals, with its 95 % interval.") in text
+    assert ("first, second: each bot's own mean, that of the side each of its seats ended on (card margin: "
+            "that side's card points minus the other side's; game points: plus for a win), with its 95 % "
+            "interval; both bots sit on both sides, so it is not a margin against the other bot.") in text
+
+
+def test_table_cells_fit_any_name():
+    from arena.commands.duel import LABEL_WIDTH, _width, cell, table_lines
+
+    iv = {"mean": -1.5, "lo": -120.25, "hi": 3.0}
+    bot = {"card_margin": iv, "game_points": iv}
+    for name in ("x", "a\nb\tc\x1b[31m", "n" * 300, "朋友" * 40, "é" * 60):
+        res = {"deals": 3, "a": {"name": name, **bot}, "b": {"name": "random", **bot}, "difference": bot}
+        lines = table_lines(res)
+        assert all("\n" not in ln and "\x1b" not in ln for ln in lines)
+        shown = cell(name)
+        assert len(shown) <= LABEL_WIDTH and shown in lines[2]
+        assert len({_width(ln[:ln.index(" [")]) for ln in lines[1:4]}) == 1, lines     # in a terminal's columns
+    assert cell("朋友" * 40).count("朋") < 20                    # a wide character takes two columns
+    assert cell("x" * 41) == "x" * 12 + "..." + "x" * 25
+
+
+@pytest.mark.parametrize("a,b,fragment", [
+    ("=random", "heuristic", "bot '=random': no NAME before '='"),
+    (" =random", "heuristic", "bot ' =random': no NAME before '='"),
+    ("x=", "heuristic", "bot 'x=': bot spec '': expected a bot name"),
+    ("x=random", "x=heuristic", "both bots are named 'x'; give each its own NAME (NAME=SPEC)"),
+    ("random=heuristic", "random", "both bots are named 'random'; give each its own NAME (NAME=SPEC)"),
+    ("x=nosuch", "random", "unknown bot 'nosuch'"),
+])
+def test_bad_names_are_refused_in_one_line(a, b, fragment):
+    p = _duel_cmd(a, b, "--deals", "1", "--trusted", "builtins")
+    assert p.returncode == 2 and p.stdout == "" and "Traceback" not in p.stderr
+    assert p.stderr.splitlines() == [f"pengyou: error: {fragment}" + p.stderr.split(fragment, 1)[1].rstrip("\n")]
+    if "nosuch" not in a:
+        with pytest.raises(duel.DuelError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
+            duel.duel_entrants(a, b)
+
+
+def test_a_bot_may_meet_itself_unnamed():
+    assert duel.duel_entrants("random", "random")[0] == duel.duel_entrants("random", "random")[1]
+    assert duel.duel_entrants("ismcts:iterations=50", "fast=ismcts:iterations=50")[1].name == "fast"
