@@ -20,12 +20,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Optional
 
-from core.actions import Action
+from core.actions import BURY, CALL, EXPOSE, PASS, PLAY, Action
+from core.cards import format_cards, points
 from core.errors import InvalidActionError
 from core.observe import sees
 from core.records import deal_record, rules_json, write_records
 from core.rules import Rules
-from core.state import State
+from core.state import BURY_PHASE, DRAW, PLAY_PHASE, State
 
 from ..table.table import Table
 from ..table.remote import close_pool
@@ -33,7 +34,64 @@ from ..table.settings import Limits, TableSettings
 from ..types import ArenaError, Entrant, Job
 from ..render.viewer import card_order
 
-__all__ = ["Session", "HumanTable", "play_human"]
+__all__ = ["Session", "HumanTable", "play_human", "plural", "action_line", "how_far"]
+
+#: Why the session was closed when nobody said (the terminal's input ended, the server went down).
+CLOSED = "the table was closed"
+
+
+def plural(n: int, word: str) -> str:
+    """``n`` and ``word``, in the plural unless ``n`` is 1.
+
+    >>> plural(1, "card"), plural(2, "card"), plural(0, "point")
+    ('1 card', '2 cards', '0 points')
+    """
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _ordinal(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+def action_line(action: Action, seen: bool) -> str:
+    """What a seat did, as a line of the table's log ("played AS AS",
+    "called the 1st AC as a friend"); ``seen``: whether the person sees the
+    action itself (others' passes and buried cards stay hidden).
+
+    >>> action_line(Action.from_str("play AS AS"), True), action_line(Action.from_str("bury 3C"), False)
+    ('played AS AS', 'buried a card')
+    >>> action_line(Action.from_str("call AC 1"), True), action_line(Action.from_str("call AC other"), True)
+    ('called the 1st AC as a friend', 'called the other AC as a friend')
+    """
+    kind = action.kind
+    if kind == PASS:
+        return "passed"
+    if kind == BURY:
+        return f"buried {format_cards(action.cards)}" if seen else "buried a card"
+    if kind == EXPOSE:
+        return f"exposed {format_cards(action.cards)}"
+    if kind == CALL:
+        which = "the other" if not action.ordinal else f"the {_ordinal(action.ordinal)}"
+        return f"called {which} {format_cards(action.cards)} as a friend"
+    assert kind == PLAY
+    return f"played {format_cards(action.cards)}"
+
+
+def how_far(state: Optional[State], seat: int) -> str:
+    """How far the deal went, for the line that says it ended early
+    ("during the draw", "after 2 tricks, with 16 cards left in your hand")."""
+    if state is None:
+        return "before the deal started"
+    phase = state.phase
+    if phase == DRAW:
+        return "during the draw"
+    if phase == BURY_PHASE:
+        return "while the kitty was being buried"
+    if phase < PLAY_PHASE:
+        return "while the friends were being called"
+    done = len(state.tricks)
+    left = len(state.hand(seat))
+    return f"after {plural(done, 'trick')}, with {plural(left, 'card') if left else 'no cards'} left in your hand"
 
 
 class Session:
@@ -53,6 +111,9 @@ class Session:
         self._error = ""
         self._waiting = False
         self.closed = False
+        self.why = ""                            # why the session was closed, when it was
+        self._tricks = 0                         # the tricks told in the log so far
+        self._throws = 0                         # the failed throws told so far
         self.record = ""
         self.result: Optional[dict[str, Any]] = None
 
@@ -71,9 +132,43 @@ class Session:
             }
             self._cond.notify_all()
 
-    def event(self, seat: int, action: Action) -> None:
-        """An action was taken at the table: note it as the person's seat sees it."""
-        self._events.append({"seat": seat, "action": str(action) if sees(self.seat, seat, action) else None})
+    def event(self, seat: int, action: Action, state: Optional[State] = None) -> None:
+        """An action was taken at the table (``state``: the deal after it):
+        note it as the person's seat sees it, as a line of the log ("played
+        AS AS"), and then who won the trick it ended and its points. Each
+        event is ``{"seat", "action", "move"}``: ``action`` the line (the
+        page and the terminal show it after the seat), ``move`` the action's
+        text when the seat sees it, else None."""
+        seen = sees(self.seat, seat, action)
+        line = action_line(action, seen)
+        if state is not None and action.kind == PLAY:
+            leader, plays = state.current_trick()
+            if leader == seat and len(plays) == 1:
+                line = "led" + line[len("played"):]
+            if len(state.failed_throws) > self._throws:
+                _, attempt, led = state.failed_throws[-1]
+                verb = "is" if len(led) == 1 else "are"
+                line = f"tried to throw {format_cards(attempt)}, which fails: {format_cards(led)} {verb} led instead"
+            self._throws = len(state.failed_throws)
+        with self._cond:
+            self._events.append({"seat": seat, "action": line, "move": str(action) if seen else None})
+            if state is None or state.play is None:
+                return
+            pc = state.play
+            while self._tricks < len(state.tricks):
+                _, plays = state.tricks[self._tricks]
+                self._tricks += 1
+                last = self._tricks == len(state.tricks) and pc.done
+                winner = pc.last_trick[0] if last else pc.leader
+                worth = sum(points(p) for p in plays)
+                self._events.append({"seat": winner, "move": None, "action": (
+                    f"won trick {self._tricks}, worth {plural(worth, 'point') if worth else 'no points'}")})
+
+    def ended(self) -> str:
+        """The line that says the deal ended early, and why."""
+        with self._cond:
+            state, why = self._state, self.why or CLOSED
+        return f"{why}: the game ends {how_far(state, self.seat)}"
 
     def ask(self, state: State) -> Action:
         """Wait for the person's action (checked when it was sent)."""
@@ -84,7 +179,7 @@ class Session:
         with self._cond:
             while self._pending is None:
                 if self.closed:
-                    raise ArenaError("the table was closed before the deal ended")
+                    raise ArenaError(self.ended())
                 self._cond.wait(0.5)
             action, self._pending = self._pending, None
             self._waiting = False
@@ -141,9 +236,13 @@ class Session:
         self.publish(state)                      # the page shows the refusal, or that the turn is over
         return (False, why) if why else (True, "")
 
-    def close(self) -> None:
-        """Stop waiting for the person (the server is going down)."""
+    def close(self, why: str = "") -> None:
+        """Stop waiting for the person: the deal ends at the table's next
+        step. ``why``: the reason the ending line gives (the first one said
+        counts), e.g. "the table's page was closed"."""
         with self._cond:
+            if not self.closed and why:
+                self.why = why
             self.closed = True
             self._cond.notify_all()
 
@@ -167,8 +266,10 @@ class HumanTable(Table):
 
     def played(self, state: State, seat: int, action: Action) -> None:
         super().played(state, seat, action)
-        self.session.event(seat, action)
+        self.session.event(seat, action, state)
         self.session.publish(state)
+        if self.session.closed and not state.is_terminal():
+            raise ArenaError(self.session.ended())       # the page is gone: nobody to play for
         if seat != self.session.seat and self.pace > 0 and not state.is_terminal():
             time.sleep(self.pace)                # a person can follow the bots' moves
 
