@@ -1062,7 +1062,8 @@ def follow_error(hand, lead, play, trump, rules):
     hs = suit_total(&ld.ctx.c, h, ld.cl.esuit)
     ps = suit_total(&ld.ctx.c, p, ld.cl.esuit)
     if ps < min(hs, ld.cl.n):
-        return f"must play {min(hs, ld.cl.n)} cards of the led suit, not {ps}"
+        need = min(hs, ld.cl.n)
+        return f"must play {need} {'card' if need == 1 else 'cards'} of the led suit, not {ps}"
     return "must follow the led shape: play the sets (or tractors) of the led suit the rules ask for"
 
 
