@@ -1056,7 +1056,8 @@ def follow_error(hand, lead, play, trump, rules):
         if p[f] > h[f]:
             return f"{card_name(f)} is not in the hand"
     if len(play) != ld.cl.n:
-        return f"the lead has {ld.cl.n} cards, so the play must have {ld.cl.n}, not {len(play)}"
+        return (f"the lead has {ld.cl.n} {'card' if ld.cl.n == 1 else 'cards'}, "
+                f"so the play must have {ld.cl.n}, not {len(play)}")
     if c_follow_ok(&ld.ctx.c, h, p, &ld.cl, fl):
         return None
     hs = suit_total(&ld.ctx.c, h, ld.cl.esuit)

@@ -89,9 +89,9 @@ def test_follow_play_legal():
     [
         ("AS AS KS 3S 2D", "QS QS", "AS KS",
          "must follow the led shape: play the sets (or tractors) of the led suit the rules ask for"),
-        ("KS QS 3D", "AS", "3D", "must play 1 cards of the led suit, not 0"),
+        ("KS QS 3D", "AS", "3D", "must play 1 card of the led suit, not 0"),
         ("KS QS", "AS", "JS", "JS is not in the hand"),
-        ("KS QS", "AS", "KS QS", "the lead has 1 cards, so the play must have 1, not 2"),
+        ("KS QS", "AS", "KS QS", "the lead has 1 card, so the play must have 1, not 2"),
     ],
     ids=["shape", "suit", "not-in-hand", "wrong-size"],
 )

@@ -164,7 +164,7 @@ def test_cards_not_in_hand(hand, lead, play, missing):
 @pytest.mark.parametrize(
     "hand,lead,play,want",
     [
-        ("KS QS 3D", "AS", "KS QS", "the lead has 1 cards, so the play must have 1, not 2"),
+        ("KS QS 3D", "AS", "KS QS", "the lead has 1 card, so the play must have 1, not 2"),
         ("KS QS 3D", "AS AS", "KS", "the lead has 2 cards, so the play must have 2, not 1"),
         ("KS QS 3D", "AS AS", "", "the lead has 2 cards, so the play must have 2, not 0"),
     ],
@@ -383,9 +383,9 @@ def test_legal_follow_passes(hand, lead, play):
 @pytest.mark.parametrize(
     "hand,lead,play,fragment",
     [
-        ("KS QS 3D", "AS", "3D", "must play 1 cards of the led suit, not 0"),
+        ("KS QS 3D", "AS", "3D", "must play 1 card of the led suit, not 0"),
         ("AS AS KS 3S 2D", "QS QS", "AS KS", "must follow the led shape"),
-        ("KH 5S 3D", "AH", "3D", "must play 1 cards of the led suit"),
+        ("KH 5S 3D", "AH", "3D", "must play 1 card of the led suit"),
     ],
 )
 def test_illegal_follow_is_refused(hand, lead, play, fragment):
