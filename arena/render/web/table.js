@@ -81,7 +81,8 @@ function renderMe() {
     choices.appendChild(b);
   } else {
     const [leader, plays] = v.current_trick;
-    prompt.textContent = plays.length ? `Your turn: follow with ${words(plays[0]).length} card(s).` :
+    const n = plays.length ? words(plays[0]).length : 0;
+    prompt.textContent = plays.length ? `Your turn: follow with ${n} ${n === 1 ? "card" : "cards"}.` :
       "Your turn: lead.";
     const b = el("button", "", chosen.length ? `play ${chosen.join(" ")}` : "play");
     b.id = "play";
