@@ -14,7 +14,9 @@ SPRT's LLR path, a tuning trajectory) are drawn by matplotlib, whose SVG
 writer escapes the text it is given, and put inline, so the page needs no
 network and no other file. The games with faults get a viewer page each
 (:mod:`arena.render.viewer`) in a folder next to the report, linked from the
-faults' table.
+faults' table. A deal a fault forfeited is told as a forfeit, in the games
+table and on its page: who faulted, how, at which decision, and the score
+the deal was given, not the referee's random finish.
 """
 
 from __future__ import annotations
@@ -169,26 +171,80 @@ def _roles_section(entrants: Sequence[Entrant], results: Sequence[Any], players:
     return _part("roles_section", roles=list(ROLES), players=players, rows=rows)
 
 
+def _forfeit_fault(res: Any, seat: int) -> Optional[Any]:
+    """The fault that forfeited a deal of ``res`` for ``seat``: that seat's
+    first (a seat that faulted plays no more, so it faults once)."""
+    return next((f for f in res.faults if f.seat == seat), None)
+
+
+#: The longest fault message the games table prints (the faults' list has it whole).
+_TOLD_MESSAGE = 120
+
+
+def _forfeit_told(res: Any, deal: Any, entrants: Sequence[Entrant]) -> str:
+    """A forfeited deal in the games table: who faulted, how, at which
+    decision, and the score the deal was given (not the random finish's)."""
+    s = deal.forfeit
+    seats = deal.seats or res.seats
+    e = seats[s] if 0 <= s < len(seats) else -1
+    name = entrants[e].name if 0 <= e < len(entrants) else "?"
+    f = _forfeit_fault(res, s)
+    how = ""
+    if f is not None:
+        msg = f.message if len(f.message) <= _TOLD_MESSAGE else f.message[:_TOLD_MESSAGE - 3] + "..."
+        how = f" ({f.kind} at decision {f.decision}: {msg})"
+    side = [k for k, who in enumerate(seats) if who == e]
+    return (f"forfeit: seat {s} ({name}) faulted{how}; scored {deal.game_points[s]:+d} game points and a card "
+            f"margin of {deal.margins[s]:+g} for seats {' '.join(map(str, side))}, the others the opposite; "
+            "the page's finish is the referee's, at random, and does not count")
+
+
 def _games_section(results: Sequence[Any], entrants: Sequence[Entrant], links: Mapping[str, str],
                    listed: str = "") -> Markup:
     rows = []
     for res in results:
         seats = " ".join(f"{s}:{entrants[e].name}" if 0 <= e < len(entrants) else f"{s}:?"
                          for s, e in enumerate(res.seats))
-        told = "; ".join(f"forfeit by seat {d.forfeit}" if d.forfeit >= 0 else
+        told = "; ".join(_forfeit_told(res, d, entrants) if d.forfeit >= 0 else
                          f"seat {d.maker} made trump, the opponents took {d.opponents_points}"
                          for d in res.deals[:3]) + (" ..." if len(res.deals) > 3 else "")
+        forfeits = " ".join(str(d.forfeit) for d in res.deals if d.forfeit >= 0)
         rows.append({"key": res.key, "link": links.get(res.key), "seats": seats, "deals": len(res.deals),
-                     "told": told, "faults": len(res.faults)})
+                     "told": told, "faults": len(res.faults), "forfeits": forfeits})
     unlinked = sum(1 for r in results if r.key not in links)
     return _part("games_section", rows=rows, unlinked=unlinked, listed=listed)
 
 
+def _with_forfeits(records: list[dict[str, Any]], res: Any) -> list[dict[str, Any]]:
+    """``records`` with the ``forfeit`` of every deal ``res`` (the job's
+    stored result) says a fault forfeited, where a record kept before
+    records told it lacks one (:mod:`core.records`): the page then tells the
+    forfeit as a newer record would."""
+    if res is None or not any(d.forfeit >= 0 for d in res.deals):
+        return records
+    before = 0                                   # the job's decisions in the deals before this one
+    k = -1
+    for rec in records:
+        if rec.get("type") == "deal":
+            k += 1
+            if k < len(res.deals) and res.deals[k].forfeit >= 0 and "forfeit" not in rec:
+                d = res.deals[k]
+                f = _forfeit_fault(res, d.forfeit)
+                if f is not None:
+                    rec["forfeit"] = {"seat": d.forfeit, "kind": f.kind, "message": f.message,
+                                      "decision": max(0, f.decision - before),
+                                      "game_points": list(d.game_points), "margins": list(d.margins)}
+        elif "type" not in rec:
+            before += 1
+    return records
+
+
 def _viewer_pages(keys: Sequence[str], record_of: Any, title_of: Any, games_dir: Optional[str],
-                  games: int) -> tuple[dict[str, str], dict[str, str]]:
+                  games: int, result_of: Any = None) -> tuple[dict[str, str], dict[str, str]]:
     """Viewer pages (``{relative path: page}``) and links (``{key: path}``)
     for the first ``games`` of ``keys`` that have a record (``record_of(key)``,
-    "" for none), in ``games_dir``; none without ``games_dir``."""
+    "" for none), in ``games_dir``; none without ``games_dir``. ``result_of(key)``:
+    the job's stored result, whose forfeits an older record lacks."""
     from core.records import read_records
 
     from .render.viewer import page as viewer_page
@@ -206,7 +262,10 @@ def _viewer_pages(keys: Sequence[str], record_of: Any, title_of: Any, games_dir:
         if not record:
             continue
         rel = f"{games_dir}/{key}.html"
-        pages[rel] = viewer_page(read_records(io.StringIO(record)), title_of(key))
+        records = read_records(io.StringIO(record))
+        if result_of is not None:
+            records = _with_forfeits(records, result_of(key))
+        pages[rel] = viewer_page(records, title_of(key))
         links[key] = rel
     return pages, links
 
@@ -259,7 +318,7 @@ def run_report(db: str, run_id: Optional[int] = None, samples: int = 1000,
     by_key = {r.key: r for r in results}
     pages, links = _viewer_pages([k for k, _ in faults] + [r.key for r in results],
                                  lambda key: by_key[key].record if key in by_key else "",
-                                 lambda key: f"run {run_id}, job {key}", games_dir, games)
+                                 lambda key: f"run {run_id}, job {key}", games_dir, games, by_key.get)
     sections = _result_sections(st, entrants, results, faults, players, links)
     for k, test in enumerate(saved_state(db, run_id)):
         state = test["state"]
@@ -326,7 +385,7 @@ def ladder_report(folder: str, samples: int = 200, games_dir: Optional[str] = No
         rounds = st.rounds()
         pages, links = _viewer_pages([k for k, _ in faults] + [r.key for r in newest],
                                      lambda key: st.game(f.game_ids[key])[1] if key in f.game_ids else "",
-                                     title_of, games_dir, games)
+                                     title_of, games_dir, games, by_key.get)
     sections = _result_sections(f.standings, entrants, f.results, faults, ladder.rules.players, links,
                                 status=status, shown=newest[:listed])
     labels = {e.id: e.label for e in f.entrants}

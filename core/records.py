@@ -9,7 +9,9 @@ A **deal record** is a list of JSON objects, one per line:
    deal started with (before any redeal) and the deck order of each
    (re)deal, so a replay needs no shuffler (the decks must be the ones
    the seed deals: a changed header is found; decks built by hand take
-   ``"seed": null``); an optional ``"players"`` lists each seat's name;
+   ``"seed": null``); an optional ``"players"`` lists each seat's name,
+   and an optional ``"forfeit"`` tells that a bot's fault forfeited the
+   deal (see *Forfeits* below);
 2. one line per decision, ``{"seat": 3, "action": "play AS AS"}``, in the
    notation of :class:`~core.actions.Action`;
 3. a result line ``{"type": "result", "maker": .., "maker_side": [sorted
@@ -21,6 +23,19 @@ A **match record** is a header ``{"type": "match", "version": 1, "rules":
 {...}, "seed": .., "max_deals": ..}``, then each finished deal's lines as
 above, then ``{"type": "match_result", "deals": .., "levels": [...],
 "game_points_total": [...], "over": ..}``.
+
+**Forfeits.** When a bot faults (crashes, runs out of time, chooses an
+illegal action, ...) the arena scores the deal as a forfeit and the referee
+plays the rest of the deal with random legal actions, so that the record
+still ends with a replayable result. That deal's header then carries
+``"forfeit": {"seat": .., "kind": .., "message": .., "decision": ..,
+"game_points": [per seat], "margins": [per seat]}``: the seat whose bot
+faulted, the fault's kind and message, the index (from 0, over the deal's
+action lines) of the decision at which it faulted, and the score the deal
+was given (every seat's game points and card margin, the numbers rated). The
+actions from ``decision`` on are the referee's random finish and the
+result line is that finish's: neither counts. A record without the field
+is a deal played to its end (as every record before the field was).
 
 Replaying rebuilds every state with every action checked, and checks that
 the seats, the result and the match's levels agree with the record. Any
@@ -251,6 +266,10 @@ def read_match(path_or_file: PathOrFile) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------- checking
 #: Header fields a record may carry or not: ``players``, who held each seat (names).
 _OPTIONAL = ("players",)
+#: A deal header's: ``players``, and ``forfeit`` (the fault that forfeited the deal).
+_DEAL_OPTIONAL = ("players", "forfeit")
+#: The fields of a deal header's ``forfeit``.
+_FORFEIT_KEYS = ("seat", "kind", "message", "decision", "game_points", "margins")
 
 
 def _check_keys(rec: dict[str, Any], keys: Sequence[str], line: int, what: str,
@@ -265,6 +284,30 @@ def _check_keys(rec: dict[str, Any], keys: Sequence[str], line: int, what: str,
     if "players" in optional and names is not None and not (
             isinstance(names, list) and all(isinstance(x, str) for x in names)):
         raise record_error(line, f"{what}: players: expected a list of names, one per seat")
+
+
+def _forfeit_from(obj: object, players: int, line: int) -> Optional[dict[str, Any]]:
+    """A deal header's checked ``forfeit`` (None when it has none)."""
+    if obj is None:
+        return None
+    if not isinstance(obj, dict):
+        raise record_error(line, "forfeit: expected an object with the fault and the deal's score")
+    _check_keys(obj, _FORFEIT_KEYS, line, "forfeit")
+    seat, decision = obj["seat"], obj["decision"]
+    if not (_whole(seat) and 0 <= seat < players):
+        raise record_error(line, f"forfeit: seat: {_short(seat)} is not a seat from 0 to {players - 1}")
+    if not (_whole(decision) and decision >= 0):
+        raise record_error(line, f"forfeit: decision: {_short(decision)} is not a decision index (0 or more)")
+    for k in ("kind", "message"):
+        if not isinstance(obj[k], str) or (k == "kind" and not obj[k]):
+            raise record_error(line, f"forfeit: {k}: expected text, got {_short(obj[k])}")
+    for k in ("game_points", "margins"):
+        v = obj[k]
+        if not (isinstance(v, list) and len(v) == players and all(
+                (_whole(x) if k == "game_points" else isinstance(x, (int, float)) and not isinstance(x, bool))
+                for x in v)):
+            raise record_error(line, f"forfeit: {k}: expected a list of {players} numbers, one per seat")
+    return dict(obj)
 
 
 def _check_version(rec: dict[str, Any], line: int) -> None:
@@ -306,12 +349,13 @@ class _Header:
     def __init__(self, rec: dict[str, Any], line: int) -> None:
         if rec.get("type") != "deal":
             raise record_error(line, f"expected a deal header, got type {rec.get('type')!r}")
-        _check_keys(rec, _DEAL_KEYS, line, "deal header", _OPTIONAL)
+        _check_keys(rec, _DEAL_KEYS, line, "deal header", _DEAL_OPTIONAL)
         _check_version(rec, line)
         self.line = line
         self.rules_obj = rec["rules"]
         self.rules = rules = _rules_from(rec["rules"], line)
         n = rules.players
+        self.forfeit = _forfeit_from(rec.get("forfeit"), n, line)
         seed = rec["seed"]
         if not (seed is None or _whole(seed) or isinstance(seed, str)):
             raise record_error(line, f"seed: expected a whole number (or null for decks built by hand), got {seed!r}")
@@ -428,6 +472,9 @@ def _check_result(state: State, hdr: _Header, rec: dict[str, Any], line: int) ->
                              f"but the replay gives {_canon(v)}")
     if len(state.decks) != len(hdr.decks):
         raise record_error(line, f"the header has {len(hdr.decks)} decks, but the deal used {len(state.decks)}")
+    if hdr.forfeit is not None and hdr.forfeit["decision"] > len(state.history):
+        raise record_error(hdr.line, f"forfeit: decision {hdr.forfeit['decision']} is past the deal's "
+                                     f"{len(state.history)} actions")
 
 
 # ---------------------------------------------------------------- replaying

@@ -10,6 +10,12 @@ page's script and its style into one HTML file (through the page kit,
 :mod:`arena.render.html`) that opens with no server
 and no network.
 
+A deal a bot's fault forfeited (its header's ``forfeit``, see
+:mod:`core.records`) says so: the page names the faulting seat, the fault,
+the decision and the score the deal was given (:func:`forfeit_lines`),
+above the table and in the deal's account, and marks every step of the
+referee's random finish, and its result, as not counting.
+
 Nothing here knows a rule: which cards are trumps and how a hand is
 ordered come from the kernel, the captions from the deal's account
 (:mod:`core.account`), told as the replay goes.
@@ -32,7 +38,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
 from core import kernel
@@ -47,7 +53,59 @@ from core.state import State
 
 from .html import KIT
 
-__all__ = ["viewer_data", "page", "write_page", "card_order"]
+__all__ = ["viewer_data", "page", "write_page", "card_order", "forfeit_lines", "forfeit_account",
+           "RANDOM_FINISH"]
+
+#: What the referee's random finish of a forfeited deal is.
+RANDOM_FINISH = "after the fault the referee finished the deal at random; this finish does not count"
+
+
+def _signed(x: float) -> str:
+    return f"{x:+g}"
+
+
+def _seat_name(seat: int, names: Optional[Sequence[str]]) -> str:
+    return f"seat {seat} ({names[seat]})" if names and 0 <= seat < len(names) else f"seat {seat}"
+
+
+def forfeit_lines(forfeit: Mapping[str, Any], names: Optional[Sequence[str]] = None,
+                  actions: Optional[int] = None) -> list[str]:
+    """A forfeited deal in words: who faulted, how and at which decision,
+    the score the deal was given, and (when the fault came before the
+    deal's last action, or ``actions``, the number of actions, is not
+    known) that the rest is the referee's random finish.
+
+    ``forfeit`` is a deal header's ``forfeit`` (:mod:`core.records`);
+    ``names``: each seat's player.
+
+    >>> f = {"seat": 1, "kind": "crash", "message": "boom", "decision": 26,
+    ...      "game_points": [3, -3, 3, -3, 3], "margins": [200.0, -200.0, 200.0, -200.0, 200.0]}
+    >>> for line in forfeit_lines(f, ["a", "b", "a", "b", "a"]):
+    ...     print(line)
+    forfeit: seat 1 (b) faulted at decision 26 of the deal (crash: boom)
+    the deal is scored as a forfeit: seats 1 3 -3 game points and a card margin of -200 each; seats 0 2 4 +3 and +200 each
+    after the fault the referee finished the deal at random; this finish does not count
+    """
+    seat = int(forfeit["seat"])
+    out = [f"forfeit: {_seat_name(seat, names)} faulted at decision {forfeit['decision']} of the deal "
+           f"({forfeit['kind']}: {forfeit['message']})"]
+    groups: dict[tuple[int, float], list[int]] = {}
+    gps, margins = list(forfeit["game_points"]), list(forfeit["margins"])
+    first = (int(gps[seat]), float(margins[seat])) if 0 <= seat < len(gps) else None
+    if first is not None:
+        groups[first] = []
+    for s, (gp, m) in enumerate(zip(gps, margins)):
+        groups.setdefault((int(gp), float(m)), []).append(s)
+    parts = []
+    for k, ((gp, m), seats) in enumerate(groups.items()):
+        who = "seats " + " ".join(str(s) for s in seats) if len(seats) > 1 else f"seat {seats[0]}"
+        each = " each" if len(seats) > 1 else ""
+        parts.append(f"{who} {_signed(gp)} game points and a card margin of {_signed(m)}{each}" if k == 0 else
+                     f"{who} {_signed(gp)} and {_signed(m)}{each}")
+    out.append("the deal is scored as a forfeit: " + "; ".join(parts))
+    if actions is None or int(forfeit["decision"]) < actions:
+        out.append(RANDOM_FINISH)
+    return out
 
 
 def card_order(trump: Optional[Trump]) -> dict[str, list[int]]:
@@ -58,13 +116,51 @@ def card_order(trump: Optional[Trump]) -> dict[str, list[int]]:
     return {card_name(f): [kernel.effective_suit(f, trump), kernel.level(f, trump)] for f in range(NUM_FACES)}
 
 
+def forfeit_account(records: Sequence[dict[str, Any]], lines: Sequence[str]) -> list[str]:
+    """A record's account (``lines``, as :func:`core.account.account` tells
+    it, what ``pengyou replay`` prints) with every forfeited deal told as
+    one: under the deal's first line, :func:`forfeit_lines` (who faulted,
+    how, at which decision, the score the deal was given, the random
+    finish); after its result line, that this result is the referee's
+    random finish and does not count. A record with no forfeit keeps its
+    lines as they are."""
+    headers: list[tuple[dict[str, Any], int]] = []      # each deal's header, and its number of actions
+    for rec in records:
+        if not isinstance(rec, dict):
+            continue
+        if rec.get("type") == "deal":
+            headers.append((rec, 0))
+        elif "type" not in rec and headers:
+            headers[-1] = (headers[-1][0], headers[-1][1] + 1)
+    if not any(h.get("forfeit") for h, _ in headers):
+        return list(lines)
+    first = records[0] if records and isinstance(records[0], dict) else {}
+    starts = [i for i, line in enumerate(lines) if line.startswith("deal ") and " rules, " in line]
+    results = [i for i, line in enumerate(lines) if line.startswith("result: ")]
+    inserts: list[tuple[int, list[str]]] = []
+    for k, (header, actions) in enumerate(headers):
+        f = header.get("forfeit")
+        if not f or k >= len(starts) or k >= len(results):
+            continue
+        told = forfeit_lines(f, header.get("players") or first.get("players"), actions)
+        inserts.append((starts[k] + 1, told))
+        inserts.append((results[k] + 1, ["that result is the referee's random finish and does not count; " + told[1]
+                                         if len(told) > 2 else "the deal was forfeited; " + told[1]]))
+    out = list(lines)
+    for at, more in sorted(inserts, key=lambda x: x[0], reverse=True):
+        out[at:at] = more
+    return out
+
+
 class _Deal:
     """Follows one deal while it is replayed and keeps its steps; each step's
     notes are the lines the deal's account (:class:`core.account.DealAccount`)
     told at that step."""
 
-    def __init__(self, state: State, levels: Sequence[PlayerLevel], names: Optional[Sequence[str]]) -> None:
+    def __init__(self, state: State, levels: Sequence[PlayerLevel], names: Optional[Sequence[str]],
+                 forfeit: Optional[Mapping[str, Any]] = None) -> None:
         self.s = state
+        self.forfeit = forfeit
         n = state.rules.players
         self.names = list(names) if names else [f"seat {i}" for i in range(n)]
         self.narrator = Narrator(state)
@@ -117,11 +213,34 @@ class _Deal:
         self.steps.append(self._step(actor, str(action), notes))
         self.steps[-1]["seen"] = [sees(seat, actor, action) for seat in range(s.rules.players)]
 
+    def _mark_forfeit(self) -> Optional[dict[str, Any]]:
+        """Mark the steps of the random finish after the fault (and the
+        result's step); the forfeit as the page shows it (None: no forfeit)."""
+        f = self.forfeit
+        if f is None:
+            return None
+        lines = forfeit_lines(f, self.names, len(self.s.history))
+        first = int(f["decision"]) + 1             # the step of the first action after the fault
+        who = _seat_name(int(f["seat"]), self.names)
+        for k in range(first, len(self.steps)):
+            step = self.steps[k]
+            step["random"] = True
+            step["notes"] = ([f"{who} faulted here ({f['kind']}); {RANDOM_FINISH}: from this action on"]
+                             if k == first else ["the referee's random finish (does not count)"]) + step["notes"]
+        last = self.steps[-1]
+        last["notes"] = last["notes"] + [
+            ("the result below is the random finish's and does not count; " if first < len(self.steps) else
+             "the deal was forfeited; ") + lines[1]]
+        return {"seat": int(f["seat"]), "kind": f["kind"], "message": f["message"], "decision": int(f["decision"]),
+                "game_points": list(f["game_points"]), "margins": list(f["margins"]), "lines": lines}
+
     def data(self) -> dict[str, Any]:
         s = self.s
         res = s.result
         assert res is not None                    # a replay ends with the deal's result
         winners = sorted(s.winners())
+        forfeit = self._mark_forfeit()
+        account = self.account.finish()
         return {
             "seed": s.seed, "rules": s.rules.name, "players": s.rules.players, "packs": s.rules.packs,
             "names": self.names, "maker": s.maker, "trump": None if s.trump is None else list(s.trump),
@@ -132,7 +251,8 @@ class _Deal:
                        "kitty_points": res.kitty_points, "kitty_multiplier": res.kitty_multiplier,
                        "kitty_to_opponents": res.kitty_to_opponents, "winner": res.winner,
                        "game_points": res.game_points, "winners": winners},
-            "account": self.account.finish(),
+            "account": account if forfeit is None else forfeit["lines"] + account,
+            "forfeit": forfeit,
         }
 
 
@@ -153,7 +273,7 @@ def viewer_data(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
             # the replay has checked this deal's header before building its state
             header = headers[len(deals)]
             levels = [PlayerLevel(*lv) for lv in header["levels"]]
-            deals.append(_Deal(s, levels, header.get("players") or first.get("players")))
+            deals.append(_Deal(s, levels, header.get("players") or first.get("players"), header.get("forfeit")))
         else:
             deals[-1].after()
 

@@ -67,7 +67,8 @@ from .remote import RemoteSeat, StartFault, bot_seed, deal_seed, parse_action, p
 from .settings import TableSettings
 from ..types import ArenaError, DealOutcome, Entrant, Fault, Job, JobResult
 
-__all__ = ["CALL_METHODS", "Table", "play_job", "outcome_of", "match_winners", "watch_calls", "forfeit_outcome"]
+__all__ = ["CALL_METHODS", "Table", "play_job", "outcome_of", "match_winners", "watch_calls", "forfeit_outcome",
+           "mark_forfeits"]
 
 
 # ------------------------------------------------------------------ outcomes
@@ -173,6 +174,8 @@ class Table:
         self.faults: list[Fault] = []
         self.forfeit: Optional[Fault] = None
         self.forfeits: list[int] = []   # per deal: the forfeiting seat, or -1
+        self.forfeit_faults: list[Optional[tuple[Fault, int]]] = []   # per deal: (fault, the deal's first decision)
+        self.deal_start = 0          # the job's decisions made before this deal
         self.decision = 0            # decisions made so far in the job
         self.deal = 0                # deals started so far
         self.seats: list[_Seat] = []
@@ -284,6 +287,7 @@ class Table:
         """Restart every seat's bot for a new deal; the narrator of the
         remote seats' messages is made (None when every bot is in this process)."""
         self.forfeit = None
+        self.deal_start = self.decision
         self.chances = [0] * self.rules.players     # draw decisions with a way to make trump
         self.exposed = [False] * self.rules.players
         self.stalled = False
@@ -408,6 +412,7 @@ class Table:
     def end(self, state: State) -> None:
         """Note the deal's forfeit, and tell the remote seats the result."""
         self.forfeits.append(self.forfeit.seat if self.forfeit is not None else -1)
+        self.forfeit_faults.append(None if self.forfeit is None else (self.forfeit, self.deal_start))
         res = state.result
         if self.narrator is not None and res is not None:
             result = {"maker": res.maker, "maker_side": sorted(res.maker_side),
@@ -460,6 +465,23 @@ def forfeit_outcome(out: DealOutcome, seat: int, rules: Rules) -> DealOutcome:
         game_points=tuple(-gp if s in side else gp for s in range(len(out.seats))),
         margins=tuple(-float(total) if s in side else float(total) for s in range(len(out.seats))),
         forfeit=seat)
+
+
+def mark_forfeits(records: list[dict[str, Any]], faults: Sequence[Optional[tuple[Fault, int]]],
+                  outcomes: Sequence[DealOutcome]) -> None:
+    """Write each forfeited deal's fault and score into its header in
+    ``records`` (a deal's or a match's, deals in play order): ``faults[k]``
+    is the fault that forfeited deal ``k`` and the job's decisions before
+    that deal (None: no forfeit), ``outcomes[k]`` its scored outcome. The
+    ``forfeit`` field is the one :mod:`core.records` describes."""
+    headers = [r for r in records if r.get("type") == "deal"]
+    for header, found, out in zip(headers, faults, outcomes):
+        if found is None:
+            continue
+        fault, start = found
+        header["forfeit"] = {"seat": fault.seat, "kind": fault.kind, "message": fault.message,
+                             "decision": max(0, fault.decision - start),
+                             "game_points": list(out.game_points), "margins": list(out.margins)}
 
 
 # ------------------------------------------------------------------ jobs
@@ -526,6 +548,7 @@ def play_job(job: Job, entrants: Sequence[Entrant], settings: TableSettings,
     if record:
         if records:                       # who held each seat, for whoever replays it
             records[0]["players"] = [entrants[e].name for e in job.seats]
+        mark_forfeits(records, table.forfeit_faults, outcomes)   # and which deals a fault forfeited
         buf = io.StringIO()
         write_records(records, buf)
         text = buf.getvalue()
