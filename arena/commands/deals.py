@@ -51,13 +51,15 @@ def run(args: argparse.Namespace) -> int:
 
     from core import records as rec
     from core.account import account
+    from ..render.viewer import forfeit_account
     from core.errors import InvalidActionError
 
     if args.command == "view":
         return view_file(args.file, args.out, args.open)
     if args.command == "replay":
         try:
-            lines = account(rec.read_records(args.file), hands=args.hands)
+            records = rec.read_records(args.file)
+            lines = forfeit_account(records, account(records, hands=args.hands))
         except PengyouError as exc:
             msg = str(exc)
             raise InvalidActionError(f"{args.file}: {msg}" if msg.startswith("line ") else msg) from None
