@@ -372,3 +372,26 @@ def test_the_play_table_fits_1280x800_without_overlap(browser, tmp_path, players
     finally:
         proc.kill()
         proc.communicate()
+
+
+def test_a_forfeited_deal_shows_the_score_given_not_the_random_finish(browser, tmp_path):
+    """At the end of a forfeited deal the result box leads with the
+    forfeit's score and marks the rest as the referee's random finish."""
+    from selenium.webdriver.common.keys import Keys
+
+    s = _played("pagat", 5, 8)
+    records = deal_record(s)
+    records[0]["players"] = ["a", "b", "a", "b", "a"]
+    records[0]["forfeit"] = {"seat": 1, "kind": "crash", "message": "step() raised RuntimeError: boom",
+                             "decision": 30, "game_points": [3, -3, 3, -3, 3],
+                             "margins": [200.0, -200.0, 200.0, -200.0, 200.0]}
+    out = tmp_path / "forfeit.html"
+    write_page(records, "forfeit", str(out))
+    browser.get(out.resolve().as_uri())
+    browser.find_element("tag name", "body").send_keys(Keys.END)
+    result = browser.find_element("id", "result").text
+    lines = result.splitlines()
+    assert lines[1].startswith("the deal is scored as a forfeit: seats 1 3 -3 game points"), lines
+    assert "random finish (it does not count)" in lines[2], lines
+    assert f"opponents' points: {s.result.opponents_points}" in result
+    _shot(browser, "viewer-forfeit-end")

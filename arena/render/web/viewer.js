@@ -151,6 +151,10 @@ function render() {
   if (final) {
     const r = d.result;
     res.appendChild(el("h2", "", "result"));
+    if (d.forfeit) {            // the score given, then the random finish's own result, marked
+      res.appendChild(el("div", "winner forfeit-score", d.forfeit.lines[1]));
+      res.appendChild(el("div", "finish", "the referee's random finish (it does not count):"));
+    }
     if (r.kitty_to_opponents) {
       const line = el("div", "", `kitty to the opponents: ${r.kitty_points} points \u00d7${r.kitty_multiplier} `);
       line.appendChild(cardsEl(r.kitty, order(true), "cards"));
