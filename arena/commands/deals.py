@@ -1,6 +1,11 @@
 """``pengyou play | replay | view``: the account of a deal or match, from a
 fresh game between random players or from a record (replayed and checked),
-and the record as a page to step through in a browser."""
+and the record as a page to step through in a browser.
+
+A file may hold several records one after the other (``pengyou arena
+export`` writes one so): ``replay`` tells every one (or the one ``--game N``
+picks), ``view`` draws the one ``--game N`` picks (the first by default).
+"""
 
 from __future__ import annotations
 
@@ -38,11 +43,69 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("file")
     p.add_argument("--hands", action="store_true",
                    help="show every seat's hand after the draw and the buried cards")
+    p.add_argument("--game", type=int, default=None, metavar="N",
+                   help="of a file of several records (arena export): only the Nth (default: every one)")
 
     p = sub.add_parser("view", help="a recorded deal or match as a page to step through in a browser")
     p.add_argument("file")
     p.add_argument("-o", "--out", default=None, help="the page to write (default: FILE with .html)")
     p.add_argument("--open", action="store_true", help="open the page in the web browser too")
+    p.add_argument("--game", type=int, default=None, metavar="N",
+                   help="of a file of several records (arena export): the Nth (default: the first)")
+
+
+def split_games(records: list[dict[str, Any]]) -> list[tuple[int, list[dict[str, Any]]]]:
+    """The records one after the other in ``records``, each with the line
+    (counted from 1) it starts on: a match header starts one that its match
+    result ends, a deal header outside a match one that its result ends.
+    Lines that fit no record stay with the one before, where its replay
+    finds them.
+
+    >>> recs = [{"type": "deal"}, {"seat": 0}, {"type": "result"}, {"type": "match"}, {"type": "deal"},
+    ...         {"type": "result"}, {"type": "match_result"}]
+    >>> [(line, len(r)) for line, r in split_games(recs)]
+    [(1, 3), (4, 4)]
+    """
+    out: list[tuple[int, list[dict[str, Any]]]] = []
+    in_match = False
+    for i, rec in enumerate(records):
+        kind = rec.get("type")
+        if kind == "match" or (kind == "deal" and not in_match) or not out:
+            out.append((i + 1, []))
+            in_match = kind == "match"
+        out[-1][1].append(rec)
+        if kind == "match_result":
+            in_match = False
+    return out
+
+
+def _pick(games: list[tuple[int, list[dict[str, Any]]]], game: int | None,
+          path: str) -> list[tuple[int, int, list[dict[str, Any]]]]:
+    """The games ``--game`` picks (all of them without it) as (number from 1,
+    first line, records), or a one-line error."""
+    numbered = [(k, start, one) for k, (start, one) in enumerate(games, 1)]
+    if game is None:
+        return numbered
+    if not 1 <= game <= len(games):
+        raise UsageError(f"--game {game}: {path} holds {len(games)} record(s); "
+                         f"choose from 1 to {len(games)}")
+    return [numbered[game - 1]]
+
+
+def _at(path: str, start: int, exc: PengyouError) -> str:
+    """A record's error, its line counted in the whole file (the record starts on line ``start``)."""
+    msg = str(exc)
+    head, sep, rest = msg.partition(": ")
+    if sep and head.startswith("line ") and head[5:].isdigit():
+        return f"{path}: line {int(head[5:]) + start - 1}: {rest}"
+    return msg
+
+
+def _heading(k: int, n: int, start: int, records: list[dict[str, Any]]) -> str:
+    """The line above each record ``replay`` tells from a file of several."""
+    names = records[0].get("players") if records else None
+    who = f": {', '.join(map(str, names))}" if isinstance(names, list) and names else ""
+    return f"== game {k} of {n} (line {start}){who}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,15 +118,25 @@ def run(args: argparse.Namespace) -> int:
     from core.errors import InvalidActionError
 
     if args.command == "view":
-        return view_file(args.file, args.out, args.open)
+        return view_file(args.file, args.out, args.open, game=args.game)
     if args.command == "replay":
         try:
             records = rec.read_records(args.file)
-            lines = forfeit_account(records, account(records, hands=args.hands))
         except PengyouError as exc:
             msg = str(exc)
             raise InvalidActionError(f"{args.file}: {msg}" if msg.startswith("line ") else msg) from None
-        print("\n".join(lines))
+        games = split_games(records)
+        picked = _pick(games, args.game, args.file)
+        told: list[str] = []
+        for k, start, one in picked:
+            try:
+                lines = forfeit_account(one, account(one, hands=args.hands))
+            except PengyouError as exc:
+                raise InvalidActionError(_at(args.file, start, exc)) from None
+            if len(games) > 1:
+                told += ([""] if told else []) + [_heading(k, len(games), start, one)]
+            told += lines
+        print("\n".join(told))
         return 0
     from core.match import play_random_match
     from core.levels import start_levels
@@ -93,8 +166,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def view_file(path: str, out: str | None, open_it: bool, title: str | None = None) -> int:
-    """``pengyou view``: write the viewer's page of the record at ``path``."""
+def view_file(path: str, out: str | None, open_it: bool, title: str | None = None,
+              game: int | None = None) -> int:
+    """``pengyou view``: write the viewer's page of the record at ``path``
+    (of a file of several records, the ``game``-th, by default the first)."""
     import os
 
     from core import records as rec
@@ -102,16 +177,24 @@ def view_file(path: str, out: str | None, open_it: bool, title: str | None = Non
 
     from ..render.viewer import write_page
 
-    target = out or (os.path.splitext(path)[0] + ".html")
-    if os.path.abspath(target) == os.path.abspath(path):
-        raise UsageError(f"--out {target}: that is the record itself")
+    if out is not None and os.path.abspath(out) == os.path.abspath(path):
+        raise UsageError(f"--out {out}: that is the record itself")
     try:
         records = rec.read_records(path)
-        write_page(records, title or os.path.basename(path), target)
     except PengyouError as exc:
         msg = str(exc)
         raise InvalidActionError(f"{path}: {msg}" if msg.startswith("line ") else msg) from None
-    print(f"wrote {target}")
+    games = split_games(records)
+    (k, start, one), = _pick(games, game or 1, path)
+    stem = os.path.splitext(path)[0]
+    target = out or (stem + ".html" if len(games) == 1 else f"{stem}-game{k}.html")
+    name = title or os.path.basename(path)
+    try:
+        write_page(one, name if len(games) == 1 else f"{name}, game {k} of {len(games)}", target)
+    except PengyouError as exc:
+        raise InvalidActionError(_at(path, start, exc)) from None
+    more = f" (game {k} of {len(games)}; --game N draws another)" if len(games) > 1 else ""
+    print(f"wrote {target}{more}")
     if open_it:
         open_page(target)
     return 0

@@ -1,8 +1,12 @@
-"""``pengyou arena run | standings | show | record | runs``: the tournament commands.
+"""``pengyou arena run | standings | show | record | runs | export``: the tournament commands.
 
 ``run`` takes a TOML spec, or entrants with ``--bots``, or nothing (the
 built-in default tournament, :data:`DEFAULT_SPEC`); options override the
-spec's fields. It plays what is missing, then prints the standings.
+spec's fields. It plays what is missing, then prints the standings
+(``--verbose``: a line per finished job as it comes, and the standings
+every ``--report-every`` jobs). ``export`` writes every stored record of a
+run (or of a ladder) into one JSON-lines file that ``pengyou replay`` and
+``pengyou view`` read.
 """
 
 from __future__ import annotations
@@ -48,7 +52,12 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--suite", default=None, help="deal-seed suite in seeds/ (dev, bench) or a path")
     r.add_argument("--deals", type=int, default=None, help="first N seeds of the suite (0 = all)")
     r.add_argument("--mode", default=None, choices=("deals", "matches"))
-    r.add_argument("--lineups", default=None, choices=("pairs", "table"))
+    r.add_argument("--lineups", default=None, metavar="KIND",
+                   help="pairs (every pair of entrants), table (all at one table) or gauntlet "
+                        "(the first entrant, or --gauntlet's, against each other one)")
+    r.add_argument("--gauntlet", default=None, metavar="NAME",
+                   help="line-ups of a gauntlet: entrant NAME against each other entrant "
+                        "(the same as --lineups gauntlet:NAME)")
     r.add_argument("--rotations", type=int, default=None, help="rotations per line-up (0 = all distinct)")
     r.add_argument("--time-limit", type=float, default=None, help="seconds per decision (0 = none; default 5)")
     r.add_argument("--overage", type=float, default=None,
@@ -76,6 +85,12 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--samples", type=int, default=1000, help="bootstrap samples for the intervals")
     r.add_argument("--json", action="store_true", help="print the standings as JSON")
     r.add_argument("--no-progress", action="store_true")
+    r.add_argument("-v", "--verbose", action="store_true",
+                   help="a line per finished job (key, line-up, margin, who won, faults) instead of the "
+                        "progress bar, and the standings every --report-every jobs")
+    r.add_argument("--report-every", type=int, default=None, metavar="N",
+                   help=f"with --verbose: the standings every N finished jobs "
+                        f"(default {_REPORT_EVERY}; 0: only at the end); implies --verbose")
     r.add_argument("--log", default=None, help="log file (default: the database name with .log)")
     r.add_argument("--max-jobs", type=int, default=None, help="stop after this many new results")
     for name, hlp in (("standings", "Elo, duplicate scores, cross-table and faults of a run"),
@@ -101,6 +116,12 @@ def add_parsers(sub: Any) -> None:
     q.add_argument("-o", "--out", default=None, help="the page to write (default: RUN-KEY.html here)")
     q.add_argument("--open", action="store_true", help="open the page in the web browser too")
     q.add_argument("--db", default="arena.db")
+    q = asub.add_parser("export", help="every stored record of a run (or a ladder) in one JSON-lines file, "
+                                       "with the players' names (`pengyou replay` and `pengyou view` read it)")
+    q.add_argument("--run", type=int, default=None, help="run id (default: the latest)")
+    q.add_argument("-o", "--out", default=None, help="write to this new file instead of the terminal")
+    q.add_argument("--db", default="arena.db", help="results database (SQLite)")
+    q.add_argument("--ladder", default=None, metavar="FOLDER", help="export a ladder's games instead of a run's")
     q = asub.add_parser("runs", help="list the runs in a results database")
     q.add_argument("--db", default="arena.db")
     q.add_argument("--json", action="store_true")
@@ -161,6 +182,10 @@ def build_spec(args: argparse.Namespace) -> TournamentSpec:
                          ("on_fault", args.on_fault)):
         if value is not None:
             overrides[field] = value
+    if args.gauntlet is not None:
+        if args.lineups not in (None, "gauntlet"):
+            raise ArenaError(f"--gauntlet: not with --lineups {args.lineups}")
+        overrides["lineups"] = f"gauntlet:{args.gauntlet}"
     if args.set:
         overrides["settings"] = tuple(parse_settings(args.set).items())
     if args.no_record:
@@ -217,13 +242,20 @@ def _run_tournament(args: argparse.Namespace) -> int:
     spec = build_spec(args)
     if args.workers is not None and args.workers < 1:
         raise ArenaError(f"--workers: {args.workers} is not at least 1")
+    verbose = args.verbose or args.report_every is not None
+    every = _REPORT_EVERY if args.report_every is None else args.report_every
+    if every < 0:
+        raise ArenaError(f"--report-every: {every} is negative (0: the standings only at the end)")
+    if verbose and args.json:
+        raise ArenaError("--verbose: not with --json (its lines are not JSON)")
     log_path = args.log if args.log is not None else log_path_for(args.db)
     refuse_database_path(log_path, args.db, "--log")
     setup_logging(log_path)
     try:
         summary = run_tournament(spec, args.db, workers=args.workers, cluster=args.cluster,
-                                 progress=not (args.no_progress or args.json), max_jobs=args.max_jobs,
-                                 secret=args.secret, pin=not args.no_pin)
+                                 progress=not (args.no_progress or args.json or verbose), max_jobs=args.max_jobs,
+                                 secret=args.secret, pin=not args.no_pin,
+                                 report=_Reporter(spec, args.db, every, args.samples) if verbose else None)
     except KeyboardInterrupt:
         raise ArenaError("interrupted; the results so far are saved: run the same command to resume") from None
     if not args.json:
@@ -243,6 +275,126 @@ def _run_tournament(args: argparse.Namespace) -> int:
     with Store(args.db, create=False) as store:
         _print_standings(store, summary.run_id, args.samples, args.json)
     return 0
+
+
+#: How many finished jobs ``arena run --verbose`` plays between two standings.
+_REPORT_EVERY = 10
+
+
+class _Reporter:
+    """``arena run --verbose``: a line for each finished job (as ``arena show``
+    lists it, after ``[done/jobs]``) and, every ``every`` jobs finished here,
+    the standings as ``arena standings`` prints them."""
+
+    def __init__(self, spec: TournamentSpec, db: str, every: int, samples: int) -> None:
+        from ..tournament.schedule import build_jobs, suite_seeds
+
+        self.entrants = list(spec.entrants)
+        self.total = len(build_jobs(spec, suite_seeds(spec)))
+        self.db, self.every, self.samples = db, every, samples
+        self.seen = 0
+
+    def __call__(self, run_id: int, job: Job, result: JobResult, done: int) -> None:
+        """Print the line of ``result`` (and the standings when their turn comes)."""
+        from ..store import Store
+
+        line = _job_lines([job], self.entrants, {job.key: result})[0]
+        print(f"[{done}/{self.total}] {line}", flush=True)
+        self.seen += 1
+        if self.every > 0 and self.seen % self.every == 0:
+            print(f"standings after {done} of {self.total} jobs:")
+            with Store(self.db, read_only=True) as store:
+                _print_standings(store, run_id, self.samples, False)
+            print(flush=True)
+
+
+def _export(args: argparse.Namespace) -> None:
+    """``arena export``: every stored record of a run (or a ladder) as one JSON-lines
+    file, each record's header naming the players at its seats; on the terminal or
+    into a new file."""
+    import sys
+
+    from ..store import Store, refuse_database_path
+    from ..types import ArenaError
+
+    if args.ladder is not None:
+        if args.run is not None:
+            raise ArenaError("--run: not with --ladder (a ladder's games are exported all together)")
+        games, skipped, what = _ladder_records(args.ladder)
+        from ..ladder.folder import DB_NAME
+
+        db = os.path.join(args.ladder, DB_NAME)
+    else:
+        db = args.db
+        with Store(args.db, read_only=True) as store:
+            run_id = _latest(store, args.run, args.db)
+            entrants = store.entrants(run_id)
+            results = store.results(run_id)
+        what = f"run {run_id}"
+        games = [_named_record(r.record, [_name(entrants, e) for e in r.seats], f"job {r.key}")
+                 for r in results if r.record]
+        skipped = len(results) - len(games)
+    if not games:
+        raise ArenaError(f"{what} has no stored record to export"
+                         + (f" ({skipped} game(s) were played with --no-record)" if skipped else ""))
+    text = "".join(games)
+    note = f"{len(games)} game(s) of {what}" + (f"; {skipped} without a record left out" if skipped else "")
+    if args.out is None:
+        sys.stdout.write(text)
+        print(f"exported {note}", file=sys.stderr)
+        return
+    refuse_database_path(args.out, db, "-o")
+    try:
+        with open(args.out, "x", encoding="utf-8") as fh:
+            fh.write(text)
+    except FileExistsError:
+        raise ArenaError(f"-o {args.out}: the file exists; choose another name") from None
+    except OSError as exc:
+        raise ArenaError(f"-o {args.out}: {exc.strerror or exc}") from None
+    print(f"wrote {args.out}: {note} (`pengyou replay {args.out}` tells them, "
+          f"`pengyou view {args.out} --game N` draws one)")
+
+
+def _named_record(text: str, names: Sequence[str], where: str) -> str:
+    """A stored record's JSON lines, its header's ``players`` set to ``names``
+    (who held each seat) when it has none."""
+    from ..types import ArenaError
+
+    lines = text.splitlines()
+    try:
+        head = json.loads(lines[0]) if lines else None
+    except json.JSONDecodeError:
+        head = None
+    if not isinstance(head, dict):
+        raise ArenaError(f"{where}: the stored record does not start with a header; the database is damaged")
+    if not head.get("players"):
+        head["players"] = list(names)
+        lines[0] = json.dumps(head)
+    return "".join(line + "\n" for line in lines if line.strip())
+
+
+def _ladder_records(folder: str) -> tuple[list[str], int, str]:
+    """The records of a ladder's games, each named by its entrants' labels;
+    how many games had none; and how the ladder is named in messages."""
+    from ..ladder.folder import DB_NAME
+    from ..ladder.store import LadderStore
+    from ..types import ArenaError
+
+    path = os.path.join(folder, DB_NAME)
+    if not os.path.isfile(path):
+        raise ArenaError(f"--ladder {folder}: no ladder here (no {DB_NAME})")
+    out: list[str] = []
+    skipped = 0
+    with LadderStore(path, create=False, read_only=True) as st:
+        labels = {e.id: e.label for e in st.entrants()}
+        for row in st.games():
+            _, record = st.game(row.id)
+            if not record:
+                skipped += 1
+                continue
+            names = [labels.get(e, "?") for e in row.seats]
+            out.append(_named_record(record, names, f"ladder game {row.id}"))
+    return out, skipped, f"ladder {folder}"
 
 
 def _print_record(store: Store, args: argparse.Namespace) -> None:
@@ -525,6 +677,9 @@ def run(args: argparse.Namespace) -> int:
     cmd = args.arena_command
     if cmd == "run":
         return _run_tournament(args)
+    if cmd == "export":
+        _export(args)
+        return 0
     with Store(args.db, read_only=True) as store:
         if cmd == "standings":
             _print_standings(store, _latest(store, args.run, args.db), args.samples, args.json)

@@ -29,6 +29,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, Optional
 
 from .jobs import JobItem, Played, executor_for, play_jobs
@@ -38,7 +39,7 @@ from .schedule import build_jobs, suite_seeds
 from .suites import GENERATED
 from .spec import TournamentSpec
 from ..store import DEFAULT_DB, Owner, Store
-from ..types import ArenaError, JobResult
+from ..types import ArenaError, Job, JobResult
 
 __all__ = ["RunSummary", "run_tournament", "Workers", "setup_logging", "bot_log_dir", "BotLogs"]
 
@@ -188,7 +189,8 @@ class Workers:
 def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optional[int] = None,
                    cluster: Optional[str] = None, progress: bool = True,
                    max_jobs: Optional[int] = None, secret: Optional[str] = None,
-                   pin: bool = True, grow: bool = False, keep: Optional[Workers] = None) -> RunSummary:
+                   pin: bool = True, grow: bool = False, keep: Optional[Workers] = None,
+                   report: Optional[Callable[[int, Job, JobResult, int], None]] = None) -> RunSummary:
     """Play every job of ``spec`` that has no result in ``db`` yet.
 
     ``workers`` and ``cluster`` override the spec's (they never change the
@@ -201,7 +203,9 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
     spec with any number of deals, on a generated suite (``gen:TEXT``), so
     that asking for more deals extends it (sequential tests do). ``keep``:
     play on these kept workers (its worker count and cluster, not the
-    arguments') and leave them running. Returns a :class:`RunSummary`.
+    arguments') and leave them running. ``report(run_id, job, result, done)``: called
+    after each result is stored, with the run's count of stored results
+    (``arena run --verbose`` prints a line for it). Returns a :class:`RunSummary`.
     """
     start = time.perf_counter()
     workers = spec.workers if workers is None else workers
@@ -253,6 +257,8 @@ def run_tournament(spec: TournamentSpec, db: str = DEFAULT_DB, *, workers: Optio
                             if store.add_result(run_id, by_key[res.key], res):
                                 played += 1
                                 faults += len(res.faults)
+                                if report is not None:
+                                    report(run_id, by_key[res.key], res, len(done) + played)
                             else:
                                 twice += 1
                         else:

@@ -8,6 +8,10 @@ Line-ups (who plays, in which base seating):
   seating cycles ``0, 1, ..., E-1, 0, 1, ...``; with more, every combination
   of ``players`` entrants (in :func:`itertools.combinations` order), seated
   in that order.
+- ``"gauntlet"``: the gauntlet entrant ``g`` (the first, or the one
+  ``"gauntlet:NAME"`` names) against each other entrant ``o`` in turn, in
+  entrant order; the base seating alternates ``g, o, g, o, ...`` (as a pair
+  does), and the other entrants never meet each other.
 
 Rotation ``r`` of a line-up seats ``base[(s + r) % players]`` at seat ``s``.
 Only distinct rotations are played (``r < period``, the smallest shift that
@@ -49,8 +53,9 @@ def suite_seeds(spec: TournamentSpec) -> list[int]:
     return list(suite.seeds[: spec.deals] if spec.deals else suite.seeds)
 
 
-def lineups(n_entrants: int, players: int, mode: str) -> list[tuple[int, ...]]:
-    """The base seatings (entrant index per seat) of ``mode`` ``"pairs"`` or ``"table"``.
+def lineups(n_entrants: int, players: int, mode: str, gauntlet: int = 0) -> list[tuple[int, ...]]:
+    """The base seatings (entrant index per seat) of ``mode`` ``"pairs"``,
+    ``"table"`` or ``"gauntlet"`` (entrant ``gauntlet`` against each other one).
 
     >>> lineups(3, 5, "pairs")
     [(0, 1, 0, 1, 0), (0, 2, 0, 2, 0), (1, 2, 1, 2, 1)]
@@ -58,6 +63,8 @@ def lineups(n_entrants: int, players: int, mode: str) -> list[tuple[int, ...]]:
     [(0, 1, 2, 0, 1)]
     >>> len(lineups(7, 5, "table"))      # every 5 of the 7
     21
+    >>> lineups(4, 5, "gauntlet", gauntlet=2)
+    [(2, 0, 2, 0, 2), (2, 1, 2, 1, 2), (2, 3, 2, 3, 2)]
     """
     if n_entrants < 2 or players < 1:
         raise ArenaError(f"line-ups need at least 2 entrants and 1 seat, got {n_entrants} and {players}")
@@ -68,7 +75,12 @@ def lineups(n_entrants: int, players: int, mode: str) -> list[tuple[int, ...]]:
         if n_entrants <= players:
             return [tuple(s % n_entrants for s in range(players))]
         return list(itertools.combinations(range(n_entrants), players))
-    raise ArenaError(f"lineups: {mode!r} is not one of pairs, table")
+    if mode == "gauntlet":
+        if not 0 <= gauntlet < n_entrants:
+            raise ArenaError(f"lineups: gauntlet entrant {gauntlet} is not one of the {n_entrants} entrants")
+        return [tuple((gauntlet, o)[s % 2] for s in range(players))
+                for o in range(n_entrants) if o != gauntlet]
+    raise ArenaError(f"lineups: {mode!r} is not one of pairs, table, gauntlet")
 
 
 def period(base: Sequence[int]) -> int:
@@ -102,7 +114,9 @@ def build_jobs(spec: TournamentSpec, seeds: Sequence[int]) -> list[Job]:
     list. The same spec and seeds always give the same list.
     """
     players = spec.players
-    table = [_rotations(base, spec.rotations) for base in lineups(len(spec.entrants), players, spec.lineups)]
+    focus = spec.gauntlet_index() or 0
+    table = [_rotations(base, spec.rotations)
+             for base in lineups(len(spec.entrants), players, spec.lineup_mode(), focus)]
     jobs: list[Job] = []
     for g, seed in enumerate(seeds):
         for li, seatings in enumerate(table):

@@ -48,10 +48,14 @@ from ..table.settings import FAULT_POLICIES, MODES, TRUST, Limits, TableSettings
 from ..types import ArenaError, Entrant
 
 __all__ = ["TournamentSpec", "spec_from_toml", "spec_from_data", "read_toml", "spec_from_options", "spec_text", "MODES",
-           "LINEUPS"]
+           "LINEUPS", "GAUNTLET_PREFIX"]
 
-#: How entrants are seated: every pair of entrants, or all at one table.
-LINEUPS = ("pairs", "table")
+#: How entrants are seated: every pair of entrants, all at one table, or one
+#: entrant (the first, or the one named in ``"gauntlet:NAME"``) against each other.
+LINEUPS = ("pairs", "table", "gauntlet")
+
+#: How a ``lineups`` value names its gauntlet entrant: ``"gauntlet:NAME"``.
+GAUNTLET_PREFIX = "gauntlet:"
 
 #: Added to the name of an entrant whose bot reads every hand, so every table shows it.
 CHEATS = " [cheats]"
@@ -87,9 +91,11 @@ class TournamentSpec:
       ``deals``: its first N seeds (0: all).
     - ``mode``: ``"deals"`` (a job is one deal) or ``"matches"`` (a whole
       match from the seed).
-    - ``lineups``: ``"pairs"`` (every pair of entrants, alternating seats) or
-      ``"table"`` (everyone at one table); ``rotations``: how many distinct
-      rotations of each line-up (0: all).
+    - ``lineups``: ``"pairs"`` (every pair of entrants, alternating seats),
+      ``"table"`` (everyone at one table) or ``"gauntlet"`` (the first
+      entrant, or the one ``"gauntlet:NAME"`` names, against each other
+      entrant in turn, alternating seats; the others never meet);
+      ``rotations``: how many distinct rotations of each line-up (0: all).
     - ``time_limit``: seconds per decision (0: none), ``overage``: seconds
       banked per deal for decisions that run over; ``memory_mb``: the
       address space of a sandboxed bot.
@@ -208,8 +214,7 @@ class TournamentSpec:
             seen.add(e.name)
         if self.mode not in MODES:
             raise ArenaError(f"mode: {self.mode!r} is not one of {', '.join(MODES)}")
-        if self.lineups not in LINEUPS:
-            raise ArenaError(f"lineups: {self.lineups!r} is not one of {', '.join(LINEUPS)}")
+        self.gauntlet_index()
         for fname in ("deals", "rotations"):
             if getattr(self, fname) < 0:
                 raise ArenaError(f"{fname}: {getattr(self, fname)} is negative (0 means all)")
@@ -238,6 +243,36 @@ class TournamentSpec:
             _build(e.spec, "", self)
         if self.on_fault == "fallback":
             _build(self.fallback, "fallback: ", None)
+
+    def lineup_mode(self) -> str:
+        """The kind of line-ups, one of :data:`LINEUPS` (``"gauntlet:NAME"`` is ``"gauntlet"``)."""
+        return "gauntlet" if self.lineups.startswith(GAUNTLET_PREFIX) else self.lineups
+
+    def gauntlet_index(self) -> Optional[int]:
+        """The index of the gauntlet entrant (None unless ``lineups`` is a
+        gauntlet); a one-line :class:`ArenaError` for an unknown ``lineups``
+        value or gauntlet name.
+
+        >>> spec = spec_from_options(["random", "h=heuristic"], players=5, lineups="gauntlet:h")
+        >>> spec.gauntlet_index(), spec.lineup_mode()
+        (1, 'gauntlet')
+        >>> dataclasses.replace(spec, lineups="gauntlet").gauntlet_index()
+        0
+        """
+        if self.lineup_mode() not in LINEUPS:
+            raise ArenaError(f"lineups: {self.lineups!r} is not one of {', '.join(LINEUPS)} "
+                             f"(or {GAUNTLET_PREFIX}NAME, NAME an entrant)")
+        if self.lineup_mode() != "gauntlet":
+            return None
+        if self.lineups == "gauntlet":
+            return 0
+        name = self.lineups[len(GAUNTLET_PREFIX):].strip()
+        names = [e.name for e in self.entrants]
+        for i, e in enumerate(names):
+            if name in (e, e.removesuffix(CHEATS)):
+                return i
+        raise ArenaError(f"lineups: the gauntlet entrant {name!r} is not an entrant "
+                         f"(the entrants: {', '.join(names)})")
 
     def limits(self) -> Limits:
         """The sandbox's limits for this tournament."""
