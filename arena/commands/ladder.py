@@ -3,7 +3,9 @@
 ``create`` makes a ladder's folder with its rules; ``token`` gives an owner
 a token; ``submit`` enters a bot (a file, a folder, a zip, or a built-in
 with ``--builtin``), locally or through a server (``--server URL --token
-T``); ``retire`` takes a version out; ``run`` plays; ``standings`` and
+T``: the server answers at once and validates in the background; the
+command polls the submission's status, says it is validating, and prints
+the same last line either way); ``retire`` takes a version out; ``run`` plays; ``standings`` and
 ``entrants`` print; ``serve`` starts the HTTP server.
 """
 
@@ -25,6 +27,12 @@ __all__ = ["add_parsers", "run"]
 
 #: The ladder folder used when ``--ladder`` is not given.
 DEFAULT_LADDER = "ladder"
+
+#: Seconds between two looks at a submission's status (``submit --server``).
+POLL_SECONDS = 1.0
+
+#: Seconds ``submit --server`` waits for a validation's answer at most.
+POLL_LIMIT = 1800.0
 
 
 def add_parsers(sub: Any) -> None:
@@ -153,6 +161,12 @@ def _split_source(source: str) -> tuple[str, Optional[str]]:
 def _client(url: str, token: Optional[str], method: str, path: str, form: Any = None,
             body: Any = None) -> dict[str, Any]:
     """One request to a ladder server; its JSON answer, or an error line."""
+    return _request(url, token, method, path, form, body)[1]
+
+
+def _request(url: str, token: Optional[str], method: str, path: str, form: Any = None,
+             body: Any = None) -> tuple[int, dict[str, Any]]:
+    """One request to a ladder server: (status, its JSON answer), or an error line."""
     import asyncio
 
     import aiohttp
@@ -181,7 +195,33 @@ def _client(url: str, token: Optional[str], method: str, path: str, form: Any = 
     if status >= 400:
         err = data.get("error") if isinstance(data, dict) else None
         raise ArenaError(f"the server refused ({status}): {err or 'no reason given'}")
-    return data if isinstance(data, dict) else {"result": data}
+    return status, data if isinstance(data, dict) else {"result": data}
+
+
+def _follow(url: str, token: Optional[str], answer: dict[str, Any]) -> dict[str, Any]:
+    """Poll a submission's status (the server's ``202`` answer) until it is
+    answered, with a progress line on stderr while it is validated; the
+    entrant it became, or the refusal as the server used to answer it."""
+    import time
+
+    from ..types import ArenaError
+
+    api = str(answer.get("api") or f"/api/submissions/{answer.get('id')}")
+    page = str(answer.get("url") or "")
+    print(f"validating {answer.get('name', '?')} on the server (the status: {url.rstrip('/')}{page}) ...",
+          file=sys.stderr, flush=True)
+    deadline = time.monotonic() + POLL_LIMIT
+    while True:
+        state = _client(url, token, "GET", api)
+        if state.get("state") == "accepted":
+            entrant = state.get("entrant")
+            return entrant if isinstance(entrant, dict) else {}
+        if state.get("state") == "refused":
+            raise ArenaError(f"the server refused ({state.get('http_status') or 400}): "
+                             f"{state.get('reason') or 'no reason given'}")
+        if time.monotonic() > deadline:
+            raise ArenaError(f"the validation was not answered within {POLL_LIMIT:g} s; see {url.rstrip('/')}{page}")
+        time.sleep(POLL_SECONDS)
 
 
 def _submit(args: argparse.Namespace) -> int:
@@ -224,7 +264,9 @@ def _submit(args: argparse.Namespace) -> int:
         else:
             with open(path, "rb") as fh:
                 form.add_field("file", fh.read(), filename=os.path.basename(path))
-        data = _client(args.server, args.token, "POST", "/api/submit", form=form)
+        status, data = _request(args.server, args.token, "POST", "/api/submit", form=form)
+        if status == 202:                   # validated in the background: follow it
+            data = _follow(args.server, args.token, data)
         print(f"accepted {data.get('label', args.name)}, id {data.get('id')}")
         return 0
     row = _open(args).submit(path, name=args.name, owner=args.owner, cls=cls, entry=args.entry, note=args.note)

@@ -235,22 +235,30 @@ class Ladder:
         return self._accept(lambda folder: _files.take_zip(data, folder, entry), name, owner, cls, note, program)
 
     def submit_file(self, data: Any, filename: str, *, name: str, owner: str, cls: Optional[str] = None,
-                    note: str = "", entry: Optional[str] = None, program: Optional[bool] = None) -> EntrantRow:
-        """:meth:`submit` for one uploaded file (a binary stream and its name)."""
+                    note: str = "", entry: Optional[str] = None, program: Optional[bool] = None,
+                    key: Optional[str] = None) -> EntrantRow:
+        """:meth:`submit` for one uploaded file (a binary stream and its name).
+        ``key``: the name of its staging folder, ``bots/.new-KEY`` (default:
+        a random one), for a caller that may have to remove it after a kill."""
         base = _files.safe_name(os.path.basename(filename.replace("\\", "/")) or "bot")
         if base.endswith(".zip"):
-            return self.submit_zip(data, name=name, owner=owner, cls=cls, note=note, entry=entry, program=program)
+            return self._accept(lambda folder: _files.take_zip(data, folder, entry), name, owner, cls, note,
+                                program, key)
         return self._accept(lambda folder: _files.take_stream(data, base, folder), name, owner, cls, note,
-                            program)
+                            program, key)
+
+    def staging(self, key: str) -> str:
+        """The staging folder of a submission's ``key`` (see :meth:`submit_file`)."""
+        return os.path.join(self.folder, "bots", f".new-{key}")
 
     def _accept(self, take: Any, name: str, owner: str, cls: Optional[str], note: str,
-                program: Optional[bool] = None) -> EntrantRow:
+                program: Optional[bool] = None, key: Optional[str] = None) -> EntrantRow:
         with self.store(read_only=True) as st:     # refused before its files are taken in
             self._check_name(st, name, owner)
             mine = [e for e in st.entrants() if e.owner == owner and e.kind != "builtin"]
         bots = os.path.join(self.folder, "bots")
-        key = secrets.token_hex(8)
-        staging = os.path.join(bots, f".new-{key}")
+        key = key or secrets.token_hex(8)
+        staging = self.staging(key)
         taken = take(staging)
         try:
             kind = taken.kind

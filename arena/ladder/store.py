@@ -485,6 +485,13 @@ class LadderStore(SQLiteFile):
             row = self._db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
         return found[0], str(row[0])
 
+    def game_of(self, group_id: int, rotation: int) -> Optional[int]:
+        """The id of the game of a group's rotation (None: not played)."""
+        with self._errors():
+            row = self._db.execute("SELECT id FROM games WHERE group_id = ? AND rotation = ?",
+                                   (group_id, rotation)).fetchone()
+        return None if row is None else int(row[0])
+
     def meetings(self) -> dict[tuple[int, int], int]:
         """How many games each pair of entrant ids (lower id first) has played
         (from the kept tallies: one row a pair, however many games)."""

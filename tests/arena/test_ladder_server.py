@@ -4,7 +4,9 @@
 A small ladder is built once for the module: two built-in entrants and a
 submitted bot that plays legally through its validation and crashes in its
 later games (so pages have faults to link), a few rounds played. Then:
-submissions and retirements with the owner's token succeed; without it,
+submissions (answered at once, validated in the background, their status
+followed to the end; or, with ``?wait=1``, answered once validated) and
+retirements with the owner's token succeed; without it,
 with a wrong one, or on another owner's name they are refused and change
 nothing; oversized, malformed and hostile uploads are refused with one line
 and leave no file behind, inside the ladder or out of it; unknown entrants
@@ -33,7 +35,9 @@ import pytest
 
 from arena.ladder import Ladder, LadderRules, ratings, run_ladder
 from arena.ladder.web import serve
+from arena.sandbox.jail import UID_BASE
 from arena.types import ArenaError
+from test_hostile import procs
 
 TOKENS = {"ann": "tok-ann-0123456789", "bob": "tok-bob-9876543210"}
 
@@ -192,9 +196,12 @@ def auth(owner: str | None = None, token: str | None = None) -> dict[str, str]:
 
 
 def submit(server: Served, fields: dict[str, str], filename: str = "bot.py", data: bytes = GOOD_BOT,
-           headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], dict]:
+           headers: dict[str, str] | None = None, wait: bool = True) -> tuple[int, dict[str, str], dict]:
+    """POST a submission; ``wait``: with ``?wait=1``, the answer waits for the validation (201 or the refusal),
+    else the server answers 202 at once with the submission's status."""
     body, kind = multipart(fields, {"file": (filename, data)} if filename else {})
-    status, got, raw = call(server, "POST", "/api/submit", body, {"Content-Type": kind, **(headers or {})})
+    path = "/api/submit?wait=1" if wait else "/api/submit"
+    status, got, raw = call(server, "POST", path, body, {"Content-Type": kind, **(headers or {})})
     assert got["Content-Type"].startswith("application/json"), raw[:200]
     return status, got, json.loads(raw)
 
@@ -762,3 +769,198 @@ def test_hostile_names_notes_and_messages_are_escaped_on_every_page(hostile_ladd
     assert "&#34;&gt;&lt;img src=x" in text          # the name and the faults' messages (from the games)
     for page in (tmp_path / "hostile_games").iterdir():
         assert_escaped(page.read_text(encoding="utf-8"), page.name)
+
+
+# ---------------------------------------------------------------------- submissions in the background
+
+ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+
+
+def follow(server: Served, status_path: str, limit: float = 120) -> dict:
+    """The submission's status once it is answered (every state seen is checked on the way)."""
+    deadline = time.monotonic() + limit
+    while True:
+        code, got = get_json(server, status_path)
+        assert code == 200 and got["state"] in ("validating", "accepted", "refused"), got
+        if got["state"] != "validating":
+            return got
+        assert time.monotonic() < deadline, "the validation did not end"
+        time.sleep(0.2)
+
+
+def test_a_submission_is_answered_at_once_and_validated_in_the_background(server, ladder):
+    until = time.time() + 5
+    started = time.monotonic()
+    status, headers, got = submit(server, {"name": "background"}, "slow.py", slow_bot(until), auth("ann"),
+                                  wait=False)
+    assert status == 202 and time.monotonic() - started < 1.0, got
+    assert got["state"] == "validating" and got["name"] == "background" and got["owner"] == "ann"
+    assert got["url"] == f"/submissions/{got['id']}" and got["api"] == f"/api/submissions/{got['id']}"
+    assert headers["Location"] == got["url"] and ISO.fullmatch(got["submitted"]) and got["finished"] is None
+    # the page reloads itself while the validation runs
+    code, page_headers, page = call(server, "GET", got["url"])
+    assert code == 200 and page_headers["Content-Type"].startswith("text/html")
+    assert b"<meta http-equiv='refresh'" in page and b"validating" in page
+    # its owner has one submission in the server at a time
+    _refused(server, ladder, lambda: submit(server, {"name": "another"}, "good.py", GOOD_BOT, auth("ann"), wait=False),
+             429, "earlier submission")
+    assert get_json(server, got["api"])[1]["state"] == "validating" and time.time() < until
+    done = follow(server, got["api"])
+    assert done["state"] == "accepted", done
+    assert done["entrant"]["label"] == "background" and done["entrant"]["owner"] == "ann"
+    assert done["page"] == "/entrants/background#v1" and done["logs"] == "/api/entrants/background/logs"
+    assert ISO.fullmatch(done["finished"]) and ISO.fullmatch(done["entrant"]["created"])
+    assert "background" in [e.label for e in ladder.entrants()]
+    code, _, page = call(server, "GET", got["url"])
+    assert code == 200 and b"http-equiv='refresh'" not in page
+    assert b"href='/entrants/background#v1'" in page and b"href='/api/entrants/background/logs'" in page
+    # a bad bot is refused with the line the validation gives (the same as ?wait=1 answers)
+    status, _, bad = submit(server, {"name": "failing"}, "failing.py", FAILING_BOT, auth("ann"), wait=False)
+    assert status == 202, bad
+    refused = follow(server, bad["api"])
+    assert refused["state"] == "refused" and refused["http_status"] == 400 and "entrant" not in refused
+    assert refused["reason"].startswith("refused: the validation deal: seat ")
+    assert "this bot always fails" in refused["reason"] and "\n" not in refused["reason"]
+    code, _, page = call(server, "GET", bad["url"])
+    assert code == 200 and b"this bot always fails" in page and b"http-equiv='refresh'" not in page
+    status, _, sync = submit(server, {"name": "failing"}, "failing.py", FAILING_BOT, auth("ann"))
+    assert status == 400 and sync["error"].startswith("refused: the validation deal: seat ")
+    assert "failing" not in [e.name for e in ladder.entrants()]
+    for path in ("/api/submissions/nope", "/submissions/nope"):
+        assert call(server, "GET", path)[0] == 404
+
+
+def test_every_time_in_the_json_is_iso_text(server, ladder):
+    _, got = get_json(server, "/api/entrants/flaky")
+    v = got["versions"][0]
+    times = [v["created"]] + [h["at"] for h in v["history"]] + [g["written"] for g in v["games"]]
+    assert len(times) > 3 and all(isinstance(t, str) and ISO.fullmatch(t) for t in times), times
+    _, listed = get_json(server, "/api/entrants")
+    assert all(ISO.fullmatch(e["created"]) for e in listed["entrants"])
+    assert all(e["retired"] is None or ISO.fullmatch(e["retired"]) for e in listed["entrants"])
+    _, game = get_json(server, "/api/games/1")
+    assert ISO.fullmatch(game["written"])
+    status, _, done = submit(server, {"name": "isotime"}, "good.py", GOOD_BOT + b"# iso\n", auth("bob"))
+    assert status == 201 and ISO.fullmatch(done["created"]) and done["retired"] is None
+    status, _, gone = retire(server, "isotime", None, auth("bob"))
+    assert status == 200 and ISO.fullmatch(gone["retired"][0]["retired"])
+
+
+TALKER = b"""import sys
+
+
+class Talker:
+    def restart(self, rules, seat, rng):
+        self.rng = rng
+        print(f"talker in seat {seat} starts a deal", file=sys.stderr, flush=True)
+
+    def step(self, view):
+        return view.random_action(self.rng)
+"""
+
+
+def test_an_owner_reads_its_own_bots_logs_and_no_one_elses(tmp_path):
+    lad = Ladder.create(str(tmp_path / "lad"), LadderRules(players=5, time_limit=1.0))
+    with lad.store() as st:
+        for owner, token in TOKENS.items():
+            st.add_owner(owner, token)
+    lad.submit_builtin("random", name="rnd", owner="ann")
+    lad.submit_file(io.BytesIO(TALKER), "talker.py", name="talker", owner="bob")
+    run_ladder(lad, workers=1, games=6, groups_per_round=1)
+    with lad.store(read_only=True) as st:
+        talker = st.versions("talker")[0]
+        played = {g.id for g in st.games_of(talker.id, 100)}
+    assert played
+    served = Served(lad)
+    try:
+        status, headers, raw = call(served, "GET", "/api/entrants/talker/logs", headers=auth("bob"))
+        assert status == 200 and headers["Content-Type"].startswith("application/json"), raw[:200]
+        got = json.loads(raw)
+        assert got["name"] == "talker" and got["owner"] == "bob" and got["limit"] > 0
+        [v] = got["versions"]
+        assert v["label"] == "talker" and v["games"], v
+        ids = [g["game"] for g in v["games"]]
+        assert set(ids) <= played and ids == sorted(ids, reverse=True)            # the latest games first
+        assert all("talker in seat" in g["text"] for g in v["games"])
+        assert sum(len(g["text"].encode()) for g in v["games"]) <= got["limit"]
+        status, _, raw = call(served, "GET", "/api/entrants/talker/logs?version=1", headers=auth("bob"))
+        assert status == 200 and json.loads(raw)["versions"] == got["versions"]
+        # another owner's bot, no token, a wrong token, an unknown name or version: refused in one line
+        for path, headers, code, words in [
+            ("/api/entrants/talker/logs", auth("ann"), 403, "another owner"),
+            ("/api/entrants/talker/logs", {}, 401, "token"),
+            ("/api/entrants/talker/logs", auth(token="wrong-token"), 401, "not valid"),
+            ("/api/entrants/nobody/logs", auth("bob"), 404, "no entrant"),
+            ("/api/entrants/talker/logs?version=7", auth("bob"), 404, "no version 7"),
+            ("/api/entrants/talker/logs?version=x", auth("bob"), 400, "version"),
+        ]:
+            status, _, raw = call(served, "GET", path, headers=headers)
+            answer = json.loads(raw)
+            assert status == code and set(answer) == {"error"} and words in answer["error"], (path, answer)
+            assert "\n" not in answer["error"] and "talker in seat" not in raw.decode()
+        # the cap holds
+        from arena.ladder.web import service as module
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(module, "LOG_BYTES", 60)
+            patch.setattr(module.Service.logs, "__defaults__", (60,))
+            status, _, raw = call(served, "GET", "/api/entrants/talker/logs", headers=auth("bob"))
+            small = json.loads(raw)["versions"][0]
+            assert status == 200 and small["truncated"] and sum(len(g["text"].encode()) for g in small["games"]) <= 60
+    finally:
+        served.stop()
+
+
+def _children() -> dict[int, str]:
+    """pid -> command line of this process's children."""
+    out = {}
+    for pid, (_uid, cmd) in procs().items():
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == os.getpid():
+            out[pid] = cmd
+    return out
+
+
+def test_a_server_stopped_mid_validation_leaves_nothing_running(ladder):
+    served = Served(ladder)
+    stopped = False
+    try:
+        before = set(_children())
+        entrants = [e.id for e in ladder.entrants()]
+        bots_folder = os.path.join(ladder.folder, "bots")
+        staged = {n for n in os.listdir(bots_folder) if n.startswith(".new-")}
+        status, _, got = submit(served, {"name": "cutshort"}, "slow.py", slow_bot(time.time() + 300), auth("bob"),
+                                wait=False)
+        assert status == 202, got
+        deadline = time.monotonic() + 60
+        validation, bots = None, []
+        while time.monotonic() < deadline and not bots:
+            new = [pid for pid, cmd in _children().items() if pid not in before and "spawn_main" in cmd]
+            if new:
+                validation = new[0]
+                bots = [pid for pid, (uid, cmd) in procs().items()
+                        if uid >= UID_BASE and cmd.split()[-1:] == [str(validation)]]
+            time.sleep(0.2)
+        assert validation is not None and bots, "the validation's bots did not start"
+        assert get_json(served, got["api"])[1]["state"] == "validating"
+        started = time.monotonic()
+        served.stop()
+        stopped = True
+        assert time.monotonic() - started < 20, "the server waited for the validation"
+        grace = time.monotonic() + 10
+        while True:
+            left = [pid for pid, (uid, cmd) in procs().items()
+                    if pid == validation or cmd.split()[-1:] == [str(validation)]]
+            if not left or time.monotonic() > grace:
+                break
+            time.sleep(0.1)
+        assert left == [], "processes of the validation are left"
+        assert {n for n in os.listdir(bots_folder) if n.startswith(".new-")} == staged     # its files are removed
+        assert [e.id for e in ladder.entrants()] == entrants
+    finally:
+        if not stopped:
+            served.stop()

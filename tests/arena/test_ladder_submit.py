@@ -171,3 +171,59 @@ def test_damaged_rows_get_one_line_and_are_left_as_they_are(tmp_path, sql, says)
         assert says in one_line(proc), (cmd, proc.stderr)
         assert "damaged" in proc.stderr
     assert kept() == before              # the damaged row is there as it was, and nothing was added
+
+
+SLOW = """import time
+
+UNTIL = {until!r}
+
+
+class Slow:
+    def restart(self, rules, seat, rng):
+        self.rng = rng
+
+    def step(self, view):
+        time.sleep(max(0.0, min(0.5, UNTIL - time.time())))
+        return view.random_action(self.rng)
+"""
+
+FAILING = """class Failing:
+    def restart(self, rules, seat, rng):
+        self.rng = rng
+
+    def step(self, view):
+        raise ValueError("this bot always fails")
+"""
+
+
+def test_submit_through_a_server_follows_the_validation_to_its_answer(tmp_path):
+    import time
+
+    from test_ladder_server import Served
+
+    lad = new_ladder(tmp_path)
+    with lad.store() as st:
+        st.add_owner("ann", "tok-ann-0123456789")
+    slow = tmp_path / "slow.py"
+    slow.write_text(SLOW.format(until=time.time() + 4))
+    failing = tmp_path / "failing.py"
+    failing.write_text(FAILING)
+    served = Served(lad)
+    try:
+        server = ["--server", served.url, "--token", "tok-ann-0123456789"]
+        proc = subprocess.run([PENGYOU, "ladder", "submit", str(slow), "--name", "slowpoke", *server],
+                              capture_output=True, text=True, timeout=240)
+        row = next(e for e in lad.entrants() if e.name == "slowpoke")
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == f"accepted slowpoke, id {row.id}\n"            # the line it always printed
+        assert proc.stderr.startswith("validating slowpoke on the server (the status: "), proc.stderr
+        assert "/submissions/" in proc.stderr and "Traceback" not in proc.stderr
+        proc = subprocess.run([PENGYOU, "ladder", "submit", str(failing), "--name", "failing", *server],
+                              capture_output=True, text=True, timeout=240)
+        assert proc.returncode == 2 and proc.stdout == "", proc
+        last = proc.stderr.strip().splitlines()[-1]
+        assert last.startswith("pengyou: error: the server refused (400): refused: the validation deal: seat ")
+        assert last.endswith("this bot always fails (failing.py:6)") and "Traceback" not in proc.stderr
+        assert [e.name for e in lad.entrants()] == ["slowpoke"]
+    finally:
+        served.stop()

@@ -10,16 +10,30 @@ versions).
   its record (JSON lines, as :mod:`core.records` writes them);
 - ``POST /api/submit`` (``Authorization: Bearer TOKEN``; a
   ``multipart/form-data`` form with ``name``, optional ``class``, ``entry``
-  and ``note``, and the ``file``): ``201`` with the new version;
+  and ``note``, and the ``file``): ``202`` at once, with the submission's
+  status (its ``id``, ``state`` ``validating``, its page ``url`` and its
+  JSON ``api``; ``Location`` is the page), while it is validated in the
+  background; with ``?wait=1``, the answer waits for the validation, as
+  the server answered before: ``201`` with the new version, or the refusal;
+- ``GET /api/submissions/ID``: a submission's status, ``validating``,
+  then ``accepted`` (with its ``entrant``) or ``refused`` (with the
+  one-line ``reason``); ``/submissions/ID`` is its page;
+- ``GET /api/entrants/NAME/logs`` (the owner's token; optional
+  ``?version=N``): what the owner's versions wrote to stderr in their games,
+  the latest games first, at most :data:`~arena.ladder.web.service.LOG_BYTES`
+  in all; another owner's name is ``403``;
 - ``POST /api/entrants/NAME/retire`` (the token; optional JSON body
   ``{"version": N}``): ``200`` with the retired versions.
+
+Every time in the answers is ISO 8601 UTC text (``2026-12-03T18:45:21Z``).
 
 A token names its owner; a missing or unknown token is answered ``401``,
 acting on another owner's name ``403``, and a refused action changes
 nothing. An upload is read as it streams in, at most the ladder's
 ``upload_mb`` (``413`` past it), kept in memory or an unnamed temporary
 file, and handed to the service, which validates it in a process of its
-own; an owner has one submission in the server at a time (``429``), and
+own; an owner has one submission in the server at a time (``429``, until
+the earlier one is answered), and
 at most :data:`~arena.ladder.web.service.MAX_WAITING` are waiting in all
 (``503``).
 """
@@ -31,7 +45,6 @@ import json
 import logging
 import re
 import tempfile
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Optional
 
 from aiohttp import web
@@ -43,9 +56,9 @@ from ...types import ArenaError
 from ..folder import NAME_RE, validate_name
 from ..store import EntrantRow
 from .http import FIELD_BYTES, FORM_FIELDS, Refusal, json_response, one_line, unauthorized
-from .service import Service, run, service_of
+from .service import LOG_BYTES, Service, Submission, run, service_of
 
-__all__ = ["add_routes", "BODY_SECONDS", "GAME_ID"]
+__all__ = ["add_routes", "BODY_SECONDS", "GAME_ID", "SUBMISSION_ID"]
 
 log = logging.getLogger("pengyou.ladder.server")
 
@@ -55,6 +68,9 @@ BODY_SECONDS = 30
 
 #: A game's id in a route.
 GAME_ID = r"{id:[0-9]{1,15}}"
+
+#: A submission's id in a route.
+SUBMISSION_ID = r"{id:[A-Za-z0-9_-]{1,40}}"
 
 
 def add_routes(app: web.Application) -> None:
@@ -66,6 +82,8 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get(f"/api/games/{GAME_ID}", _api_game)
     app.router.add_get(f"/api/games/{GAME_ID}/record", _api_record)
     app.router.add_post("/api/submit", _api_submit)
+    app.router.add_get(f"/api/submissions/{SUBMISSION_ID}", _api_submission)
+    app.router.add_get("/api/entrants/{name}/logs", _api_logs)
     app.router.add_post("/api/entrants/{name}/retire", _api_retire)
 
 
@@ -213,17 +231,59 @@ async def _read_form(request: web.Request, limit: int) -> tuple[dict[str, str], 
 async def _api_submit(request: web.Request) -> web.Response:
     service = service_of(request)
     owner = await _owner(request)
+    wait = request.query.get("wait", "") not in ("", "0", "false", "no")
     if owner in service.owners:
         raise Refusal(429, "your earlier submission is still being validated: wait for its answer before you "
                             "send another")
     service.owners.add(owner)            # until this one is answered (from before its upload is read)
+    started = False
     try:
-        return await _submit(request, service, owner)
+        sub = await _submit(request, service, owner)
+        started = True
     finally:
-        service.owners.discard(owner)
+        if not started:
+            service.owners.discard(owner)
+    if not wait:
+        return json_response(sub.to_json(), 202, {"Location": f"/submissions/{sub.id}"})
+    assert sub.task is not None
+    await asyncio.shield(sub.task)      # a client that goes away leaves the validation running
+    if sub.state != "accepted" or sub.entrant is None:
+        raise Refusal(sub.status or 400, sub.reason)
+    row = sub.entrant
+    return json_response(row.to_json(), 201, {"Location": f"/entrants/{row.name}"})
 
 
-async def _submit(request: web.Request, service: Service, owner: str) -> web.Response:
+async def _api_submission(request: web.Request) -> web.Response:
+    sub = service_of(request).submissions.get(request.match_info["id"])
+    if sub is None:
+        raise Refusal(404, "no such submission (the server forgets old ones, and every one when it restarts)")
+    return json_response(sub.to_json())
+
+
+async def _api_logs(request: web.Request) -> web.Response:
+    service = service_of(request)
+    name = request.match_info["name"]
+    owner = await _owner(request)
+    version: Optional[int] = None
+    if "version" in request.query:
+        text = request.query["version"]
+        if not text.isdigit() or not 1 <= int(text) <= 1_000_000:
+            raise Refusal(400, f"version: {text[:20]!r} is not a version number")
+        version = int(text)
+    if not NAME_RE.fullmatch(name):
+        raise Refusal(404, f"no entrant named {name[:40]!r}")
+    rows = await _check_owner(request, name, owner, must_exist=True)
+    if version is not None:
+        rows = [r for r in rows if r.version == version]
+        if not rows:
+            raise Refusal(404, f"{name!r} has no version {version}")
+    versions = await run(request, service.logs, [r for r in rows if r.kind != "builtin"])
+    return json_response({"name": name, "owner": owner, "limit": LOG_BYTES, "versions": versions})
+
+
+async def _submit(request: web.Request, service: Service, owner: str) -> Submission:
+    """Read and check the form, then start its validation (the caller keeps
+    ``owner`` in the service's owners until that ends)."""
     fields, upload = await _read_form(request, service.ladder.rules.upload_mb << 20)
     try:
         name = fields.get("name", "").strip()
@@ -241,22 +301,16 @@ async def _submit(request: web.Request, service: Service, owner: str) -> web.Res
         entry = fields.get("entry", "").strip() or None
         if service.full():
             raise Refusal(503, "too many submissions are being validated; try again in a minute")
-        service.waiting += 1
-        try:
-            row = await service.submit(upload.data, upload.filename, name, owner, cls, note, entry)
-        except ArenaError as exc:
-            await _check_owner(request, name, owner, must_exist=False)      # taken meanwhile: 403
-            raise Refusal(400, one_line(str(exc), service.ladder.folder)) from None
-        except BrokenProcessPool:
-            log.error("the validation of %s's %s ended without an answer: its process was killed", owner, name)
-            raise Refusal(500, "the validation ended without an answer; the error is in the server's log") from None
-        finally:
+
+        def done() -> None:
             service.waiting -= 1
+            service.owners.discard(owner)
+
+        service.waiting += 1
+        return service.start(upload.data, upload.filename, name, owner, cls, note, entry, done)
     finally:
         if upload is not None:
             upload.close()
-    log.info("%s submitted %s (entrant %d)", owner, row.label, row.id)
-    return json_response(row.to_json(), 201, {"Location": f"/entrants/{row.name}"})
 
 
 async def _read_body(request: web.Request, limit: int) -> bytes:

@@ -131,7 +131,8 @@ def _error(is_api: bool, status: int, message: str, headers: Optional[dict[str, 
 
 
 def make_app(ladder: Ladder, samples: int = SAMPLES) -> web.Application:
-    """The ladder's web application (its worker threads end with it).
+    """The ladder's web application (its worker threads end with it, and
+    the validations under way are cancelled, their processes killed).
 
     >>> import os, tempfile
     >>> from arena.ladder import LadderRules
@@ -145,11 +146,15 @@ def make_app(ladder: Ladder, samples: int = SAMPLES) -> web.Application:
     service = Service(ladder, samples)
     app[SERVICE] = service
 
+    async def stop(_app: web.Application) -> None:
+        await service.stop()
+
     async def close(_app: web.Application) -> None:
         await asyncio.get_running_loop().run_in_executor(None, service.close)
 
+    app.on_shutdown.append(stop)
     app.on_cleanup.append(close)
-    pages.add_routes(app, api.GAME_ID)
+    pages.add_routes(app, api.GAME_ID, api.SUBMISSION_ID)
     api.add_routes(app)
     return app
 

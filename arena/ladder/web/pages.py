@@ -8,7 +8,11 @@
 - ``/entrants/NAME``: every version of an entrant, its rating history
   (:func:`arena.render.charts.history_chart`), its faults by kind and its
   latest games;
-- ``/games/ID``: the replay viewer of one game (:mod:`arena.render.viewer`).
+- ``/games/ID``: the replay viewer of one game (:mod:`arena.render.viewer`);
+- ``/submissions/ID``: a submission's status, reloaded every
+  :data:`REFRESH_SECONDS` (a meta refresh: the pages run no script) while it
+  is validated, then its entrant or the reason it was refused, and where its
+  owner reads its bots' logs.
 
 Every name, owner, note and message on them is escaped by the templates.
 """
@@ -24,20 +28,26 @@ from aiohttp import web
 from ...render.charts import EloScale, HistorySeries, history_chart, interval_bar, scale_axis
 from ...render.html import Pages
 from ..rounds import RatingRow
-from .http import VIEWER_CSP, Refusal, html_response, one_line
-from .service import run, service_of
+from .http import VIEWER_CSP, Refusal, html_response, iso_time, one_line
+from .service import Submission, run, service_of
 
-__all__ = ["PAGES", "add_routes", "leaderboard_html", "entrant_html", "error_html"]
+__all__ = ["PAGES", "add_routes", "leaderboard_html", "entrant_html", "error_html", "submission_html",
+           "REFRESH_SECONDS"]
 
 #: The ladder's templates, with the kit's own.
 PAGES = Pages("arena.ladder.web")
 
+#: How often a submission's page reloads itself while it is validated (seconds).
+REFRESH_SECONDS = 2
 
-def add_routes(app: web.Application, game_id: str) -> None:
-    """The pages' routes on ``app`` (``game_id``: the route pattern of a game's id)."""
+
+def add_routes(app: web.Application, game_id: str, submission_id: str) -> None:
+    """The pages' routes on ``app`` (``game_id``, ``submission_id``: the route
+    patterns of a game's and a submission's ids)."""
     app.router.add_get("/", _leaderboard)
     app.router.add_get("/entrants/{name}", _entrant_page)
     app.router.add_get(f"/games/{game_id}", _game_page)
+    app.router.add_get(f"/submissions/{submission_id}", _submission_page)
 
 
 def _facts(info: Mapping[str, Any]) -> str:
@@ -128,3 +138,22 @@ async def _game_page(request: web.Request) -> web.Response:
     if text is None:
         raise Refusal(404, f"no game {game_id} (or it has no record)")
     return html_response(text, headers={"Content-Security-Policy": VIEWER_CSP})
+
+
+def submission_html(sub: Submission) -> str:
+    """A submission's page: its state, reloading itself while it is
+    validated; then its entrant (and the owner's link to its bots' logs) or
+    the reason it was refused."""
+    data = sub.to_json()
+    return PAGES.render("submission.html.j2", title=f"Ladder: submission of {sub.name}", sub=data,
+                        refresh=REFRESH_SECONDS if sub.state == "validating" else 0,
+                        submitted=iso_time(sub.submitted),
+                        finished="" if sub.finished is None else iso_time(sub.finished),
+                        seconds=round((sub.finished or sub.submitted) - sub.submitted))
+
+
+async def _submission_page(request: web.Request) -> web.Response:
+    sub = service_of(request).submissions.get(request.match_info["id"])
+    if sub is None:
+        raise Refusal(404, "no such submission (the server forgets old ones, and every one when it restarts)")
+    return html_response(submission_html(sub))

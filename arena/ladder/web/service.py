@@ -14,12 +14,19 @@ import asyncio
 import contextlib
 import functools
 import io
+import logging
 import multiprocessing
 import dataclasses
 import math
+import os
+import re
+import secrets
 import signal
+import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, BinaryIO, Optional, TypeVar
 
 from aiohttp import web
@@ -28,10 +35,13 @@ from ...types import ArenaError
 from ..folder import NAME_RE, Ladder
 from ..rounds import RatingRow
 from ..store import EntrantRow, GameRow, LadderStore
+from ..files import remove
 from .http import one_line
 
-__all__ = ["Service", "SERVICE", "service_of", "run", "rating_json", "validate", "validation_process", "SAMPLES",
-           "RECENT_GAMES", "VALIDATORS", "MAX_WAITING"]
+__all__ = ["Service", "Submission", "SERVICE", "service_of", "run", "rating_json", "validate", "validation_process",
+           "SAMPLES", "RECENT_GAMES", "VALIDATORS", "MAX_WAITING", "KEPT_SUBMISSIONS", "LOG_BYTES"]
+
+log = logging.getLogger("pengyou.ladder.server")
 
 #: Bootstrap samples of the served ratings.
 SAMPLES = 200
@@ -47,7 +57,46 @@ VALIDATORS = 2
 #: try later); one owner has at most one of them (a second: 429).
 MAX_WAITING = 8
 
+#: Answered submissions whose status the server remembers (the oldest are forgotten first).
+KEPT_SUBMISSIONS = 500
+
+#: The most bytes of bot logs one answer of the logs endpoint holds.
+LOG_BYTES = 256 << 10
+
 _T = TypeVar("_T")
+
+_JOB = re.compile(r"^--- job g([0-9]+)-r([0-9]+) ---$", re.M)
+
+
+@dataclasses.dataclass
+class Submission:
+    """One submission the server took: validating, then accepted (its
+    entrant) or refused (one line, the reason the validation gives)."""
+
+    id: str
+    name: str
+    owner: str
+    submitted: float
+    state: str = "validating"                 #: ``validating``, ``accepted`` or ``refused``
+    reason: str = ""                          #: why it was refused
+    entrant: Optional[EntrantRow] = None      #: the version it became
+    finished: Optional[float] = None
+    status: int = 0                           #: the HTTP status of its answer, once answered (201, 400, ...)
+    task: Optional[asyncio.Task[None]] = dataclasses.field(default=None, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The status as the API gives it (times as epoch seconds; the API writes them as ISO 8601)."""
+        out: dict[str, Any] = {"id": self.id, "state": self.state, "name": self.name, "owner": self.owner,
+                               "submitted": self.submitted, "finished": self.finished,
+                               "url": f"/submissions/{self.id}", "api": f"/api/submissions/{self.id}"}
+        if self.entrant is not None:
+            out["entrant"] = self.entrant.to_json()
+            out["page"] = f"/entrants/{self.entrant.name}#v{self.entrant.version}"
+            out["logs"] = f"/api/entrants/{self.entrant.name}/logs"
+        if self.state == "refused":
+            out["reason"] = self.reason
+            out["http_status"] = self.status      # what ``?wait=1`` answers: 400, 403 or 500
+        return out
 
 
 class Service:
@@ -63,13 +112,22 @@ class Service:
         self.owners: set[str] = set()                     # the owners of those (and of uploads coming in)
         self.slots = asyncio.Semaphore(VALIDATORS)
         self.processes: set[ProcessPoolExecutor] = set()  # validations under way
+        self.submissions: OrderedDict[str, Submission] = OrderedDict()
         self._checked = False
 
+    async def stop(self) -> None:
+        """Cancel every submission still queued or being validated: kill its
+        validation's process (its bots die with it) and remove its files."""
+        tasks = [s.task for s in self.submissions.values() if s.task is not None and not s.task.done()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
     def close(self) -> None:
-        """End the reading threads; a validation under way finishes first."""
+        """End the reading threads (and any validation left: :meth:`stop` ends them first)."""
         self.reads.shutdown(wait=True, cancel_futures=True)
-        for validation in list(self.processes):           # a validation under way finishes
-            validation.shutdown(wait=True, cancel_futures=True)
+        for validation in list(self.processes):
+            _kill(validation)
 
     # ---------------------------------------------------------------- ratings
 
@@ -218,23 +276,70 @@ class Service:
         """Validate and enter a submission, once one of the :data:`VALIDATORS`
         slots is free, in a fresh process: the referee's pool of bot processes
         is one per process, and a submission that exhausts or kills its
-        process fails alone."""
+        process fails alone. Cancelled, it kills that process (and so its
+        bots) and removes the files it had taken in."""
         async with self.slots:
             data.seek(0)
             payload = data.read()
+            key = secrets.token_hex(8)
             validation = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=validation_process)
             self.processes.add(validation)
             future = None
             try:
                 future = validation.submit(validate, self.ladder.folder, payload, filename, name, owner, cls,
-                                           note, entry)
+                                           note, entry, key)
                 del payload
                 return await asyncio.wrap_future(future)
             finally:
-                if future is None or future.done():       # else (cancelled) close() waits for it
-                    self.processes.discard(validation)
+                if future is not None and not future.done():      # cancelled: the server stops
+                    await asyncio.get_running_loop().run_in_executor(None, _kill, validation)
+                    remove(self.ladder.staging(key))
+                self.processes.discard(validation)
                 validation.shutdown(wait=False)
+
+    def start(self, data: BinaryIO, filename: str, name: str, owner: str, cls: Optional[str], note: str,
+              entry: Optional[str], done: Callable[[], None]) -> Submission:
+        """Take a submission and validate it in the background (:meth:`submit`);
+        its :class:`Submission`, ``validating`` until it is answered. ``data``
+        is read before this returns; ``done()`` is called once it is answered
+        or cancelled."""
+        data.seek(0)
+        payload = io.BytesIO(data.read())
+        sub = Submission(secrets.token_urlsafe(12), name, owner, time.time())
+
+        async def validating() -> None:
+            try:
+                row = await self.submit(payload, filename, name, owner, cls, note, entry)
+            except ArenaError as exc:
+                sub.reason, sub.status = one_line(str(exc), self.ladder.folder), 400
+                rows = await asyncio.get_running_loop().run_in_executor(self.reads, self.versions, name)
+                if rows and rows[0].owner != owner:     # taken by another owner meanwhile
+                    sub.reason, sub.status = f"the name {name!r} belongs to another owner", 403
+                sub.state = "refused"
+            except BrokenProcessPool:
+                log.error("the validation of %s's %s ended without an answer: its process was killed", owner, name)
+                sub.state, sub.status = "refused", 500
+                sub.reason = "the validation ended without an answer; the error is in the server's log"
+            except asyncio.CancelledError:
+                sub.state, sub.status, sub.reason = "refused", 503, "the server stopped before the validation ended"
+                raise
+            else:
+                sub.state, sub.status, sub.entrant = "accepted", 201, row
+                log.info("%s submitted %s (entrant %d)", owner, row.label, row.id)
+            finally:
+                sub.finished = time.time()
+                payload.close()
+                done()
+
+        self.submissions[sub.id] = sub
+        while len(self.submissions) > KEPT_SUBMISSIONS:
+            oldest = next(iter(self.submissions.values()))
+            if oldest.state == "validating":
+                break
+            self.submissions.popitem(last=False)
+        sub.task = asyncio.get_running_loop().create_task(validating(), name=f"submission {sub.id}")
+        return sub
 
     def full(self) -> bool:
         """Whether :data:`MAX_WAITING` submissions are queued or being validated."""
@@ -244,18 +349,76 @@ class Service:
         """Retire ``version`` of ``name`` (every version for None)."""
         return self.ladder.retire(name, owner, version)
 
+    def logs(self, rows: list[EntrantRow], limit: int = LOG_BYTES) -> list[dict[str, Any]]:
+        """What the versions ``rows`` wrote to stderr in their games, the
+        newest version and the latest games first, each game's piece with
+        its seat and game id, at most ``limit`` bytes in all (the rest is
+        left out and said to be)."""
+        from ...table.remote import log_name
+
+        left = limit
+        out = []
+        with self._store() as st:
+            for row in sorted(rows, key=lambda r: -r.version):
+                folder = os.path.join(self.ladder.folder, "logs", log_name(row.label))
+                pieces: list[tuple[int, int, int, bytes]] = []     # (group, rotation, seat, text)
+                try:
+                    names = sorted(os.listdir(folder))
+                except OSError:
+                    names = []
+                for fn in names:
+                    m = re.fullmatch(r"seat-([0-9]+)\.log", fn)
+                    if not m:
+                        continue
+                    try:
+                        with open(os.path.join(folder, fn), "rb") as fh:
+                            text = fh.read().decode("utf-8", "replace")
+                    except OSError:
+                        continue
+                    heads = list(_JOB.finditer(text))
+                    for k, h in enumerate(heads):
+                        end = heads[k + 1].start() if k + 1 < len(heads) else len(text)
+                        pieces.append((int(h[1]), int(h[2]), int(m[1]), text[h.end():end].strip("\n").encode()))
+                pieces.sort(key=lambda p: (-p[0], -p[1], p[2]))
+                games = []
+                truncated = False
+                for group, rotation, seat, data in pieces:
+                    if left <= 0:
+                        truncated = True
+                        break
+                    cut = data[:left]
+                    left -= len(cut)
+                    games.append({"game": st.game_of(group, rotation), "group": group, "rotation": rotation,
+                                  "seat": seat, "text": cut.decode("utf-8", "replace"),
+                                  "truncated": len(cut) < len(data)})
+                out.append({"id": row.id, "label": row.label, "version": row.version, "games": games,
+                            "truncated": truncated or any(g["truncated"] for g in games)})
+        return out
+
+
+def _kill(validation: ProcessPoolExecutor) -> None:
+    """Kill a validation's process (its sandbox and bots die with it) and wait for it to end."""
+    procs = list((getattr(validation, "_processes", None) or {}).values())
+    for p in procs:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            p.kill()
+    for p in procs:
+        with contextlib.suppress(OSError, ValueError, AttributeError, AssertionError):
+            p.join(10)
+    validation.shutdown(wait=True, cancel_futures=True)
+
 
 def validation_process() -> None:
     """A validation's process: an interrupt of the server's terminal does not
-    cut its validation short (the server waits for it as it stops)."""
+    cut its validation short (the server ends it as it stops)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def validate(folder: str, data: bytes, filename: str, name: str, owner: str, cls: Optional[str], note: str,
-              entry: Optional[str]) -> EntrantRow:
-    """:meth:`Ladder.submit_file` in a validation's process."""
+             entry: Optional[str], key: Optional[str] = None) -> EntrantRow:
+    """:meth:`Ladder.submit_file` in a validation's process (``key``: its staging folder's name)."""
     return Ladder(folder).submit_file(io.BytesIO(data), filename, name=name, owner=owner, cls=cls, note=note,
-                                      entry=entry)
+                                      entry=entry, key=key)
 
 
 def rating_json(row: Optional[RatingRow]) -> Optional[dict[str, Any]]:
