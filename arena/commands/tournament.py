@@ -314,7 +314,7 @@ def _export(args: argparse.Namespace) -> None:
     into a new file."""
     import sys
 
-    from ..store import Store, refuse_database_path
+    from ..store import Store, write_new_file
     from ..types import ArenaError
 
     if args.ladder is not None:
@@ -343,14 +343,7 @@ def _export(args: argparse.Namespace) -> None:
         sys.stdout.write(text)
         print(f"exported {note}", file=sys.stderr)
         return
-    refuse_database_path(args.out, db, "-o")
-    try:
-        with open(args.out, "x", encoding="utf-8") as fh:
-            fh.write(text)
-    except FileExistsError:
-        raise ArenaError(f"-o {args.out}: the file exists; choose another name") from None
-    except OSError as exc:
-        raise ArenaError(f"-o {args.out}: {exc.strerror or exc}") from None
+    write_new_file(args.out, text, db, "-o")
     print(f"wrote {args.out}: {note} (`pengyou replay {args.out}` tells them, "
           f"`pengyou view {args.out} --game N` draws one)")
 
@@ -399,23 +392,14 @@ def _ladder_records(folder: str) -> tuple[list[str], int, str]:
 
 def _print_record(store: Store, args: argparse.Namespace) -> None:
     """``arena record``: one stored job's record, on the terminal or into a new file."""
-    from ..types import ArenaError
-
     run_id = _latest(store, args.run, args.db)
     record = _stored_record(store, run_id, args.key)
     if args.out is None:
         print(record, end="")
         return
-    from ..store import refuse_database_path
+    from ..store import write_new_file
 
-    refuse_database_path(args.out, args.db, "--out")
-    try:
-        with open(args.out, "x", encoding="utf-8") as fh:
-            fh.write(record)
-    except FileExistsError:
-        raise ArenaError(f"--out {args.out}: the file exists; choose another name") from None
-    except OSError as exc:
-        raise ArenaError(f"--out {args.out}: {exc.strerror or exc}") from None
+    write_new_file(args.out, record, args.db, "--out")
 
 
 def _stored_record(store: Store, run_id: int, key: str) -> str:

@@ -8,7 +8,7 @@ faults, leases, and the sequential tests' and tuning runs' own tables);
 
 from .leases import Owner
 from .results import DEFAULT_DB, SCHEMA_VERSION, STATUSES, RunInfo, Store
-from .sqlite import SQLiteFile, log_path_for, now_utc, one_line, refuse_database_path
+from .sqlite import SQLiteFile, log_path_for, now_utc, one_line, refuse_database_path, write_new_file
 
 __all__ = ["DEFAULT_DB", "SCHEMA_VERSION", "STATUSES", "RunInfo", "SQLiteFile", "Store", "Owner",
-           "log_path_for", "refuse_database_path", "now_utc", "one_line"]
+           "log_path_for", "refuse_database_path", "write_new_file", "now_utc", "one_line"]

@@ -64,6 +64,31 @@ def refuse_database_path(out: Union[str, os.PathLike[str]], db: Union[str, os.Pa
                              f"{name[len(db):] and f' (its {name[len(db) + 1:]} file)'}; choose another name")
 
 
+def write_new_file(out: Union[str, os.PathLike[str]], text: str, db: Union[str, os.PathLike[str]],
+                   what: str) -> None:
+    """Write ``text`` to the file ``out`` (named by the option ``what``),
+    which must not exist yet and must not be the database ``db`` (see
+    :func:`refuse_database_path`); a one-line :class:`~arena.types.ArenaError`
+    otherwise.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> out = os.path.join(folder, "game.jsonl")
+    >>> write_new_file(out, "{}\\n", os.path.join(folder, "arena.db"), "-o")
+    >>> write_new_file(out, "{}\\n", os.path.join(folder, "arena.db"), "-o")
+    Traceback (most recent call last):
+    arena.types.ArenaError: -o ...game.jsonl: the file exists; choose another name
+    """
+    refuse_database_path(out, db, what)
+    try:
+        with open(out, "x", encoding="utf-8") as fh:
+            fh.write(text)
+    except FileExistsError:
+        raise ArenaError(f"{what} {os.fspath(out)}: the file exists; choose another name") from None
+    except OSError as exc:
+        raise ArenaError(f"{what} {os.fspath(out)}: {exc.strerror or exc}") from None
+
+
 def log_path_for(db: Union[str, os.PathLike[str]]) -> str:
     """The log file a command on the database ``db`` writes by default:
     ``DB`` with ``.log`` for its extension, never the database itself.

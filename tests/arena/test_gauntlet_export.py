@@ -8,26 +8,13 @@ import re
 from pathlib import Path
 
 import pytest
+from test_arena_cli import _one_line_error, _run
 
-from arena.commands import main
 from arena.store import Store
 from arena.tournament.schedule import lineups, period, seat_counts
 
 BOTS = ["random", "heuristic", "r2=random", "h2=heuristic"]
 
-
-def _run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _one_line_error(code, err):
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("pengyou: error: "), err
-    assert "Traceback" not in err
-    return lines[0]
 
 
 def _arena_run(capsys, db, *extra, bots=BOTS, players="5"):
