@@ -96,7 +96,8 @@ def test_killed_run_loses_nothing_and_counts_nothing_twice(tmp_path):
 @pytest.mark.parametrize("bot, kind", [("CrashBot", "crash"), ("HangBot", "timeout"),
                                        ("IllegalBot", "illegal")])
 def test_faulty_bots_are_recorded_and_the_run_completes(tmp_path, bot, kind):
-    spec = spec_from_options([f"{FAULTY}:{bot}", "random"], players=5, deals=1, time_limit=0.3)
+    # a little overage: a bot that sleeps (HangBot) is timed out by the wall bound, 3 times its budget plus 5 s
+    spec = spec_from_options([f"{FAULTY}:{bot}", "random"], players=5, deals=1, time_limit=0.3, overage=1.0)
     summary = run_tournament(spec, str(tmp_path / "f.db"), progress=False, workers=2)
     assert summary.played == summary.jobs == 5 and summary.failed == 0
     with Store(str(tmp_path / "f.db"), create=False) as store:
