@@ -1,18 +1,16 @@
 """The ladder's database: one SQLite file in the ladder's folder.
 
-It holds the ladder's rules (set once, when it is created) and its secret,
-the owners and their hashed tokens, every entrant version (name, version,
-owner, kind, the spec it runs, the hash of its code, note, when it was
-created and retired), every duplicate group scheduled (a deal seed and the
-two entrants), every game (one rotation of a group: its seats, its outcome
+It holds the ladder's rules (set once, when it is created) and its secret, the owners and
+their hashed tokens, every entrant version (name, version, owner, kind, the spec it runs, the
+hash of its code, note, when it was created and retired), every duplicate group scheduled (a
+deal seed and the two entrants), every game (one rotation of a group: its seats, its outcome
 and record, its faults) and the ratings after each scheduling round.
 
-Only the process that runs the ladder writes games; the server and the
-submit command write owners and entrants. Each write is one transaction,
-and a game is unique by (group, rotation), so a runner killed at any
-moment and started again never loses a written game nor counts one twice.
-Opening follows :class:`arena.store.SQLiteFile`: a foreign, damaged or
-locked file gets one line and is left as it is.
+Only the process that runs the ladder writes games; the server and the submit command write
+owners and entrants. Each write is one transaction, and a game is unique by (group, rotation),
+so a runner killed at any moment and started again never loses a written game nor counts one
+twice. Opening follows :class:`arena.store.SQLiteFile`: a foreign, damaged or locked file gets
+one line and is left as it is.
 
 >>> import os, tempfile
 >>> tmp = tempfile.TemporaryDirectory()

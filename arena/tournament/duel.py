@@ -49,7 +49,7 @@ from core.rules import Rules  # noqa: F401  (used in the signature)
 from ..table.settings import Limits, TableSettings
 from ..table.table import play_job
 from .jobs import Failed, JobItem, Outcome, executor_for, play_jobs
-from .spec import _entrant, spec_from_options
+from .spec import parse_entrant, spec_from_options
 from ..types import ArenaError, Entrant, Job, JobResult
 
 __all__ = ["run_duel", "play_game", "duel_settings", "mean_interval", "load_saved", "DuelError", "duel_log_names",
@@ -97,7 +97,7 @@ def duel_entrants(text_a: str, text_b: str) -> tuple[Entrant, Entrant]:
         if text.strip().startswith("="):
             raise DuelError(f"bot {text!r}: no NAME before '=' (give NAME=SPEC, e.g. mine=heuristic, or SPEC alone)")
         try:
-            out.append(_entrant(text))
+            out.append(parse_entrant(text))
         except ArenaError as exc:
             raise DuelError(f"bot {text!r}: {exc}") from None
     a, b = out

@@ -47,7 +47,7 @@ from ..table.remote import check_startable
 from ..table.settings import FAULT_POLICIES, MODES, TRUST, Limits, TableSettings
 from ..types import ArenaError, Entrant
 
-__all__ = ["TournamentSpec", "spec_from_toml", "spec_from_data", "read_toml", "spec_from_options", "spec_text", "MODES",
+__all__ = ["TournamentSpec", "spec_from_toml", "spec_from_data", "read_toml", "spec_from_options", "spec_text", "parse_entrant", "MODES",
            "LINEUPS", "GAUNTLET_PREFIX"]
 
 #: How entrants are seated: every pair of entrants, all at one table, or one
@@ -388,8 +388,13 @@ def spec_text(bot: str, params: Mapping[str, Any] | None = None) -> str:
     return text
 
 
-def _entrant(text: str) -> Entrant:
-    """``SPEC`` or ``LABEL=SPEC`` (a label has no ``:``, ``/`` or ``.``)."""
+def parse_entrant(text: str) -> Entrant:
+    """An entrant from ``SPEC`` or ``LABEL=SPEC`` (a label has no ``:``,
+    ``/``, ``.``, ``?`` or ``,``); a bad spec is a one-line :class:`ArenaError`.
+
+    >>> parse_entrant("mine=random"), parse_entrant("random").name
+    (Entrant(name='mine', spec='random'), 'random')
+    """
     if not isinstance(text, str):
         raise ArenaError(f"bot spec {text!r}: expected text such as 'heuristic'")
     head, eq, rest = text.partition("=")
@@ -416,7 +421,7 @@ def spec_from_options(bots: Sequence[str], **fields: Any) -> TournamentSpec:
     bad = sorted(set(fields) - known)
     if bad:
         raise ArenaError(f"unknown spec field(s): {', '.join(bad)} (known: {', '.join(sorted(known))})")
-    spec = TournamentSpec(entrants=tuple(_entrant(b) for b in bots), **fields)
+    spec = TournamentSpec(entrants=tuple(parse_entrant(b) for b in bots), **fields)
     spec.validate()
     return spec
 
