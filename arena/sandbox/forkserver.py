@@ -12,12 +12,8 @@ The referee holds a :class:`BotProcess` per bot: pipes to its standard
 input, output and error, and the process id to kill. Nothing a bot sends is
 trusted: lines are read with a size cap and a deadline, and a bot that
 stops answering is killed (its whole PID namespace, or its process group
-where namespaces are not available). Between its turns a bot waits for
-its next request; the CPU it uses meanwhile counts against its next turn,
-and a bot seen using more than :data:`PONDER_GRACE` of it is stopped
-between its turns from then on (``SIGSTOP`` to its process group, which it
-cannot leave), as is every bot whose CPU time cannot be read cheaply and
-every idle bot in the referee's pool.
+where namespaces are not available). Between its turns a bot is stopped
+(``SIGSTOP`` to its process group, which it cannot leave).
 
 Each bot has a control group of its own where the system allows one
 (:mod:`arena.sandbox.cgroups`): the kernel kills a bot whose processes
@@ -50,12 +46,6 @@ from .walls import Walls
 __all__ = ["Zygote", "BotProcess", "SandboxError", "Walls", "MESSAGE_BYTES"]
 
 log = logging.getLogger("pengyou.arena")
-
-#: CPU seconds a bot may use between two turns without being stopped
-#: between them from then on: the tail of writing its answer and going back
-#: to read (a few tens of microseconds for an honest bot; an answer's time
-#: can also be counted a scheduler tick late).
-PONDER_GRACE = 0.005
 
 #: The largest message between the referee and its fork server (JSON, one
 #: datagram of a ``SOCK_SEQPACKET`` pair each way).
@@ -198,12 +188,7 @@ class BotProcess:
         self.stderr_cap = 1 << 16
         self.stderr_lost = 0
         self.dead = False
-        self.paused = False             # stopped now (SIGSTOP)
-        #: stopped between turns: from the start when its CPU time has no cheap
-        #: clock (no control group), else once it used CPU between two turns
-        self.stops = cpu_file is None
-        self.mark: Optional[float] = None    # its CPU time when its last turn ended
-        self.pondered = 0.0             #: CPU seconds it used between its last two turns
+        self.paused = False
         # not select(): a referee may hold more than 1024 descriptors; one poller for the process's life
         self._poller = select.poll()
         self._poller.register(stdout, select.POLLIN)
@@ -312,46 +297,19 @@ class BotProcess:
                     return "eof", b""
                 self._read += data
 
-    def end_turn(self) -> None:
-        """Its turn is over: note its CPU time (what it uses from now on
-        counts against its next turn, see :meth:`start_turn`), or stop it
-        if it :attr:`stops` between turns."""
-        if self.dead:
-            return
-        self.mark = None if self.stops else self.cpu_seconds()
-        if self.mark is None:
-            self.stops = True
-            self.park()
-
-    def start_turn(self, request: str) -> Optional[float]:
-        """Its turn begins with ``request`` (written now, and the bot woken
-        if it was stopped); sets :attr:`pondered`, the CPU seconds it used
-        since :meth:`end_turn` (one who used more than :data:`PONDER_GRACE`
-        is stopped between turns from now on). Returns its CPU time before
-        the request (None if it cannot be read)."""
-        self.pondered = 0.0
-        if self.dead:
-            return None
-        now = self.cpu_seconds()        # before the request: a bot that is not stopped answers at once
-        if not self.paused and self.mark is not None and now is not None:
-            self.pondered = max(0.0, now - self.mark)
-            if self.pondered > PONDER_GRACE:
-                self.stops = True
-        self.mark = None
-        self.send(request)
-        if self.paused:
-            self.paused = False
-            self._signal(signal.SIGCONT)
-        return now
-
-    def park(self) -> None:
+    def pause(self) -> None:
         """Stop every process of the bot (its process group, which the walls
-        keep it in) until its next turn: an idle bot in a pool, or one that
-        :attr:`stops` between turns, uses no CPU while others decide."""
+        keep it in) until :meth:`resume`: a bot uses no CPU between its turns,
+        so it can neither think on other seats' time nor slow their bots."""
         if not self.paused and not self.dead:
             self.paused = True
-            self.mark = None
             self._signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let a paused bot run again (before it is asked to act)."""
+        if self.paused and not self.dead:
+            self.paused = False
+            self._signal(signal.SIGCONT)
 
     def _signal(self, sig: int) -> None:
         try:

@@ -144,7 +144,7 @@ class BotPool:
             self.last_stderr = proc.take_stderr()
             proc.kill()
             raise
-        proc.end_turn()                 # it runs only when asked to act
+        proc.pause()                    # it runs only when asked to act
         return _Idle(proc, value["want"])
 
     def release(self, item: _Idle, spec: str, seed: int, cap: int) -> None:
@@ -157,7 +157,6 @@ class BotPool:
         if item.proc.dead or item.deals >= self.MAX_DEALS or len(idle) >= cap:
             self.retire(item)
             return
-        item.proc.park()                # an idle process uses no CPU until its next job
         idle.append(item)
         self._order.append((spec, item))
         while len(self._order) > cap:
@@ -277,33 +276,29 @@ class RemoteSeat:
         A bot is charged for the CPU time its processes used (its control
         group's, or ``/proc``'s), not for the wall clock: a busy neighbour, a
         stalled referee or a stopped machine never makes its time run out.
-        CPU it used between its turns counts against this one (and it is
-        stopped between turns from then on, see :meth:`BotProcess.start_turn`).
         The wall clock is only an outer bound, :data:`WALL_FACTOR` times the
         budget plus :data:`WALL_SLACK` seconds, counted while the referee
         itself was running (for a bot that sleeps instead of thinking)."""
         self.rid += 1
         move = self.limits.move
         budget = (move + self.bank) if move > 0 else 1e9
-        cpu0 = self.proc.start_turn(protocol.request(self.rid, move if move > 0 else 0.0, self.bank,
-                                                     legal if self.legal else None, complete))
-        pondered = self.proc.pondered
-        status, line, took, used = self._wait(budget, cpu0, pondered)
+        self.proc.send(protocol.request(self.rid, move if move > 0 else 0.0, self.bank,
+                                        legal if self.legal else None, complete))
+        cpu0 = self.proc.cpu_seconds() if move > 0 else None
+        self.proc.resume()
+        status, line, took, used = self._wait(budget, cpu0)
         if status == "line":
-            # its turn is over (not for a process that ended: the process
-            # that waits for it must stay free to report how it ended)
-            self.proc.end_turn()
-        if move > 0 and took + pondered > move:
+            # stopped again until its next request (not a process that ended: the
+            # process that waits for it must stay free to report how it ended)
+            self.proc.pause()
+        if move > 0 and took > move:
             if used is None and cpu0 is not None:
                 now = self.proc.cpu_seconds()
                 used = None if now is None else now - cpu0
-            charged = (took if used is None else min(took, used)) + pondered
+            charged = took if used is None else min(took, used)
             self.bank = max(0.0, self.bank - max(0.0, charged - move))
         if status == "timeout":
-            why = f"no answer within {move:g} s and {self.limits.overage:g} s of overage"
-            if pondered >= 0.01:
-                why += f" (with the {pondered:.2f} s of CPU it used between its turns)"
-            return None, "timeout", why, took
+            return None, "timeout", f"no answer within {move:g} s and {self.limits.overage:g} s of overage", took
         if status == "eof":
             kind, how = self.proc.ending()
             return None, kind, how, took
@@ -317,18 +312,15 @@ class RemoteSeat:
             return None, kind, text, took
         return text, None, "", took
 
-    def _wait(self, budget: float, cpu0: Optional[float],
-              pondered: float = 0.0) -> tuple[str, bytes, float, Optional[float]]:
+    def _wait(self, budget: float, cpu0: Optional[float]) -> tuple[str, bytes, float, Optional[float]]:
         """Wait for the answer: (status of :meth:`BotProcess.read_line`, the
-        line, the wall time counted, the CPU time used in the turn if it was
-        read); ``pondered`` CPU seconds of the budget were used before it.
+        line, the wall time counted, the CPU time used if it was read).
 
         Each wait lasts at most :data:`SLICE` seconds; one that returns more
         than :data:`LATE` seconds after its time was a stall of this process
         (stopped, or the machine was), and only its expected length counts."""
         start = time.monotonic()
         outer = budget * WALL_FACTOR + WALL_SLACK
-        budget -= pondered
         deadline = start + budget
         counted = 0.0
         used: Optional[float] = None

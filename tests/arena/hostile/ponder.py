@@ -4,10 +4,6 @@ A bot that keeps computing while it is not its turn takes CPU from the
 referee and from every other bot at the table: the others' decisions take
 longer (their searches see fewer iterations in the same time, or run out
 of it), and the thinker gains time it was never given.
-
-The referee charges CPU used between turns against the bot's next turn and
-stops the bot between its turns from then on: :class:`PonderBot` checks the
-second, :class:`BurstBot` (with :class:`SlowBot` as the others' seats) the first.
 """
 
 from __future__ import annotations
@@ -60,16 +56,13 @@ class PonderBot:
     in it; when they used more than ``share`` of that time (over at least
     ``least`` seconds of it) it raises ``ATTACK WORKED``. (Part of that time
     is still the bot's own turn: its host writing the answer, and reading
-    the next request; the spinners may use that.) The first interval after
-    the spinners started is left out: the referee sees the CPU used in it
-    only when the next turn begins (and charges it to that turn)."""
+    the next request; the spinners may use that.)"""
 
     def __init__(self, share: float = 0.25, least: float = 0.3) -> None:
         self.share, self.least = float(share), float(least)
         self.rng = None
         self.cpu = self.wall = 0.0              # spinners' cpu and wall time between turns, in all
         self.last_cpu = self.last_wall = None
-        self.skip = 1                           # intervals still left out
 
     def restart(self, rules, seat, rng) -> None:
         self.rng = rng
@@ -81,9 +74,7 @@ class PonderBot:
         self.last_cpu = self.last_wall = None
 
     def step(self, view):
-        if self.last_wall is not None and self.skip:
-            self.skip -= 1
-        elif self.last_wall is not None:
+        if self.last_wall is not None:
             self.cpu += max(0.0, _used() - self.last_cpu)
             self.wall += time.monotonic() - self.last_wall
             if self.wall >= self.least and self.cpu > self.share * self.wall:
@@ -92,43 +83,3 @@ class PonderBot:
         action = view.random_action(self.rng)
         self.last_cpu, self.last_wall = _used(), time.monotonic()
         return action
-
-
-class BurstBot:
-    """After its first answer, a thread spins for ``seconds`` of CPU time,
-    while the other seats decide: that CPU must count against its next
-    turn (here more than its whole budget: a ``timeout``)."""
-
-    def __init__(self, seconds: float = 3.0) -> None:
-        self.seconds = float(seconds)
-        self.rng = None
-
-    def restart(self, rules, seat, rng) -> None:
-        self.rng = rng
-
-    def _burn(self) -> None:
-        end = time.thread_time() + self.seconds
-        while time.thread_time() < end:
-            pass
-
-    def step(self, view):
-        action = view.random_action(self.rng)
-        if not _STARTED[0]:
-            _STARTED[0] = True
-            threading.Thread(target=self._burn, daemon=True).start()
-        return action
-
-
-class SlowBot:
-    """Sleeps ``delay`` seconds a decision (no CPU: never a timeout)."""
-
-    def __init__(self, delay: float = 1.0) -> None:
-        self.delay = float(delay)
-        self.rng = None
-
-    def restart(self, rules, seat, rng) -> None:
-        self.rng = rng
-
-    def step(self, view):
-        time.sleep(self.delay)
-        return view.random_action(self.rng)
