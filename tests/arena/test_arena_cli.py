@@ -291,6 +291,16 @@ def _job_lines_of(out):
     return {line.split()[0]: line.strip() for line in out.splitlines() if line.startswith("  g")}
 
 
+def _shown(capsys, db):
+    """`arena show` of ``db`` both ways: its JSON jobs and its text job lines, by job key."""
+    code, out, err = _run(capsys, "arena", "show", "--db", db, "--json")
+    assert code == 0, err
+    jobs = {j["key"]: j for j in json.loads(out)["jobs"]}
+    code, out, err = _run(capsys, "arena", "show", "--db", db)
+    assert code == 0, err
+    return jobs, _job_lines_of(out)
+
+
 def _stored(db):
     from arena.store import Store
 
@@ -309,13 +319,9 @@ def test_show_tells_each_jobs_margin_winner_and_game_points_as_stored(tmp_path, 
     assert code == 0, err
     entrants, stored = _stored(db)
     assert len(stored) == 4
-    code, out, err = _run(capsys, "arena", "show", "--db", db, "--json")
-    assert code == 0, err
-    jobs = json.loads(out)["jobs"]
+    by_key, lines = _shown(capsys, db)
+    jobs = list(by_key.values())
     assert len(jobs) == 6
-    code, out, err = _run(capsys, "arena", "show", "--db", db)
-    assert code == 0, err
-    lines = _job_lines_of(out)
     assert set(lines) == {j["key"] for j in jobs}
     assert long_name not in "".join(lines.values()) and "heuristic_wit..." in lines[jobs[0]["key"]]
     for job in jobs:
@@ -357,12 +363,7 @@ def test_show_puts_each_fault_on_its_job(tmp_path, capsys):
     assert code == 0, err
     entrants, stored = _stored(db)
     assert any(r.faults for r in stored.values())
-    code, out, err = _run(capsys, "arena", "show", "--db", db, "--json")
-    assert code == 0, err
-    jobs = {j["key"]: j for j in json.loads(out)["jobs"]}
-    code, out, err = _run(capsys, "arena", "show", "--db", db)
-    assert code == 0, err
-    lines = _job_lines_of(out)
+    jobs, lines = _shown(capsys, db)
     for key, res in stored.items():
         job, line = jobs[key], lines[key]
         assert job["fault_list"] == [dict(f.to_json(), name=entrants[f.entrant].name) for f in res.faults]
@@ -391,12 +392,7 @@ def test_show_tells_a_matchs_winners(tmp_path, capsys):
                         "--db", db, "--no-progress", "--samples", "10")
     assert code == 0, err
     entrants, stored = _stored(db)
-    code, out, err = _run(capsys, "arena", "show", "--db", db, "--json")
-    assert code == 0, err
-    jobs = {j["key"]: j for j in json.loads(out)["jobs"]}
-    code, out, err = _run(capsys, "arena", "show", "--db", db)
-    assert code == 0, err
-    lines = _job_lines_of(out)
+    jobs, lines = _shown(capsys, db)
     assert len(stored) == 2 and len(jobs) == 5
     for key, job in jobs.items():
         res = stored.get(key)

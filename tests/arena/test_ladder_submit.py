@@ -173,41 +173,18 @@ def test_damaged_rows_get_one_line_and_are_left_as_they_are(tmp_path, sql, says)
     assert kept() == before              # the damaged row is there as it was, and nothing was added
 
 
-SLOW = """import time
-
-UNTIL = {until!r}
-
-
-class Slow:
-    def restart(self, rules, seat, rng):
-        self.rng = rng
-
-    def step(self, view):
-        time.sleep(max(0.0, min(0.5, UNTIL - time.time())))
-        return view.random_action(self.rng)
-"""
-
-FAILING = """class Failing:
-    def restart(self, rules, seat, rng):
-        self.rng = rng
-
-    def step(self, view):
-        raise ValueError("this bot always fails")
-"""
-
-
 def test_submit_through_a_server_follows_the_validation_to_its_answer(tmp_path):
     import time
 
-    from test_ladder_server import Served
+    from test_ladder_server import FAILING_BOT, Served, slow_bot
 
     lad = new_ladder(tmp_path)
     with lad.store() as st:
         st.add_owner("ann", "tok-ann-0123456789")
     slow = tmp_path / "slow.py"
-    slow.write_text(SLOW.format(until=time.time() + 4))
+    slow.write_bytes(slow_bot(time.time() + 4))
     failing = tmp_path / "failing.py"
-    failing.write_text(FAILING)
+    failing.write_bytes(FAILING_BOT)
     served = Served(lad)
     try:
         server = ["--server", served.url, "--token", "tok-ann-0123456789"]
