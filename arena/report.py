@@ -31,7 +31,7 @@ from typing import Any, Optional
 from markupsafe import Markup
 
 from .render.charts import EloScale, HistorySeries, history_chart, interval_bar, scale_axis
-from .render.html import KIT
+from .render.report_pages import GAMES_PAGE, pyplot, report_page, report_part, svg_of, sprt_estimates, sprt_summary
 from .stats.ratings import ROLES, Interval, Standings, role_margins, standings
 from .types import FAULT_KINDS, ArenaError, Entrant
 
@@ -43,11 +43,6 @@ _SAFE_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 
 _DASH = Markup("&ndash;")
-
-
-def _part(name: str, **context: Any) -> Markup:
-    """One section's content, rendered by the macro ``name`` of the report's templates."""
-    return KIT.macro("report_parts.html.j2", name)(**context)
 
 
 def _num(x: Optional[float], digits: int = 1) -> Any:
@@ -64,28 +59,8 @@ def _interval(iv: Interval, digits: int = 1) -> Any:
     return f"{iv.mean:+.{digits}f} [{iv.lo:+.{digits}f}, {iv.hi:+.{digits}f}]"
 
 
-def _svg(fig: Any) -> str:
-    """A matplotlib figure as inline SVG (the figure is closed)."""
-    import matplotlib.pyplot as plt
-
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight")
-    plt.close(fig)
-    text = buf.getvalue()
-    return text[text.index("<svg"):]
-
-
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _heat_plot(st: Standings, names: Sequence[str]) -> str:
-    plt = _pyplot()
+    plt = pyplot()
     n = len(names)
     grid = [[math.nan] * n for _ in range(n)]
     for (i, j), cell in st.cross.items():
@@ -104,26 +79,7 @@ def _heat_plot(st: Standings, names: Sequence[str]) -> str:
     ax.set_yticks(range(n), names)
     ax.set_xlabel("against")
     fig.colorbar(im, ax=ax, label="mean card margin of the row's seats")
-    return _svg(fig)
-
-
-def _llr_plot(test: Mapping[str, Any]) -> str:
-    plt = _pyplot()
-    path = test["path"]
-    lo, hi = test["state"]["bounds"]
-    fig, ax = plt.subplots(figsize=(7, 3.2))
-    ax.plot([p["groups"] for p in path], [p["llr"] for p in path], marker=".", lw=1.2)
-    ax.axhline(lo, color="#c0262d", ls="--", lw=1, label=f"accept H0 ({lo:.2f})")
-    ax.axhline(hi, color="#2d7d46", ls="--", lw=1, label=f"accept H1 ({hi:.2f})")
-    ax.set_xlabel("deal groups")
-    ax.set_ylabel("log-likelihood ratio")
-    ax.legend(loc="best", fontsize=8)
-    return _svg(fig)
-
-
-def _page(title: str, subtitle: str, sections: Sequence[tuple[str, str, Markup]]) -> str:
-    """The whole page: a header, then each section (id, heading, content built by the kit)."""
-    return KIT.render("report.html.j2", title=title, subtitle=subtitle, sections=sections)
+    return svg_of(fig)
 
 
 def _standings_table(st: Standings, status: Optional[Mapping[str, str]] = None) -> Markup:
@@ -136,17 +92,17 @@ def _standings_table(st: Standings, status: Optional[Mapping[str, str]] = None) 
     note = (f"{st.deals} deals in {st.groups} duplicate groups; maker-side edge {st.maker_edge:+.0f} Elo; Elo "
             f"intervals from {st.samples} bootstrap resamples of the groups; the duplicate score is a seat's card "
             "margin against the mean of the same seat on the same cards.")
-    return _part("standings_table", rows=rows, status=status, axis=scale_axis(scale), note=note)
+    return report_part("standings_table", rows=rows, status=status, axis=scale_axis(scale), note=note)
 
 
 def _duplicate_table(st: Standings) -> Markup:
-    return _part("duplicate_table", rows=[(r.name, _interval(r.dup), r.dup.n) for r in st.rows])
+    return report_part("duplicate_table", rows=[(r.name, _interval(r.dup), r.dup.n) for r in st.rows])
 
 
 def _cross_table(st: Standings, names: Sequence[str]) -> Markup:
     cells = [[None if (c := st.cross.get((i, j))) is None or not c.n else c for j in range(len(names))]
              for i in range(len(names))]
-    return _part("cross_table", names=list(names), cells=cells)
+    return report_part("cross_table", names=list(names), cells=cells)
 
 
 def _faults_section(entrants: Sequence[Entrant], faults: Sequence[tuple[str, Any]], links: Mapping[str, str]
@@ -160,7 +116,7 @@ def _faults_section(entrants: Sequence[Entrant], faults: Sequence[tuple[str, Any
               "message": f.message,
               "name": entrants[f.entrant].name if 0 <= f.entrant < len(entrants) else str(f.entrant)}
              for key, f in faults[:200]]
-    return _part("faults_section", kinds=kinds, counts=[(e.name, counts[i]) for i, e in enumerate(entrants)],
+    return report_part("faults_section", kinds=kinds, counts=[(e.name, counts[i]) for i, e in enumerate(entrants)],
                  items=items, more=max(0, len(faults) - 200))
 
 
@@ -168,7 +124,7 @@ def _roles_section(entrants: Sequence[Entrant], results: Sequence[Any], players:
     margins = role_margins(results, len(entrants), players)
     rows = [(e.name, [(r, _interval(m.by_role[r]), m.by_role[r].n) for r in ROLES],
              [(_interval(iv), iv.n) for iv in m.by_seat]) for e, m in zip(entrants, margins)]
-    return _part("roles_section", roles=list(ROLES), players=players, rows=rows)
+    return report_part("roles_section", roles=list(ROLES), players=players, rows=rows)
 
 
 def _forfeit_fault(res: Any, seat: int) -> Optional[Any]:
@@ -212,7 +168,7 @@ def _games_section(results: Sequence[Any], entrants: Sequence[Entrant], links: M
         rows.append({"key": res.key, "link": links.get(res.key), "seats": seats, "deals": len(res.deals),
                      "told": told, "faults": len(res.faults), "forfeits": forfeits})
     unlinked = sum(1 for r in results if r.key not in links)
-    return _part("games_section", rows=rows, unlinked=unlinked, listed=listed)
+    return report_part("games_section", rows=rows, unlinked=unlinked, listed=listed, page_size=GAMES_PAGE)
 
 
 def _with_forfeits(records: list[dict[str, Any]], res: Any) -> list[dict[str, Any]]:
@@ -320,17 +276,27 @@ def run_report(db: str, run_id: Optional[int] = None, samples: int = 1000,
                                  lambda key: by_key[key].record if key in by_key else "",
                                  lambda key: f"run {run_id}, job {key}", games_dir, games, by_key.get)
     sections = _result_sections(st, entrants, results, faults, players, links)
-    for k, test in enumerate(saved_state(db, run_id)):
-        state = test["state"]
-        hyp = state.get("hypotheses") or {}           # stored as Hypotheses.to_json(): low and high Elo
-        hyp = {"elo0": f"{hyp.get('low', math.nan):g}", "elo1": f"{hyp.get('high', math.nan):g}"}
-        verdict = state.get("verdict") or "running"
-        elo = state.get("elo") or {}
-        text = _part("sprt_summary", k=k, hyp=hyp, state=state, verdict=verdict, elo=elo)
-        sections.append((f"sprt-{k}", "SPRT", text + Markup(_llr_plot(test))))
     subtitle = (f"run {info.id} of {os.path.basename(db)}: {info.status}, {info.done} of {info.jobs} jobs; "
                 f"{spec.get('preset')} rules, {players} players; updated {info.updated}")
-    return _page(f"{info.name}: report", subtitle, sections), pages
+    tests = saved_state(db, run_id)
+    if not tests:
+        return report_page(f"{info.name}: report", subtitle, sections), pages
+    return _sprt_page(run_id, entrants, tests, sections, subtitle), pages
+
+
+def _sprt_page(run_id: int, entrants: Sequence[Entrant], tests: Sequence[Mapping[str, Any]],
+               sections: list[tuple[str, str, Markup]], subtitle: str) -> str:
+    """A run that holds a test, as the test's page: the answer first (each
+    test's verdict, hypotheses, LLR and bounds, groups played and the LLR's
+    path), then the standings headed by the test's own Elo and margin, and
+    the other sections, the games last."""
+    a, b = (entrants[0].name, entrants[1].name) if len(entrants) >= 2 else ("A", "B")
+    top = [(f"sprt-{k}", "SPRT" + (f" {k + 1}" if len(tests) > 1 else "") + ": the verdict",
+            sprt_summary(k, t["state"], t["path"], a, b)) for k, t in enumerate(tests)]
+    sid, _, table = sections[0]
+    sections[0] = (sid, "Elo and margins", sprt_estimates([t["state"] for t in tests], a, b) + table)
+    specs = "; ".join(f"{e.name} = {e.spec}" for e in entrants[:2])
+    return report_page(f"SPRT test {run_id}: {a} against {b}", f"{specs}; {subtitle}", top + sections)
 
 
 def _history_plot(snapshots: Sequence[tuple[float, int, Sequence[Mapping[str, Any]]]],
@@ -396,22 +362,51 @@ def ladder_report(folder: str, samples: int = 200, games_dir: Optional[str] = No
                 f"{len(f.entrants)} entrant versions; {r.preset} rules, {r.players} players; "
                 f"{r.time_limit:g} s a decision with {r.overage:g} s overage; a rating is provisional "
                 f"under {r.provisional} deals")
-    return _page(f"ladder {os.path.basename(os.path.abspath(folder))}: report", subtitle, sections), pages
+    return report_page(f"ladder {os.path.basename(os.path.abspath(folder))}: report", subtitle, sections), pages
+
+
+def _final_test(db: str, tune_id: int) -> Optional[tuple[int, Mapping[str, Any]]]:
+    """The test ``pengyou tune`` ran of tuning run ``tune_id``'s tuned values
+    against its start values (the run ``tune-ID-sprt`` of the same database,
+    the latest such): its run's id and its last stored test, or None."""
+    from .store import Store
+    from .tournament.sprt import saved_state
+
+    with Store(db, read_only=True) as store:
+        ids = [r.id for r in store.runs() if r.name == f"tune-{tune_id}-sprt"]
+    for run_id in reversed(ids):
+        tests = saved_state(db, run_id)
+        if tests:
+            return run_id, tests[-1]
+    return None
 
 
 def tune_report(db: str, tune_id: int) -> str:
-    """The report page of a stored tuning run: its parameters and trajectory."""
+    """The report page of a stored tuning run: its final test's verdict (or
+    why there is none), the tuned bot ready to copy, the SPSA schedule, the
+    parameters in their types, and the trajectory."""
+    from .render.report_pages import tune_sections
     from .tournament.tune import load_tune, trajectory_figure
 
     spec, run, status = load_tune(db, tune_id)
-    last = run.trajectory[-1] if run.trajectory else [p.start for p in spec.params]
-    table = _part("params_table", rows=[(p.name, p.start, p.low, p.high, v) for p, v in zip(spec.params, last)],
-                  iterations=len(run.trajectory))
-    sections = [("parameters", "Parameters", table),
-                ("trajectory", "Trajectory", Markup(_svg(trajectory_figure(spec, run.trajectory))))]
+    found = _final_test(db, tune_id)
+    done = len(run.trajectory) >= spec.iterations
+    if found is not None:
+        note = f"The test's own page: pengyou report --sprt {found[0]} --db {db}"
+    elif not done:
+        note = (f"not run yet: the tuning has played {len(run.trajectory)} of its {spec.iterations} iterations; "
+                "`pengyou tune` tests the tuned values against the start values when they are done.")
+    elif spec.spec_at([round(v) if p.integer else v for p, v in zip(spec.params, run.trajectory[-1])]) == \
+            spec.spec_at([round(p.start) if p.integer else p.start for p in spec.params]):
+        note = "not run: the tuned values are the start values, so there was nothing to test."
+    else:
+        note = ("skipped: `pengyou tune` was run with --no-sprt (or stopped before its test), so the tuned values "
+                "have not been tested against the start values; the command below plays them.")
+    sections = tune_sections(spec, run.spsa, run.trajectory, None if found is None else found[1], note,
+                             svg_of(trajectory_figure(spec, run.trajectory)))
     subtitle = f"tuning run {tune_id} of {os.path.basename(db)}: {status}, {len(run.trajectory)} of " \
                f"{spec.iterations} iterations of {spec.bot}"
-    return _page(f"tuning {spec.bot}: report", subtitle, sections)
+    return report_page(f"tuning run {tune_id}: {spec.bot}", subtitle, sections)
 
 
 def write_report(out: str, text: str, pages: Mapping[str, str]) -> list[str]:
