@@ -17,6 +17,14 @@ network and no other file. The games with faults get a viewer page each
 faults' table. A deal a fault forfeited is told as a forfeit, in the games
 table and on its page: who faulted, how, at which decision, and the score
 the deal was given, not the referee's random finish.
+
+A run that holds a sequential test is shown as the test's page, the answer
+first (the verdict in words, hypotheses, LLR and bounds, the LLR's path),
+then the standings with the test's own Elo and margin, the games last; a
+tuning run's page leads with its final test. Those parts, the page kit and
+the plots of a test are :mod:`arena.render.report_pages`'s. The games table
+is paged by the page's own script (50 rows at a time), and every table
+scrolls in a box of its own, so no page is wider than the window.
 """
 
 from __future__ import annotations
@@ -392,15 +400,15 @@ def tune_report(db: str, tune_id: int) -> str:
     found = _final_test(db, tune_id)
     done = len(run.trajectory) >= spec.iterations
     if found is not None:
-        note = f"The test's own page: pengyou report --sprt {found[0]} --db {db}"
+        note = ("", f"The test's own page: pengyou report --sprt {found[0]} --db {db}")
     elif not done:
-        note = (f"not run yet: the tuning has played {len(run.trajectory)} of its {spec.iterations} iterations; "
+        note = ("not run yet", f"the tuning has played {len(run.trajectory)} of its {spec.iterations} iterations; "
                 "`pengyou tune` tests the tuned values against the start values when they are done.")
     elif spec.spec_at([round(v) if p.integer else v for p, v in zip(spec.params, run.trajectory[-1])]) == \
             spec.spec_at([round(p.start) if p.integer else p.start for p in spec.params]):
-        note = "not run: the tuned values are the start values, so there was nothing to test."
+        note = ("not run", "the tuned values are the start values, so there was nothing to test.")
     else:
-        note = ("skipped: `pengyou tune` was run with --no-sprt (or stopped before its test), so the tuned values "
+        note = ("skipped", "`pengyou tune` was run with --no-sprt (or stopped before its test), so the tuned values "
                 "have not been tested against the start values; the command below plays them.")
     sections = tune_sections(spec, run.spsa, run.trajectory, None if found is None else found[1], note,
                              svg_of(trajectory_figure(spec, run.trajectory)))

@@ -166,11 +166,12 @@ def _command(words: Sequence[str]) -> str:
 
 
 def tune_sections(spec: Any, spsa: Any, trajectory: Sequence[Sequence[float]],
-                  final: Optional[Mapping[str, Any]], final_note: str, plot: str) -> list[tuple[str, str, Markup]]:
+                  final: Optional[Mapping[str, Any]], final_note: tuple[str, str], plot: str
+                  ) -> list[tuple[str, str, Markup]]:
     """A tuning run's sections: its final test (``final``: the stored state
     and LLR path of the test of the tuned values against the start, with
-    ``final_note`` saying where its own page is; or None, ``final_note``
-    then saying why there is none), the tuned bot ready to copy with the
+    ``final_note[1]`` saying where its own page is; or None, ``final_note``
+    then saying why there is none: a headline and its reason), the tuned bot ready to copy with the
     command that plays it, the SPSA schedule, the parameters in their types,
     and the trajectory (``plot``, SVG). ``spec``: the run's
     :class:`arena.tournament.tune.TuneSpec`; ``spsa``: its
@@ -183,9 +184,9 @@ def tune_sections(spec: Any, spsa: Any, trajectory: Sequence[Sequence[float]],
     if final is not None:
         head, meaning = verdict_words(final["state"], "tuned", "start")
         top = sprt_summary(0, final["state"], final["path"], "tuned", "start")
-        verdict = report_part("final_test", head=head, meaning=meaning, note=final_note, summary=top)
+        verdict = report_part("final_test", head=head, meaning=meaning, note=final_note[1], summary=top)
     else:
-        verdict = report_part("final_test", head="not run", meaning=final_note, note="", summary=None)
+        verdict = report_part("final_test", head=final_note[0], meaning=final_note[1], note="", summary=None)
     rules = ["--preset", spec.preset, "--players", str(spec.players)]
     for key, value in spec.settings:
         rules += ["--set", f"{key}={value}"]

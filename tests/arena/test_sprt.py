@@ -375,3 +375,16 @@ def test_report_sprt_with_a_bad_id_is_one_line_naming_the_tests(two_tests, tmp_p
         res = _cli("report", *args, "--db", arena, "-o", str(tmp_path / "x.html"))
         lines = res.stderr.strip().splitlines()
         assert res.returncode != 0 and len(lines) == 1 and "no SPRT here" in lines[0], res.stderr
+
+
+def test_a_verdict_is_told_in_words_with_what_it_means_in_elo():
+    from arena.render.report_pages import verdict_words
+
+    hyp = Hypotheses(-5.0, 10.0)
+    base = {"hypotheses": hyp.to_json(), "groups": 40, "max_groups": 100}
+    said = {v: verdict_words({**base, "verdict": v}, "new", "old") for v in ("H0", "H1", "limit", None)}
+    assert said["H0"][0] == "H0 accepted" and said["H0"][1].startswith("new is not 10 Elo better than old: ")
+    assert "at most -5 Elo" in said["H0"][1] and "at least +10 Elo" in said["H0"][1]
+    assert said["H1"][0] == "H1 accepted" and said["H1"][1].startswith("new is better than old: ")
+    assert said["limit"][0] == "no verdict" and "limit of 100 deal groups" in said["limit"][1]
+    assert said[None][0] == "still running" and "40 of 100 deal groups" in said[None][1]
