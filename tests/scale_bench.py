@@ -3,7 +3,7 @@
 Builds synthetic data through the stores' own APIs, then measures, each in a
 fresh process so that its peak RSS is its own:
 
-- ``refit``: the ladder runner's refit (:class:`arena.ladder.rounds.Refitter`)
+- ``refit``: the ladder runner's refit (:class:`arena.ladder.fits.Refitter`)
   of a ladder of ``--entrants`` entrants and ``--games`` games, cold (time,
   peak RSS), then warm after one more round;
 - ``page``: the leaderboard through the real aiohttp application (mean of a
@@ -66,7 +66,8 @@ def build_ladder(folder: str, entrants: int, games: int, seed: int = 1) -> None:
     model, written through :class:`arena.ladder.store.LadderStore`, then one
     refit kept (as the runner keeps it)."""
     from arena.ladder import Ladder, LadderRules
-    from arena.ladder.rounds import Refitter, schedule_round
+    from arena.ladder.fits import Refitter
+    from arena.ladder.rounds import schedule_round
     from arena.tournament.schedule import lineups
 
     lad = Ladder.create(folder, LadderRules(players=PLAYERS))
@@ -129,7 +130,7 @@ def _rss_mib() -> float:
 def phase_refit(folder: str) -> dict[str, Any]:
     """The runner's refit, cold, then warm after one more round of games."""
     from arena.ladder import Ladder
-    from arena.ladder.rounds import Refitter
+    from arena.ladder.fits import Refitter
 
     lad = Ladder(folder)
     before = _rss_mib()
@@ -212,7 +213,7 @@ def phase_old(folder: str, rev: str) -> dict[str, Any]:
     import importlib.util
 
     from arena.ladder import Ladder
-    from arena.ladder.rounds import SAMPLES, GameCache
+    from arena.ladder.fits import SAMPLES, GameCache
 
     source = subprocess.run(["git", "show", f"{rev}:arena/stats/ratings.py"], capture_output=True, text=True,
                             cwd=ROOT, check=True).stdout.replace("from ..types import", "from arena.types import")

@@ -304,7 +304,7 @@ def test_kill_9_of_the_runner_loses_and_doubles_nothing(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------ matchmaking
 def test_pick_pairs_serves_the_neediest_against_a_near_rating() -> None:
-    from arena.ladder.rounds import RatingRow
+    from arena.ladder.fits import RatingRow
     from arena.ladder.store import EntrantRow
 
     def ent(i: int) -> EntrantRow:

@@ -10,14 +10,18 @@ page is opened in a real browser in ``test_ladder_browser.py``.
 
 from __future__ import annotations
 
+import json
+import math
 import re
 import sqlite3
 from pathlib import Path
 
 from arena.commands import main
 from arena.ladder import ratings
+from arena.ladder.fits import kept_rows
+from arena.render.html import elo_text
 
-from test_ladder_server import ladder  # noqa: F401  (a played ladder)
+from test_ladder_server import Served, call, get_json, ladder  # noqa: F401  (a played ladder)
 from test_report import _cells, _one_line_error, _run
 
 
@@ -97,3 +101,100 @@ def test_a_damaged_ladder_gets_one_line_and_is_left_as_it_was(ladder, tmp_path, 
     code, _, err = _run(capsys, "report", "--ladder", str(copy), "-o", str(tmp_path / "d.html"))
     assert "damaged" in _one_line_error(code, err)
     assert db.read_bytes() == before
+
+
+# ---------------------------------------------------------------------- one number everywhere
+
+
+def _elo_interval(elo, lo, hi) -> tuple[str, str, str]:
+    """An Elo and its interval as every surface prints them (rounded to the Elo)."""
+    return tuple(elo_text(x) for x in (elo, lo, hi))
+
+
+def test_every_surface_of_a_ladder_shows_the_kept_ratings_to_the_digit(ladder, tmp_path, capsys):  # noqa: F811
+    """The leaderboard (page and JSON), each entrant's page and JSON,
+    ``ladder standings`` (text and ``--json``) and ``report --ladder`` all
+    show the ratings the runner kept, Elo and interval alike."""
+    with ladder.store(read_only=True) as st:
+        kept = kept_rows(st)
+    assert kept is not None, "the runner's last refit covers every game"
+    games, rows = kept
+    want = {r.label: _elo_interval(r.elo, r.lo, r.hi) for r in rows if not r.retired}
+    exact = {r.label: (r.elo, r.lo, r.hi) for r in rows}
+    assert len(want) >= 3 and sum(1 for w in want.values() if w[0] != "&ndash;") >= 2
+    # ladder standings --json (the kept JSON itself), and the text table
+    code, out, err = _run(capsys, "ladder", "standings", "--ladder", ladder.folder, "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["games"] == games
+    assert {r["label"]: (r["elo"], r["lo"], r["hi"]) for r in got["rows"]} == \
+        {k: tuple(None if not math.isfinite(x) else x for x in v) for k, v in exact.items() if k in want}
+    code, out, err = _run(capsys, "ladder", "standings", "--ladder", ladder.folder)
+    assert code == 0, err
+    for label, (elo, lo, hi) in want.items():
+        line = next(x for x in out.splitlines() if f" {label} " in x)
+        if elo != "&ndash;":
+            assert f" {elo} " in line and f"[{lo}, {hi}]" in line, (label, line)
+    # the report's standings table
+    text = _report(capsys, ladder, tmp_path / "one.html")
+    cells = _cells(text, "standings-table")
+    for label, (elo, lo, hi) in want.items():
+        assert cells[label][3] == elo, (label, cells[label])
+        if elo != "&ndash;":
+            assert cells[label][4] == f"[{lo}, {hi}]", (label, cells[label])
+    # the server: the leaderboard's page and JSON, each entrant's page and JSON
+    served = Served(ladder)
+    try:
+        _, api = get_json(served, "/api/standings")
+        assert {r["label"]: (r["elo"], r["lo"], r["hi"]) for r in api["rows"]} == \
+            {k: tuple(None if not math.isfinite(x) else x for x in v) for k, v in exact.items()}
+        status, _, body = call(served, "GET", "/")
+        page = body.decode()
+        board = re.findall(r"<tr data-entrant='([^']*)'.*?<td class='num elo'>([^<]*)</td>"
+                           r"<td class='num interval'>([^<]*)</td>", page, re.S)
+        assert {label: (elo, iv) for label, elo, iv in board} == \
+            {k: (e, f"{lo}&thinsp;&hellip;&thinsp;{hi}" if e != "&ndash;" else "&ndash;")
+             for k, (e, lo, hi) in want.items()}
+        for r in rows:
+            if r.retired or not math.isfinite(r.elo):
+                continue
+            _, data = get_json(served, f"/api/entrants/{r.name}")
+            mine = next(v for v in data["versions"] if v["id"] == r.id)["rating"]
+            assert (mine["elo"], mine["lo"], mine["hi"]) == exact[r.label]
+            _, _, body = call(served, "GET", f"/entrants/{r.name}")
+            elo, lo, hi = want[r.label]
+            assert f"{elo} &nbsp;<span class='muted'>[{lo}, {hi}]</span>" in body.decode()
+    finally:
+        served.stop()
+
+
+def test_the_ladders_surfaces_read_the_kept_ratings_not_a_fit_of_their_own(ladder, tmp_path, capsys):  # noqa: F811
+    """Ratings planted in a copy's newest snapshot are what ``ladder
+    standings`` and ``report --ladder`` show: neither fits on its own."""
+    import shutil
+
+    copy = tmp_path / "planted"
+    shutil.copytree(ladder.folder, copy)
+    db = next(p for p in copy.iterdir() if p.suffix == ".db")
+    con = sqlite3.connect(db)
+    with con:
+        rid, text = con.execute("SELECT id, rows_json FROM ratings ORDER BY id DESC LIMIT 1").fetchone()
+        rows = json.loads(text)
+        for r in rows:
+            if r["elo"] is not None:
+                r["elo"], r["lo"], r["hi"] = (round(r[k] + 1000, 2) for k in ("elo", "lo", "hi"))
+        con.execute("UPDATE ratings SET rows_json = ? WHERE id = ?", (json.dumps(rows), rid))
+    con.close()
+    planted = {r["label"]: (r["elo"], r["lo"], r["hi"]) for r in rows if not r["retired"]}
+    assert any(v[0] is not None for v in planted.values())
+    code, out, err = _run(capsys, "ladder", "standings", "--ladder", str(copy), "--json")
+    assert code == 0, err
+    assert {r["label"]: (r["elo"], r["lo"], r["hi"]) for r in json.loads(out)["rows"]} == planted
+    out_page = tmp_path / "planted.html"
+    code, _, err = _run(capsys, "report", "--ladder", str(copy), "-o", str(out_page))
+    assert code == 0, err
+    cells = _cells(out_page.read_text(encoding="utf-8"), "standings-table")
+    for label, (elo, lo, hi) in planted.items():
+        assert cells[label][3] == elo_text(elo), (label, cells[label])
+        if elo is not None:
+            assert cells[label][4] == f"[{elo_text(lo)}, {elo_text(hi)}]"

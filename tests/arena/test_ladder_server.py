@@ -10,7 +10,7 @@ retirements with the owner's token succeed; without it,
 with a wrong one, or on another owner's name they are refused and change
 nothing; oversized, malformed and hostile uploads are refused with one line
 and leave no file behind, inside the ladder or out of it; unknown entrants
-and games are 404s; the pages show what :func:`arena.ladder.rounds.ratings`
+and games are 404s; the pages show what :func:`arena.ladder.fits.ratings`
 says.
 """
 

@@ -27,7 +27,7 @@ from aiohttp import web
 
 from ...render.charts import EloScale, HistorySeries, history_chart, interval_bar, scale_axis
 from ...render.html import Pages
-from ..rounds import RatingRow
+from ..fits import RatingRow
 from .http import VIEWER_CSP, Refusal, html_response, iso_time, one_line
 from .service import Submission, run, service_of
 

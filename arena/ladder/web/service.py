@@ -33,7 +33,7 @@ from aiohttp import web
 
 from ...types import ArenaError
 from ..folder import NAME_RE, Ladder
-from ..rounds import RatingRow
+from ..fits import RatingRow
 from ..store import EntrantRow, GameRow, LadderStore
 from ..files import remove
 from .http import one_line
