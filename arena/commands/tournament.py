@@ -203,14 +203,11 @@ def build_spec(args: argparse.Namespace) -> TournamentSpec:
 
 
 def _print_standings(store: Store, run_id: int, samples: int, as_json: bool) -> None:
-    from ..stats.ratings import standings
     from ..render.standings import format_cross_table, format_standings
-    from ..types import ArenaError
+    from ..tournament.standings import run_standings
 
-    if samples < 1:
-        raise ArenaError(f"--samples: {samples} is not at least 1")
     info = store.run(run_id)
-    st = standings(store.result_columns(run_id), store.entrants(run_id), samples=samples, seed=run_id)
+    st = run_standings(store, run_id, samples)
     if as_json:
         print(json.dumps({"run": dataclasses.asdict(info), "standings": st.to_json()}))
         return

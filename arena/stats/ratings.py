@@ -74,6 +74,11 @@ def _num(x: float) -> float | None:
     """A finite number as a float; None for nan or infinity (JSON has neither)."""
     return float(x) if math.isfinite(x) else None
 
+
+def _back(x: Any, none: float) -> float:
+    """A number of the JSON form back: ``none`` (NaN or an infinity) for None."""
+    return none if x is None else float(x)
+
 #: Standard deviation, in Elo, of the Gaussian prior on every rating and on
 #: the maker-side edge. It only keeps separable data (an entrant that always
 #: wins) finite; against a few dozen deals it moves estimates by well under
@@ -100,6 +105,11 @@ class Interval:
     def to_json(self) -> dict[str, Any]:
         """Plain JSON form; non-finite numbers become ``None``."""
         return {"mean": _num(self.mean), "lo": _num(self.lo), "hi": _num(self.hi), "n": self.n}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Interval:
+        """Inverse of :meth:`to_json`."""
+        return cls(_back(d["mean"], math.nan), _back(d["lo"], -_INF), _back(d["hi"], _INF), int(d["n"]))
 
 
 @dataclass(frozen=True)
@@ -192,6 +202,15 @@ class Row:
             "faults": dict(self.faults), "matches": self.matches, "match_wins": self.match_wins,
         }
 
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Row:
+        """Inverse of :meth:`to_json` (its ``rank`` is ignored)."""
+        return cls(int(d["index"]), str(d["name"]), str(d["spec"]), _back(d["elo"], math.nan),
+                   _back(d["elo_lo"], -_INF), _back(d["elo_hi"], _INF), bool(d["rated"]), int(d["deals"]),
+                   int(d["seats"]), Interval.from_json(d["dup"]), _back(d["margin"], math.nan),
+                   _back(d["game_points"], math.nan), {str(k): int(v) for k, v in d["faults"].items()},
+                   int(d["matches"]), int(d["match_wins"]))
+
 
 @dataclass(frozen=True)
 class Standings:
@@ -225,6 +244,22 @@ class Standings:
             "cross_table": [{"i": i, "j": j, "n": c.n, "margin": _num(c.margin),
                              "win_rate": _num(c.win_rate)} for (i, j), c in sorted(self.cross.items())],
         }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Standings:
+        """Inverse of :meth:`to_json`: the same numbers, to the last bit.
+
+        >>> from arena.types import Entrant
+        >>> st = standings([], [Entrant("a", "random")], samples=10)
+        >>> Standings.from_json(st.to_json()).to_json() == st.to_json()
+        True
+        """
+        edge = d["maker_edge"]
+        cross = {(int(c["i"]), int(c["j"])): CrossCell(int(c["n"]), _back(c["margin"], math.nan),
+                                                       _back(c["win_rate"], math.nan)) for c in d["cross_table"]}
+        return cls(tuple(Row.from_json(r) for r in d["rows"]), _back(edge["elo"], math.nan),
+                   _back(edge["lo"], -_INF), _back(edge["hi"], _INF), cross, int(d["jobs"]), int(d["deals"]),
+                   int(d["rated_deals"]), int(d["groups"]), int(d["samples"]), bool(d["converged"]))
 
 
 # ------------------------------------------------------------------ Elo

@@ -50,7 +50,8 @@ from collections.abc import Sequence
 
 from ..types import ArenaError, Entrant, Fault, Job, JobResult, ResultColumns
 from .leases import Owner
-from .sqlite import SQLiteFile, now_utc, one_line
+from .fits import KeptFits
+from .sqlite import now_utc, one_line
 
 __all__ = ["DEFAULT_DB", "SCHEMA_VERSION", "STATUSES", "RunInfo", "Store"]
 
@@ -192,7 +193,7 @@ def _seed_value(seed: int) -> Union[int, str]:
 
 
 
-class Store(SQLiteFile):
+class Store(KeptFits):
     """A results database (the tournaments' runs, jobs and results), opened
     and checked as every :class:`SQLiteFile`; ``path`` is the file
     (:data:`DEFAULT_DB` by default)."""
