@@ -113,6 +113,7 @@ class Session:
         self.closed = False
         self.why = ""                            # why the session was closed, when it was
         self._tricks = 0                         # the tricks told in the log so far
+        self._wins: list[list[int]] = []         # each trick told so far: [its winner, its points]
         self._throws = 0                         # the failed throws told so far
         self.record = ""
         self.result: Optional[dict[str, Any]] = None
@@ -126,7 +127,7 @@ class Session:
             self._snapshot = {
                 "version": self._snapshot["version"] + 1, "seat": self.seat, "names": self.names,
                 "rules": rules_json(self.rules), "view": view, "events": self._events[-300:],
-                "order": card_order(state.trump),
+                "order": card_order(state.trump), "trick_wins": [list(w) for w in self._wins],
                 "waiting": self._waiting, "error": self._error, "done": self.result is not None,
                 "result": self.result, "record": self.record,
             }
@@ -161,6 +162,7 @@ class Session:
                 last = self._tricks == len(state.tricks) and pc.done
                 winner = pc.last_trick[0] if last else pc.leader
                 worth = sum(points(p) for p in plays)
+                self._wins.append([winner, worth])
                 self._events.append({"seat": winner, "move": None, "action": (
                     f"won trick {self._tricks}, worth {plural(worth, 'point') if worth else 'no points'}")})
 

@@ -25,10 +25,11 @@ function cardEl(name, order) {
   if (name === "BJ" || name === "RJ") {
     e.classList.add("joker");
     if (name === "RJ") e.classList.add("red");
-    e.textContent = name;
+    e.appendChild(el("span", "rank", name));
+    e.appendChild(el("small", "", "\u2605"));
   } else {
     const suit = name.slice(-1);
-    e.textContent = name.slice(0, -1);
+    e.appendChild(el("span", "rank", name.slice(0, -1)));
     e.appendChild(el("small", "", SUITS[suit] || suit));
     if (suit === "H" || suit === "D") e.classList.add("red");
   }

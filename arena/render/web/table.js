@@ -92,44 +92,62 @@ function renderMe() {
   }
 }
 
+// The seats show no hand here (the person's own is below the table): small boxes.
+const SEAT_SIZE = { maxW: 230, maxH: 74, minW: 110, minH: 58, least: 300 };
+let showLast = false;
+
+// Trick `number` (1-based) of the view's completed tricks, with the winner and
+// points the table told (null when there is no such trick).
+function doneTrick(v, number, label) {
+  if (number < 1 || number > v.tricks.length) return null;
+  const [leader, plays] = v.tricks[number - 1];
+  const w = (snap.trick_wins || [])[number - 1];
+  return { leader, plays, winner: w ? w[0] : -1, done: true,
+           title: `${label}${number}` + (w ? `: seat ${w[0]} won ${w[1]} point${w[1] === 1 ? "" : "s"}` : "") };
+}
+
 function render() {
   const v = snap.view;
   const n = v.players;
   document.getElementById("status").textContent = snap.done ? "the deal is over" :
     snap.waiting ? "your turn" : "the bots are playing";
-  const seats = document.getElementById("seats");
-  seats.replaceChildren();
+  const felt = document.getElementById("seats");
+  for (const old of felt.querySelectorAll(":scope > .seat")) old.remove();
   const [leader, plays] = v.current_trick;
+  const filled = v.calls_filled || [];
   for (let i = 0; i < n; i++) {
-    const row = el("div", "seat");
-    row.dataset.seat = String(i);
-    if (i === snap.seat) row.classList.add("you");
-    if (v.current_player === i || (snap.waiting && i === snap.seat)) row.classList.add("to-act");
-    const who = el("div", "who", seatName(i) + " ");
     const tags = [];
     if (v.maker === i) tags.push("maker");
-    if ((v.calls_filled || []).includes(i) && v.maker !== i) tags.push("friend");
-    tags.push(`${v.hand_sizes[i]} cards`);
-    who.appendChild(el("small", "", tags.join(" \u00b7 ")));
-    row.appendChild(who);
-    const cell = el("div", "played");
-    const j = leader < 0 ? -1 : (i - leader + n) % n;
-    if (j >= 0 && j < plays.length) cell.appendChild(cardsEl(plays[j], order(), "cards"));
-    row.appendChild(cell);
-    row.appendChild(el("div", "pts", `${(v.points || [])[i] || 0} pts`));
-    seats.appendChild(row);
+    else if (filled.includes(i)) tags.push("friend");
+    if (i === snap.seat) tags.push("you");
+    tags.push(`${(v.points || [])[i] || 0} pts`);
+    const box = seatBox(i, snap.names[i], tags, handEl(null, null, v.hand_sizes[i]));
+    if (i === snap.seat) box.classList.add("you");
+    if (v.maker === i) box.classList.add("maker");
+    else if (filled.includes(i)) box.classList.add("friend");
+    if (!snap.done && (v.current_player === i || (snap.waiting && i === snap.seat))) box.classList.add("to-act");
+    felt.appendChild(box);
   }
+  // the trick under way in the middle; between tricks, the one just won
   const tr = document.getElementById("trick");
-  tr.replaceChildren();
-  if (!plays.length && v.tricks.length) {
-    const [ld, ps] = v.tricks[v.tricks.length - 1];
-    tr.appendChild(el("h2", "", `last trick (${v.tricks.length})`));
-    ps.forEach((p, k) => {
-      const line = el("div", "", `${seatName((ld + k) % n)}: `);
-      line.appendChild(cardsEl(p, order(), "cards"));
-      tr.appendChild(line);
-    });
+  let number = v.tricks.length + 1;
+  if (plays.length) {
+    drawTrick(tr, n, snap.seat, snap.names, { leader, plays, winner: -1, title: `trick ${number}` }, order());
+  } else if (v.tricks.length) {
+    number = v.tricks.length;
+    drawTrick(tr, n, snap.seat, snap.names, doneTrick(v, number, "trick "), order());
+  } else {
+    drawTrick(tr, n, snap.seat, snap.names, { leader: 0, plays: [], winner: -1, title: v.phase }, order());
   }
+  const lt = document.getElementById("last-trick");
+  lt.hidden = !showLast;
+  lt.dataset.number = String(number - 1);
+  drawTrick(lt, n, snap.seat, snap.names, doneTrick(v, number - 1, "last trick: ") ||
+            { leader: 0, plays: [], winner: -1, title: "no trick before this one" }, order());
+  const btn = document.getElementById("last-trick-btn");
+  btn.classList.toggle("on", showLast);
+  btn.setAttribute("aria-pressed", String(showLast));
+  drawScore(document.getElementById("score"), v);
   const info = document.getElementById("info");
   info.replaceChildren();
   const t = infoTable();
@@ -161,7 +179,26 @@ function render() {
   events.scrollTop = events.scrollHeight;
   document.getElementById("message").textContent = snap.error || document.getElementById("message").textContent;
   renderMe();
+  layout();
 }
+
+// The table fills the window above the person's own box.
+function layout() {
+  if (!snap) return;
+  const me = document.getElementById("me");
+  layoutFelt(document.getElementById("seats"), snap.view.players, snap.seat,
+             Object.assign({ below: me.offsetHeight + 16 }, SEAT_SIZE));
+}
+
+function toggleLast() { showLast = !showLast; if (snap) render(); }
+
+document.getElementById("last-trick-btn").addEventListener("click", toggleLast);
+document.addEventListener("keydown", (e) => {
+  if (!pageKey(e) || (e.key !== "l" && e.key !== "L")) return;
+  e.preventDefault();
+  toggleLast();
+});
+window.addEventListener("resize", layout);
 
 const CLIENT = Math.random().toString(36).slice(2, 12);
 

@@ -38,6 +38,30 @@ function order(trumpKnown) { return trumpKnown ? deal().order : null; }
 
 function seatName(i) { return `${i} \u00b7 ${deal().names[i]}`; }
 
+// Seat boxes the size of a seat with a whole hand shown, fitted to the table.
+const SEAT_SIZE = { maxW: 300, maxH: 120, minW: 120, minH: 60, least: 440 };
+
+// The steps at which each trick ends, from the data: { number: step }.
+function trickEnds() {
+  const ends = {};
+  deal().steps.forEach((s, k) => { if (s.trick && s.trick.done) ends[s.trick.number] = k; });
+  return ends;
+}
+
+// Trick `number` (1-based) as the view's completed tricks tell it, with the
+// winner and points the step that ended it recorded.
+function doneTrick(view, number) {
+  if (number < 1 || number > view.tricks.length) return null;
+  const [leader, plays] = view.tricks[number - 1];
+  const end = deal().steps[trickEnds()[number]];
+  const t = end && end.trick;
+  return { leader, plays, winner: t ? t.winner : -1, done: true,
+           title: t ? `last trick: ${number}, seat ${t.winner} won ${t.points} point${t.points === 1 ? "" : "s"}` :
+             `last trick: ${number}` };
+}
+
+let showLast = false;
+
 function render() {
   const d = deal();
   const st = d.steps[step];
@@ -54,38 +78,58 @@ function render() {
   const jump = document.getElementById("jump");
   jump.value = st.trick && st.trick.done ? String(st.trick.number) : "";
 
-  // the seats
-  const seats = document.getElementById("seats");
-  seats.replaceChildren();
+  // the seats, round the table
+  const felt = document.getElementById("seats");
+  for (const old of felt.querySelectorAll(":scope > .seat")) old.remove();
   for (let i = 0; i < n; i++) {
-    const row = el("div", "seat");
-    row.dataset.seat = String(i);
-    if (i === st.actor) row.classList.add("actor");
-    if (all ? i === next : view.current_player === i) row.classList.add("to-act");
-    const known = all && final ? d.result.maker_side.includes(i) :
-      (i === view.maker || filled.includes(i));
-    if (view.maker !== null && known) row.classList.add("maker-side");
-    const who = el("div", "who");
-    who.appendChild(el("span", "name", seatName(i)));
     const tags = [];
     if (view.maker === i) tags.push("maker");
     else if (filled.includes(i)) tags.push("friend");
     if (!all && i === seat) tags.push("you");
     tags.push(`${view.hand_sizes[i]} cards`);
-    who.appendChild(el("span", "tags", tags.join(" \u00b7 ")));
-    row.appendChild(who);
-    const hand = el("div", "hand");
-    if (all) {
-      hand.appendChild(cardsEl(st.hands[i], order(trumpKnown), "cards"));
-    } else if (i === seat) {
-      hand.appendChild(cardsEl(view.hand, order(trumpKnown), "cards"));
-    } else {
-      hand.appendChild(el("span", "back", `${view.hand_sizes[i]} cards`));
-    }
-    row.appendChild(hand);
-    row.appendChild(el("div", "pts", `${(view.points || [])[i] || 0} pts`));
-    seats.appendChild(row);
+    tags.push(`${(view.points || [])[i] || 0} pts`);
+    const cards = all ? st.hands[i] : i === seat ? view.hand : null;
+    const box = seatBox(i, d.names[i], tags, handEl(cards, order(trumpKnown), view.hand_sizes[i]));
+    if (i === st.actor) box.classList.add("actor");
+    if (all ? i === next : view.current_player === i) box.classList.add("to-act");
+    if (view.maker === i) box.classList.add("maker");
+    else if (filled.includes(i)) box.classList.add("friend");
+    if (!all && i === seat) box.classList.add("you");
+    if (all && final && d.result.maker_side.includes(i)) box.classList.add("maker-side");
+    felt.appendChild(box);
   }
+
+  // the trick in the middle, each play toward its seat
+  const tr = document.getElementById("trick");
+  delete tr.dataset.number; delete tr.dataset.winner; delete tr.dataset.points; delete tr.dataset.done;
+  let shown = null;
+  if (st.trick) {
+    const t = st.trick;
+    tr.dataset.number = String(t.number);
+    tr.dataset.winner = String(t.winner);
+    tr.dataset.points = String(t.points);
+    tr.dataset.done = String(t.done);
+    shown = { leader: t.leader, plays: t.plays, winner: t.winner, done: t.done,
+              title: `trick ${t.number}` + (t.done ? `: seat ${t.winner} wins ${t.points} points` :
+                ` \u00b7 ${t.points} points so far`) };
+  }
+  drawTrick(tr, n, seat, d.names, shown || { leader: 0, plays: [], winner: -1, title: st.phase }, order(true));
+
+  // the trick before the one in the middle, on demand
+  const before = st.trick ? st.trick.number - 1 : view.tricks.length;
+  const last = doneTrick(view, before);
+  const lt = document.getElementById("last-trick");
+  lt.hidden = !showLast;
+  lt.dataset.number = last ? String(before) : "";
+  drawTrick(lt, n, seat, d.names, last || { leader: 0, plays: [], winner: -1, title: "no trick before this one" },
+            order(true));
+  const btn = document.getElementById("last-trick-btn");
+  btn.classList.toggle("on", showLast);
+  btn.setAttribute("aria-pressed", String(showLast));
+
+  const most = Math.max(...[...felt.querySelectorAll(".seat .fan")].map((f) => f.children.length), 0);
+  layoutFelt(felt, n, seat, Object.assign({ cards: most }, SEAT_SIZE));
+  drawScore(document.getElementById("score"), view);
 
   // what this step did
   const cap = document.getElementById("caption");
@@ -99,28 +143,6 @@ function render() {
       `${seatName(st.actor)}: ${seen ? st.action : "(an action this seat does not see)"}`));
   }
   for (const note of st.notes) cap.appendChild(el("div", "note", note));
-
-  // the trick
-  const tr = document.getElementById("trick");
-  tr.replaceChildren();
-  delete tr.dataset.number; delete tr.dataset.winner; delete tr.dataset.points;
-  if (st.trick) {
-    const t = st.trick;
-    tr.dataset.number = String(t.number);
-    tr.dataset.winner = String(t.winner);
-    tr.dataset.points = String(t.points);
-    tr.dataset.done = String(t.done);
-    tr.appendChild(el("h2", "", `trick ${t.number}` + (t.done ? `: seat ${t.winner} wins ${t.points} points` :
-      ` (${t.points} points so far)`)));
-    t.plays.forEach((p, j) => {
-      const who = (t.leader + j) % n;
-      const line = el("div", "play");
-      if (who === t.winner) line.classList.add("best");
-      line.appendChild(el("span", "by", seatName(who)));
-      line.appendChild(cardsEl(p, order(true), "cards"));
-      tr.appendChild(line);
-    });
-  }
 
   // trump, calls, exposures, points per side
   const info = document.getElementById("info");
@@ -141,7 +163,7 @@ function render() {
     const side = d.result.maker_side;
     let mk = 0, op = 0;
     st.points.forEach((p, i) => { if (side.includes(i)) mk += p; else op += p; });
-    row("trick points", `maker side (seats ${side.join(" ")} at the end) ${mk}, opponents ${op}`);
+    row("sides at the end", `maker side (seats ${side.join(" ")}) ${mk} in tricks so far, opponents ${op}`);
   }
   info.appendChild(table);
 
@@ -178,6 +200,15 @@ function go(k) {
   render();
 }
 
+// The end of the trick before this step (or the first step), or of the next one (or the last step).
+function goTrick(dir) {
+  const ends = Object.values(trickEnds()).sort((a, b) => a - b);
+  if (dir < 0) go(ends.filter((k) => k < step).pop() ?? 0);
+  else go(ends.find((k) => k > step) ?? deal().steps.length - 1);
+}
+
+function toggleLast() { showLast = !showLast; render(); }
+
 function setup() {
   const d = deal();
   const viewer = document.getElementById("viewer");
@@ -211,15 +242,22 @@ function init() {
   document.getElementById("prev").addEventListener("click", () => go(step - 1));
   document.getElementById("next").addEventListener("click", () => go(step + 1));
   document.getElementById("last").addEventListener("click", () => go(deal().steps.length - 1));
+  document.getElementById("prev-trick").addEventListener("click", () => goTrick(-1));
+  document.getElementById("next-trick").addEventListener("click", () => goTrick(1));
+  document.getElementById("last-trick-btn").addEventListener("click", toggleLast);
   document.addEventListener("keydown", (e) => {
-    if (e.target.tagName === "SELECT") return;
+    if (!pageKey(e)) return;
     if (e.key === "ArrowRight") go(step + 1);
     else if (e.key === "ArrowLeft") go(step - 1);
     else if (e.key === "Home") go(0);
     else if (e.key === "End") go(deal().steps.length - 1);
+    else if (e.key === "PageUp" || e.key === "[") goTrick(-1);
+    else if (e.key === "PageDown" || e.key === "]") goTrick(1);
+    else if (e.key === "l" || e.key === "L") toggleLast();
     else return;
     e.preventDefault();
   });
+  window.addEventListener("resize", () => render());
   setup();
 }
 
