@@ -1,8 +1,8 @@
 """HTML reports: a run, an SPRT or a tuning run as one self-contained page.
 
 :func:`run_report` gathers a stored run's numbers from the one owner of each
-(:func:`arena.stats.ratings.standings` for Elo, duplicate scores and the
-head-to-head table, :func:`arena.stats.ratings.role_margins` for the margins by seat
+(:func:`arena.tournament.standings.run_standings`, the fit kept in the file,
+for Elo, duplicate scores and the head-to-head table, :func:`arena.stats.ratings.role_margins` for the margins by seat
 and by role, the store for faults, :func:`arena.tournament.sprt.saved_state` for an
 SPRT's LLR path) and :func:`tune_report` a tuning run's trajectory
 (:func:`arena.tournament.tune.trajectory_figure`). The page is rendered through the page
@@ -40,7 +40,7 @@ from markupsafe import Markup
 
 from .render.charts import EloScale, HistorySeries, history_chart, interval_bar, scale_axis
 from .render.report_pages import GAMES_PAGE, pyplot, report_page, report_part, svg_of, sprt_estimates, sprt_summary
-from .stats.ratings import ROLES, Interval, Standings, role_margins, standings
+from .stats.ratings import ROLES, Interval, Standings, role_margins
 from .types import FAULT_KINDS, ArenaError, Entrant
 
 __all__ = ["run_report", "ladder_report", "tune_report", "write_report"]
@@ -130,8 +130,12 @@ def _faults_section(entrants: Sequence[Entrant], faults: Sequence[tuple[str, Any
 
 def _roles_section(entrants: Sequence[Entrant], results: Sequence[Any], players: int) -> Markup:
     margins = role_margins(results, len(entrants), players)
-    rows = [(e.name, [(r, _interval(m.by_role[r]), m.by_role[r].n) for r in ROLES],
-             [(_interval(iv), iv.n) for iv in m.by_seat]) for e, m in zip(entrants, margins)]
+
+    def told(iv: Interval) -> Any:              # a narrow column breaks before the interval, never inside it
+        return _interval(iv).replace(", ", ",\u00a0")
+
+    rows = [(e.name, [(r, told(m.by_role[r]), m.by_role[r].n) for r in ROLES],
+             [(told(iv), iv.n) for iv in m.by_seat]) for e, m in zip(entrants, margins)]
     return report_part("roles_section", roles=list(ROLES), players=players, rows=rows)
 
 
@@ -262,6 +266,7 @@ def run_report(db: str, run_id: Optional[int] = None, samples: int = 1000,
     ``games_dir``, a folder name relative to the report): the faulting games
     first, then the others, ``games`` pages at most."""
     from .tournament.sprt import saved_state
+    from .tournament.standings import run_standings
     from .store import Store
 
     with Store(db, read_only=True) as store:
@@ -277,7 +282,7 @@ def run_report(db: str, run_id: Optional[int] = None, samples: int = 1000,
         entrants = store.entrants(run_id)
         results = store.results(run_id)
         faults = store.faults(run_id)
-    st = standings(results, entrants, samples=samples, seed=run_id)     # `arena standings` draws from the run's id
+        st = run_standings(store, run_id, samples)            # the fit `arena standings` shows, kept in the file
     players = int(spec.get("players") or max((len(r.seats) for r in results), default=0))
     by_key = {r.key: r for r in results}
     pages, links = _viewer_pages([k for k, _ in faults] + [r.key for r in results],
@@ -329,13 +334,13 @@ def ladder_report(folder: str, samples: int = 200, games_dir: Optional[str] = No
     """The report page of a ladder (its folder), and viewer pages of its
     games as :func:`run_report` gives them: the faulting games first, then the
     newest, ``games`` pages at most. The ratings are the ladder's own fit
-    (:func:`arena.ladder.rounds.fit` with the ladder's
-    :data:`~arena.ladder.rounds.SAMPLES` and seed, whatever ``samples``
+    (:func:`arena.ladder.fits.fit` with the ladder's
+    :data:`~arena.ladder.fits.SAMPLES` and seed, whatever ``samples``
     says: the numbers the runner kept and the leaderboard shows); the page
     adds each version's rating history and lists the ``listed`` newest
     games."""
     from .ladder import Ladder
-    from .ladder.rounds import SAMPLES, fit
+    from .ladder.fits import SAMPLES, fit
 
     ladder = Ladder(folder)
     f = fit(ladder, SAMPLES)
@@ -403,12 +408,12 @@ def tune_report(db: str, tune_id: int) -> str:
         note = ("", f"The test's own page: pengyou report --sprt {found[0]} --db {db}")
     elif not done:
         note = ("not run yet", f"the tuning has played {len(run.trajectory)} of its {spec.iterations} iterations; "
-                "`pengyou tune` tests the tuned values against the start values when they are done.")
+                "pengyou tune tests the tuned values against the start values when they are done.")
     elif spec.spec_at([round(v) if p.integer else v for p, v in zip(spec.params, run.trajectory[-1])]) == \
             spec.spec_at([round(p.start) if p.integer else p.start for p in spec.params]):
         note = ("not run", "the tuned values are the start values, so there was nothing to test.")
     else:
-        note = ("skipped", "`pengyou tune` was run with --no-sprt (or stopped before its test), so the tuned values "
+        note = ("skipped", "pengyou tune was run with --no-sprt (or stopped before its test), so the tuned values "
                 "have not been tested against the start values; the command below plays them.")
     sections = tune_sections(spec, run.spsa, run.trajectory, None if found is None else found[1], note,
                              svg_of(trajectory_figure(spec, run.trajectory)))

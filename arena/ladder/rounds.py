@@ -39,15 +39,14 @@ from ..tournament.jobs import Failed, JobItem, executor_for, play_jobs
 from ..tournament.schedule import lineups, period
 from ..store import Owner
 from ..types import ArenaError, Job, JobResult
-from .fits import SAMPLES, RatingRow, Refitter, fit, keep_ratings
+from .fits import RatingRow, Refitter, keep_ratings
 from .folder import Ladder
 from .store import EntrantRow, GroupRow, LadderStore
 
 if TYPE_CHECKING:
     pass
 
-__all__ = ["LadderSummary", "run_ladder", "pick_pairs", "may_meet", "Meetings", "schedule_round",
-           "SAMPLES", "fit"]    # SAMPLES and fit: arena.report still reads them from here
+__all__ = ["LadderSummary", "run_ladder", "pick_pairs", "may_meet", "Meetings", "schedule_round"]
 
 log = logging.getLogger("pengyou.ladder")
 
