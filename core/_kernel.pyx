@@ -1192,7 +1192,8 @@ def random_follow(hand, lead, trump, rules, rng) -> Cards:
     hand = parse_cards(hand)
     to_counts(hand, h, rules, "hand")
     if len(hand) < ld.cl.n:
-        raise IllegalActionError(f"the hand has {len(hand)} cards, fewer than the {ld.cl.n} led")
+        raise IllegalActionError(f"the hand has {len(hand)} {'card' if len(hand) == 1 else 'cards'}, "
+                                 f"fewer than the {ld.cl.n} led")
     if c_random_follow(&ld.ctx.c, h, &ld.cl, flags_of(rules), &s, out) != 0:
         raise IllegalActionError("no legal follow exists")
     return from_counts(out)
@@ -1290,7 +1291,8 @@ def trick_winner(plays, trump, rules, lead=None) -> int:
     ld = lead if lead is not None else make_lead(plays[0], trump, rules)
     for i in range(nplays):
         if len(plays[i]) != ld.cl.n:
-            raise IllegalActionError(f"play {i} has {len(plays[i])} cards; the lead has {ld.cl.n}")
+            raise IllegalActionError(f"play {i} has {len(plays[i])} {'card' if len(plays[i]) == 1 else 'cards'}; "
+                                     f"the lead has {ld.cl.n}")
         to_counts(plays[i], buf + i * NF, rules, "play")
     return c_winner(&ld.ctx.c, buf, nplays, &ld.cl)
 

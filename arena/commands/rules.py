@@ -42,12 +42,13 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "lead":
         lead = kernel.make_lead(parse_cards(args.cards), trump, rules)
         kind = "throw" if lead.is_throw else "lead"
-        print(f"{kind} of {len(lead)} cards: " + " + ".join(
+        print(f"{kind} of {len(lead)} card{'' if len(lead) == 1 else 's'}: " + " + ".join(
             f"[{format_cards(u.cards)}]" for u in lead.units))
     elif args.command == "follow":
         hand, lead = parse_cards(args.hand), kernel.make_lead(parse_cards(args.lead), trump, rules)
         if len(hand) < len(lead):
-            raise UsageError(f"--hand: {len(hand)} cards cannot follow a lead of {len(lead)}")
+            raise UsageError(f"--hand: {len(hand)} card{'' if len(hand) == 1 else 's'} cannot follow "
+                             f"a lead of {len(lead)}")
         if args.play is not None:
             err = kernel.follow_error(hand, lead, parse_cards(args.play), trump, rules)
             print("legal" if err is None else f"illegal: {err}")

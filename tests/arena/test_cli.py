@@ -46,7 +46,7 @@ def ok(*args: str) -> list[str]:
     [
         ("AS AS KS KS 3S", "5H", "throw of 5 cards: [KS KS AS AS] + [3S]"),
         ("QS QS JS JS 9S", "5H", "throw of 5 cards: [JS JS QS QS] + [9S]"),
-        ("AS", "5H", "lead of 1 cards: [AS]"),
+        ("AS", "5H", "lead of 1 card: [AS]"),
         ("QS QS JS JS", "5H", "lead of 4 cards: [JS JS QS QS]"),
         ("6S 6S 4S 4S", "5H", "lead of 4 cards: [4S 4S 6S 6S]"),  # trump rank 5 left out
         ("A♠ a♠", "5H", "lead of 2 cards: [AS AS]"),                 # symbols in, ASCII out
@@ -229,9 +229,9 @@ BAD = [
     ("players-4", ["trick", "AS", "KS", "--trump", "5H", "--players", "4"], "players: 4 is not a table size"),
     ("players-stack-7", ["play", "--preset", "stack", "--players", "7"], "players: preset 'stack' is for 6 players"),
     ("players-play-13", ["play", "--players", "13"], "players: 13"),
-    ("wrong-trick-size", ["trick", "AS AS", "KS", "--trump", "5H"], "play 1 has 1 cards; the lead has 2"),
+    ("wrong-trick-size", ["trick", "AS AS", "KS", "--trump", "5H"], "play 1 has 1 card; the lead has 2"),
     ("wrong-trick-size-3", ["trick", "AS", "KS", "QS JS", "--trump", "5H"], "play 2 has 2 cards; the lead has 1"),
-    ("hand-shorter-than-lead", ["follow", "--hand", "KS", "--lead", "AS AS", "--trump", "5H"], "--hand: 1 cards cannot follow a lead of 2"),
+    ("hand-shorter-than-lead", ["follow", "--hand", "KS", "--lead", "AS AS", "--trump", "5H"], "--hand: 1 card cannot follow a lead of 2"),
     ("bench-positions-0", ["bench", "--positions", "0"], "bench: --positions and --search-iterations must be at least 1"),
 ]
 

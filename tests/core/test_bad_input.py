@@ -181,7 +181,7 @@ def test_follow_wrong_size(hand, lead, play, want):
 @pytest.mark.parametrize(
     "plays,want",
     [
-        (["AS AS", "KS"], "play 1 has 1 cards; the lead has 2"),
+        (["AS AS", "KS"], "play 1 has 1 card; the lead has 2"),
         (["AS", "KS", "QS JS"], "play 2 has 2 cards; the lead has 1"),
         (["AS KS", "2C 3C", ""], "play 2 has 0 cards; the lead has 2"),
     ],
