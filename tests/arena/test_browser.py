@@ -163,7 +163,7 @@ def test_a_seat_view_hides_the_other_hands(browser, tmp_path):
 
 
 _OVERLAPS = """
-const boxes = [...document.querySelectorAll('.seat, aside, header')].map(e => e.getBoundingClientRect());
+const boxes = [...document.querySelectorAll('.seat, aside, header, #trick')].map(e => e.getBoundingClientRect());
 const bad = [];
 for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
   const a = boxes[i], b = boxes[j];
@@ -174,7 +174,8 @@ const cards = [...document.querySelectorAll('.seat .card')].filter(c => {
   const r = c.getBoundingClientRect(), s = c.closest('.seat').getBoundingClientRect();
   return r.right > s.right + 0.5 || r.left < s.left - 0.5 || r.bottom > s.bottom + 0.5;
 });
-return {bad: bad, outside: cards.length, width: document.documentElement.scrollWidth};
+const low = boxes.filter(b => b.bottom > window.innerHeight + 0.5 || b.right > window.innerWidth + 0.5).length;
+return {bad: bad, outside: cards.length, width: document.documentElement.scrollWidth, low: low};
 """
 
 
@@ -192,7 +193,7 @@ def test_big_and_small_tables_fit_1280x800_without_overlap(browser, tmp_path, pr
         body.send_keys(Keys.ARROW_RIGHT)
     for moment in ("burial", "end"):
         got = browser.execute_script(_OVERLAPS)
-        assert got["bad"] == [] and got["outside"] == 0 and got["width"] <= 1280, got
+        assert got["bad"] == [] and got["outside"] == 0 and got["width"] <= 1280 and got["low"] == 0, got
         _shot(browser, f"viewer-{players}-players-{moment}")
         body.send_keys(Keys.END)
 
@@ -292,6 +293,7 @@ def test_a_person_plays_a_whole_deal_by_clicking(browser, tmp_path):
             raise AssertionError(f"the page never showed {what}")
 
         tried_wrong = False
+        looked: list[int] = []
         version = -1
         while True:
             snap = state(version)
@@ -302,6 +304,7 @@ def test_a_person_plays_a_whole_deal_by_clicking(browser, tmp_path):
                 continue
             wait_page(lambda: browser.find_element("id", "status").text == "your turn", "the person's turn")
             view = view_from_json(snap["view"], Rules(**snap["rules"]))
+            _check_sides_and_last_trick(browser, snap["view"], looked)
             action = view.random_action(rng)
             text = str(action)
             if view.phase in ("draw", "call"):
@@ -331,7 +334,7 @@ def test_a_person_plays_a_whole_deal_by_clicking(browser, tmp_path):
                 click_cards(text.split()[1:])
                 click("#play")
             wait_page(lambda v=version: state()["version"] > v, "the action taken")
-        assert tried_wrong
+        assert tried_wrong and looked
         wait_page(lambda: "The deal is over" in browser.find_element("id", "prompt").text, "the end")
         assert f"opponents' points: {snap['result']['opponents_points']}" in browser.find_element("id", "result").text
         _shot(browser, "play-table-end")
@@ -343,6 +346,46 @@ def test_a_person_plays_a_whole_deal_by_clicking(browser, tmp_path):
             proc.communicate()
     state_ = replay_deal(read_records(str(record)))
     assert state_.result.opponents_points == snap["result"]["opponents_points"]
+
+
+_TABLE = """
+const b = document.getElementById('score');
+const plays = (box) => [...box.querySelectorAll('.play')].map(p => [Number(p.dataset.seat),
+  [...p.querySelectorAll('.card')].map(c => c.dataset.card)]);
+const last = document.getElementById('last-trick');
+return {maker: b.dataset.maker, others: b.dataset.others, shown: !last.hidden, last: plays(last),
+        trick: plays(document.getElementById('trick')),
+        friends: [...document.querySelectorAll('#seats > .seat.friend')].map(e => Number(e.dataset.seat))};
+"""
+
+
+def _check_sides_and_last_trick(browser, view: dict, looked: list[int]) -> None:
+    """On the person's turn: the points per side and the friends are the
+    view's, the middle holds the trick under way, and (once or twice) L shows
+    the trick before it and hides it again."""
+    n = view["players"]
+    got = browser.execute_script(_TABLE)
+    if view["maker"] is None:
+        assert got["maker"] is None
+        return
+    side = {view["maker"]} | {f for f in view["calls_filled"] if f is not None}
+    assert int(got["maker"]) == sum(view["points"][i] for i in side)
+    assert int(got["others"]) == sum(view["points"][i] for i in range(n) if i not in side)
+    assert set(got["friends"]) == side - {view["maker"]}
+    leader, plays = view["current_trick"]
+    want = {(leader + j) % n: sorted(p.split()) for j, p in enumerate(plays)}
+    if plays:
+        assert {seat: sorted(c) for seat, c in got["trick"]} == want
+    if plays and view["tricks"] and len(looked) < 2 and not got["shown"]:
+        ld, ps = view["tricks"][-1]
+        body = browser.find_element("tag name", "body")
+        body.send_keys("l")
+        got = browser.execute_script(_TABLE)
+        assert got["shown"] and {seat: sorted(c) for seat, c in got["last"]} == \
+            {(ld + j) % n: sorted(p.split()) for j, p in enumerate(ps)}
+        body.send_keys("l")
+        assert not browser.execute_script(_TABLE)["shown"]
+        looked.append(len(view["tricks"]))
 
 
 @pytest.mark.parametrize("players", [12, 5])
@@ -364,7 +407,7 @@ def test_the_play_table_fits_1280x800_without_overlap(browser, tmp_path, players
             _time.sleep(0.05)
         assert browser.find_element("id", "status").text == "your turn"
         got = browser.execute_script(_OVERLAPS.replace(".seat, aside, header", ".seat, aside, header, #me"))
-        assert got["bad"] == [] and got["outside"] == 0 and got["width"] <= 1280, got
+        assert got["bad"] == [] and got["outside"] == 0 and got["width"] <= 1280 and got["low"] == 0, got
         assert len(browser.find_elements("css selector", ".seat")) == players
         hand = browser.find_elements("css selector", "#hand .card")
         assert hand and all(c.is_displayed() for c in hand)
