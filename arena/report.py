@@ -39,6 +39,7 @@ from typing import Any, Optional
 from markupsafe import Markup
 
 from .render.charts import EloScale, HistorySeries, history_chart, interval_bar, scale_axis
+from .render.viewer import forfeit_fault, with_forfeits
 from .render.report_pages import GAMES_PAGE, pyplot, report_page, report_part, svg_of, sprt_estimates, sprt_summary
 from .stats.ratings import ROLES, Interval, Standings, role_margins
 from .types import FAULT_KINDS, ArenaError, Entrant
@@ -139,12 +140,6 @@ def _roles_section(entrants: Sequence[Entrant], results: Sequence[Any], players:
     return report_part("roles_section", roles=list(ROLES), players=players, rows=rows)
 
 
-def _forfeit_fault(res: Any, seat: int) -> Optional[Any]:
-    """The fault that forfeited a deal of ``res`` for ``seat``: that seat's
-    first (a seat that faulted plays no more, so it faults once)."""
-    return next((f for f in res.faults if f.seat == seat), None)
-
-
 #: The longest fault message the games table prints (the faults' list has it whole).
 _TOLD_MESSAGE = 120
 
@@ -156,7 +151,7 @@ def _forfeit_told(res: Any, deal: Any, entrants: Sequence[Entrant]) -> str:
     seats = deal.seats or res.seats
     e = seats[s] if 0 <= s < len(seats) else -1
     name = entrants[e].name if 0 <= e < len(entrants) else "?"
-    f = _forfeit_fault(res, s)
+    f = forfeit_fault(res, s)
     how = ""
     if f is not None:
         msg = f.message if len(f.message) <= _TOLD_MESSAGE else f.message[:_TOLD_MESSAGE - 3] + "..."
@@ -181,30 +176,6 @@ def _games_section(results: Sequence[Any], entrants: Sequence[Entrant], links: M
                      "told": told, "faults": len(res.faults), "forfeits": forfeits})
     unlinked = sum(1 for r in results if r.key not in links)
     return report_part("games_section", rows=rows, unlinked=unlinked, listed=listed, page_size=GAMES_PAGE)
-
-
-def _with_forfeits(records: list[dict[str, Any]], res: Any) -> list[dict[str, Any]]:
-    """``records`` with the ``forfeit`` of every deal ``res`` (the job's
-    stored result) says a fault forfeited, where a record kept before
-    records told it lacks one (:mod:`core.records`): the page then tells the
-    forfeit as a newer record would."""
-    if res is None or not any(d.forfeit >= 0 for d in res.deals):
-        return records
-    before = 0                                   # the job's decisions in the deals before this one
-    k = -1
-    for rec in records:
-        if rec.get("type") == "deal":
-            k += 1
-            if k < len(res.deals) and res.deals[k].forfeit >= 0 and "forfeit" not in rec:
-                d = res.deals[k]
-                f = _forfeit_fault(res, d.forfeit)
-                if f is not None:
-                    rec["forfeit"] = {"seat": d.forfeit, "kind": f.kind, "message": f.message,
-                                      "decision": max(0, f.decision - before),
-                                      "game_points": list(d.game_points), "margins": list(d.margins)}
-        elif "type" not in rec:
-            before += 1
-    return records
 
 
 def _viewer_pages(keys: Sequence[str], record_of: Any, title_of: Any, games_dir: Optional[str],
@@ -232,7 +203,7 @@ def _viewer_pages(keys: Sequence[str], record_of: Any, title_of: Any, games_dir:
         rel = f"{games_dir}/{key}.html"
         records = read_records(io.StringIO(record))
         if result_of is not None:
-            records = _with_forfeits(records, result_of(key))
+            records = with_forfeits(records, result_of(key))
         pages[rel] = viewer_page(records, title_of(key))
         links[key] = rel
     return pages, links

@@ -51,10 +51,11 @@ from core.phases import PHASE_NAMES
 from core.levels import PlayerLevel
 from core.state import State
 
+from ..types import Fault, JobResult
 from .html import KIT
 
 __all__ = ["viewer_data", "page", "write_page", "card_order", "forfeit_lines", "forfeit_account",
-           "RANDOM_FINISH"]
+           "forfeit_fault", "with_forfeits", "RANDOM_FINISH"]
 
 #: What the referee's random finish of a forfeited deal is.
 RANDOM_FINISH = "after the fault the referee finished the deal at random; this finish does not count"
@@ -114,6 +115,36 @@ def card_order(trump: Optional[Trump]) -> dict[str, list[int]]:
     if trump is None:
         return {}
     return {card_name(f): [kernel.effective_suit(f, trump), kernel.level(f, trump)] for f in range(NUM_FACES)}
+
+
+def forfeit_fault(res: JobResult, seat: int) -> Optional[Fault]:
+    """The fault that forfeited a deal of ``res`` for ``seat``: that seat's
+    first (a seat that faulted plays no more, so it faults once)."""
+    return next((f for f in res.faults if f.seat == seat), None)
+
+
+def with_forfeits(records: list[dict[str, Any]], res: Optional[JobResult]) -> list[dict[str, Any]]:
+    """``records`` with the ``forfeit`` of every deal ``res`` (the job's
+    stored result) says a fault forfeited, where a record kept before
+    records told it lacks one (:mod:`core.records`): the page then tells the
+    forfeit as a newer record would."""
+    if res is None or not any(d.forfeit >= 0 for d in res.deals):
+        return records
+    before = 0                                   # the job's decisions in the deals before this one
+    k = -1
+    for rec in records:
+        if rec.get("type") == "deal":
+            k += 1
+            if k < len(res.deals) and res.deals[k].forfeit >= 0 and "forfeit" not in rec:
+                d = res.deals[k]
+                f = forfeit_fault(res, d.forfeit)
+                if f is not None:
+                    rec["forfeit"] = {"seat": d.forfeit, "kind": f.kind, "message": f.message,
+                                      "decision": max(0, f.decision - before),
+                                      "game_points": list(d.game_points), "margins": list(d.margins)}
+        elif "type" not in rec:
+            before += 1
+    return records
 
 
 def forfeit_account(records: Sequence[dict[str, Any]], lines: Sequence[str]) -> list[str]:

@@ -198,3 +198,50 @@ def test_the_ladders_surfaces_read_the_kept_ratings_not_a_fit_of_their_own(ladde
         assert cells[label][3] == elo_text(elo), (label, cells[label])
         if elo is not None:
             assert cells[label][4] == f"[{elo_text(lo)}, {elo_text(hi)}]"
+
+
+# ---------------------------------------------------------------------- forfeits of games stored before records told them
+
+
+def test_a_ladder_game_stored_before_records_told_forfeits_shows_its_forfeit(ladder, tmp_path):  # noqa: F811
+    """The game page of a forfeited deal whose stored record has no ``forfeit``
+    (kept by an older pengyou) still tells the fault and the score given,
+    from the game's stored result, as a newer record's page does."""
+    import io
+    import shutil
+
+    from core.records import read_records, write_records
+
+    copy = tmp_path / "old"
+    shutil.copytree(ladder.folder, copy)
+    db = next(p for p in copy.iterdir() if p.suffix == ".db")
+    con = sqlite3.connect(db)
+    forfeited = {}
+    with con:
+        for gid, text, result in con.execute("SELECT id, record, result_json FROM games").fetchall():
+            seats = [d.get("forfeit", -1) for d in json.loads(result)["deals"]]
+            if not any(s >= 0 for s in seats):
+                continue
+            records = read_records(io.StringIO(text))
+            assert any("forfeit" in r for r in records)              # a newer record tells it itself
+            for r in records:
+                r.pop("forfeit", None)
+            buf = io.StringIO()
+            write_records(records, buf)
+            con.execute("UPDATE games SET record = ? WHERE id = ?", (buf.getvalue(), gid))
+            forfeited[gid] = [s for s in seats if s >= 0]
+    con.close()
+    assert forfeited, "the flaky bot's crashes forfeit deals"
+    from arena.ladder import Ladder
+
+    served = Served(Ladder(str(copy)))
+    try:
+        for gid, seats in list(forfeited.items())[:3]:
+            status, _, body = call(served, "GET", f"/games/{gid}")
+            page = body.decode()
+            assert status == 200
+            boxes = re.findall(r'<div class="forfeit" id="forfeit-\d+" data-seat="(\d+)" data-kind="(\w+)"', page)
+            assert [int(s) for s, _ in boxes] == seats and all(k == "crash" for _, k in boxes), (gid, boxes)
+            assert "the deal is scored as a forfeit" in page
+    finally:
+        served.stop()

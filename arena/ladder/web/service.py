@@ -234,8 +234,8 @@ class Service:
                 "entrants": sides, "deal": outcome, "faults": faults,
                 "viewer": f"/games/{g.id}", "record": f"/api/games/{g.id}/record"}
 
-    def game(self, game_id: int) -> Optional[tuple[dict[str, Any], str]]:
-        """(summary, record text) of a game, or None."""
+    def _stored_game(self, game_id: int) -> Optional[tuple[GameRow, str, dict[int, EntrantRow]]]:
+        """(game, record text, every entrant version by id) of a game, or None."""
         with self._store() as st:
             try:
                 g, record = st.game(game_id)
@@ -243,21 +243,28 @@ class Service:
                 if str(exc) == f"no game {game_id}":
                     return None
                 raise
-            everyone = {e.id: e for e in st.entrants()}
-        return self.game_json(g, everyone), record
+            return g, record, {e.id: e for e in st.entrants()}
+
+    def game(self, game_id: int) -> Optional[tuple[dict[str, Any], str]]:
+        """(summary, record text) of a game, or None."""
+        found = self._stored_game(game_id)
+        return None if found is None else (self.game_json(found[0], found[2]), found[1])
 
     def viewer(self, game_id: int) -> Optional[str]:
         """The replay page of a game, or None (no such game, or no record)."""
         from core.records import read_records
 
-        from ...render.viewer import page
+        from ...render.viewer import page, with_forfeits
 
-        found = self.game(game_id)
+        found = self._stored_game(game_id)
         if found is None or not found[1].strip():
             return None
-        summary, record = found
+        g, record, everyone = found
+        summary = self.game_json(g, everyone)
         names = " vs ".join(str(s["label"]) for s in summary["entrants"])
-        return page(read_records(io.StringIO(record)), f"ladder game {game_id}: {names}")
+        # a game stored before records told their forfeits gets them from its stored result
+        records = with_forfeits(read_records(io.StringIO(record)), g.result)
+        return page(records, f"ladder game {game_id}: {names}")
 
     # ---------------------------------------------------------------- acting
 
