@@ -111,7 +111,7 @@ def verdict_words(state: Mapping[str, Any], a: str, b: str) -> tuple[str, str]:
                               f"LLR between its bounds: neither {a} at most {e0} Elo better than {b} (H0) nor "
                               f"at least +{e1} Elo (H1) was shown.")
     return "still running", (f"no verdict yet after {state.get('groups')} of {state.get('max_groups')} deal groups: "
-                             f"the LLR is between its bounds; run the same `pengyou sprt` to go on.")
+                             f"the LLR is between its bounds; the same pengyou sprt command goes on.")
 
 
 def _signed(x: Any, digits: int) -> str:

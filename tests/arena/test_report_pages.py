@@ -249,6 +249,9 @@ def test_the_games_are_paged_and_every_game_is_on_a_page(browser, pages):  # noq
     assert sorted(k for page in seen for k in page) == sorted(keys)
     prev.click()
     assert _visible_keys(browser) == seen[-2]
+    SHOTS.mkdir(exist_ok=True)
+    browser.execute_script("document.getElementById('games').scrollIntoView()")
+    browser.save_screenshot(str(SHOTS / "report-sprt-games.png"))
 
 
 def test_the_tuned_bot_is_copied_with_one_click(browser, pages):  # noqa: F811
@@ -282,7 +285,7 @@ def test_no_report_scrolls_sideways(browser, pages, width):  # noqa: F811
                     fits = browser.execute_script("return arguments[0].scrollWidth <= "
                                                   "arguments[0].parentElement.clientWidth", found[0])
                     assert fits, (name, tid)
-        browser.save_screenshot(str(SHOTS / f"{name}-{width}.png"))
+        browser.save_screenshot(str(SHOTS / f"report-{name}-{width}.png"))
 
 
 def test_the_tune_page_of_an_unfinished_run_says_its_test_is_not_run_yet(pages, tmp_path, capsys):
@@ -299,7 +302,7 @@ def test_the_tune_page_of_an_unfinished_run_says_its_test_is_not_run_yet(pages, 
     spec, run, _ = load_tune(str(db), 1)
     assert len(run.trajectory) == 5
     words = _text(re.search(r"<div class=\"verdict[^>]*>(.*?)</div>", page, re.S).group(1))
-    assert words == (f"not run yet: the tuning has played 5 of its {spec.iterations} iterations; `pengyou tune` "
+    assert words == (f"not run yet: the tuning has played 5 of its {spec.iterations} iterations; pengyou tune "
                      "tests the tuned values against the start values when they are done.")
     values = [round(v) if p.integer else v for p, v in zip(spec.params, run.trajectory[-1])]
     assert _text(re.search(r"<code id=tuned-spec>(.*?)</code>", page, re.S).group(1)) == spec.spec_at(values)
