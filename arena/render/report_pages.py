@@ -40,7 +40,7 @@ GAMES_PAGE = 50
 
 def report_part(name: str, **context: Any) -> Markup:
     """One section's content, rendered by the macro ``name`` of ``report_parts.html.j2``."""
-    return KIT.macro("report_parts.html.j2", name)(**context)
+    return Markup(KIT.macro("report_parts.html.j2", name)(**context))     # built by an autoescaping macro
 
 
 def report_page(title: str, subtitle: str, sections: Sequence[tuple[str, str, Markup]]) -> str:
