@@ -32,6 +32,7 @@ from test_browser import ROOT, browser  # noqa: F401  (the headless chromium fix
 
 SHOTS = Path("/tmp/shots")
 CRASH = f"crash={ROOT / 'tests' / 'arena' / 'faulty_bots.py'}:CrashBot"
+NOISY = f"{ROOT / 'tests' / 'arena' / 'noisy_bot.py'}:NoisyBot"      # an integer and a real parameter
 HEADS = {"H0": "H0 accepted", "H1": "H1 accepted", "limit": "no verdict", None: "still running"}
 
 
@@ -57,7 +58,8 @@ def _span(page: str, element: str, cls: str) -> str:
 def pages(tmp_path_factory):
     """An SPRT (heuristic against random, long enough for three pages of
     games), a plain run, two tuning runs (one ending with its test, one with
-    ``--no-sprt``) and a small ladder, each with its report."""
+    ``--no-sprt``, both of :mod:`noisy_bot`, whose parameters move at once)
+    and a small ladder, each with its report."""
     import io
     import contextlib
 
@@ -74,9 +76,9 @@ def pages(tmp_path_factory):
                      "--db", str(tmp / "r.db"), "--no-progress", "--samples", "20", "--secret", "p"]) == 0
         assert main(["report", "--db", str(tmp / "r.db"), "-o", str(tmp / "run.html"), "--samples", "20",
                      "--games", "0"]) == 0
-        tune = ["tune", "heuristic", "--param", "ruff_min_points=5,0,30,4,2", "--param",
-                "throw_risk=0.3,0,1,0.2,2", "--iterations", "8", *fast, "--no-progress", "--secret", "t"]
-        for name, extra in (("tuned", ["--sprt-elo1", "200", "--sprt-max-deals", "40"]), ("nosprt", ["--no-sprt"])):
+        tune = ["tune", NOISY, "--param", "n=5,0,10,2,1", "--param", "p=0.2,0,0.5,0.1,1", "--iterations", "8",
+                *fast, "--no-progress", "--secret", "t"]
+        for name, extra in (("tuned", ["--sprt-elo1", "200", "--sprt-max-deals", "2"]), ("nosprt", ["--no-sprt"])):
             buf.truncate(0)
             buf.seek(0)
             assert main([*tune, *extra, "--db", str(tmp / f"{name}.db"), "--out", str(tmp / f"{name}-traj")]) == 0
@@ -210,6 +212,7 @@ def test_the_tune_page_leads_with_the_final_tests_verdict(pages):
     assert words.startswith(HEADS[st["verdict"]] + ": ") and "tuned" in words and "start" in words
     assert _span(first, "sprt-llr-0", "llr") == f"{st['llr']:+.3f}"
     assert _span(first, "sprt-hypotheses-0", "elo1") == f"{st['hypotheses']['high']:g}" == "200"
+    assert _span(first, "sprt-played-0", "groups") == str(st["groups"]) and _span(first, "sprt-played-0", "most") == "2"
     assert f"pengyou report --sprt {run_id} --db {db}" in _text(first)
 
 
