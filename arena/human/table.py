@@ -120,7 +120,9 @@ class Session:
 
     # ------------------------------------------------------------ the table's side
     def publish(self, state: State) -> None:
-        """Take what the seat knows now (called by the table's thread)."""
+        """Take what the seat knows now (called by the table's thread): its
+        view, the log, and ``trick_wins``, each trick done so far as
+        ``[winner, points]`` (the page names the last trick's winner from it)."""
         view = state.view(self.seat).to_json()
         with self._cond:
             self._state = state
