@@ -76,6 +76,7 @@ def llr_plot(state: Mapping[str, Any], path: Sequence[Mapping[str, Any]]) -> str
     ax.plot([p["groups"] for p in path], [p["llr"] for p in path], marker=".", lw=1.2)
     ax.axhline(lo, color="#c0262d", ls="--", lw=1, label=f"accept H0 ({lo:.2f})")
     ax.axhline(hi, color="#2d7d46", ls="--", lw=1, label=f"accept H1 ({hi:.2f})")
+    ax.xaxis.get_major_locator().set_params(integer=True)        # groups are whole
     ax.set_xlabel("deal groups")
     ax.set_ylabel("log-likelihood ratio")
     ax.legend(loc="best", fontsize=8)
