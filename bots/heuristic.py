@@ -11,7 +11,10 @@ Rules of thumb, phase by phase:
 - call: the top plain card (ace, or king at an ace level) it does not hold,
   first copy; "the other" of a held one where the rules allow it; then kings.
 - play: know the sides (maker, revealed friends, "friend-to-be" when holding a
-  called copy that is next to count); lead safe throws and boss units of plain
+  called copy that is next to count, and whether the side is known);
+  race to fill a live call with a held copy that fills it (``race``), keep
+  back copies that would not (``hold_copies``), feed points only while the
+  side is known (``feed_known``); lead safe throws and boss units of plain
   suits, trump sets to draw trumps when strong, low cards of short suits or of
   the called suit otherwise; follow by winning tricks with points cheaply (with
   a unit that holds if possible), feeding points to a partner whose play should
@@ -74,6 +77,13 @@ class HeuristicBot:
                                   "the opponents need 0.15 more)", 0.0, 1.0),
         "feed_min_hold": Param("least estimated chance that a partner's winning play holds, to feed it "
                                "points", 0.0, 1.0),
+        "race": Param("1: the friend race: off the maker's side, a copy of a called card that would fill a "
+                      "live call is played at the first good chance (led, or followed onto a trick going to "
+                      "the maker's side or that it takes); 0: the play before", 0, 1),
+        "hold_copies": Param("1: a copy that would not fill its open call (an earlier copy is still to come) is "
+                             "kept back, and a seat on the maker's side never fills a call; 0: the play before", 0, 1),
+        "feed_known": Param("1: points are fed only while the seat's side is known (not while another seat may "
+                            "still fill the call its own copy would fill); 0: the play before", 0, 1),
     }
 
     expose_min_trumps: int
@@ -86,17 +96,21 @@ class HeuristicBot:
     ruff_min_points: int
     trump_lead_share: float
     feed_min_hold: float
+    race: int
+    hold_copies: int
+    feed_known: int
 
     def __init__(self, expose_min_trumps: int = 3, expose_min_share: float = 0.36,
                  defend_min_share: float = 0.3, bury_point_weight: float = 1.0,
                  void_bonus: float = 8.0, throw_risk: float = 0.0, ruff_risk_max: float = 0.4,
                  ruff_min_points: int = 5, trump_lead_share: float = 0.4,
-                 feed_min_hold: float = 0.5) -> None:
+                 feed_min_hold: float = 0.5, race: int = 1, hold_copies: int = 1, feed_known: int = 1) -> None:
         keep_params(self, {"expose_min_trumps": expose_min_trumps, "expose_min_share": expose_min_share,
                            "defend_min_share": defend_min_share, "bury_point_weight": bury_point_weight,
                            "void_bonus": void_bonus, "throw_risk": throw_risk, "ruff_risk_max": ruff_risk_max,
                            "ruff_min_points": ruff_min_points, "trump_lead_share": trump_lead_share,
-                           "feed_min_hold": feed_min_hold})
+                           "feed_min_hold": feed_min_hold, "race": race, "hold_copies": hold_copies,
+                           "feed_known": feed_known})
         self.rng = random.Random(0)
         self.seat = 0
         self.rules: Optional[Rules] = None

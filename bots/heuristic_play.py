@@ -16,6 +16,8 @@ from core.cards import Cards, Trump, Unit, card_points
 from core.rules import Rules
 from core.state import PlayerView
 
+from .heuristic_friends import MAKER, Friends, kept_cost, race_follow, race_lead
+
 if TYPE_CHECKING:
     from .heuristic import HeuristicBot
 
@@ -35,7 +37,6 @@ def cached_cards(text: str) -> Cards:
         c = _PARSED[text] = Cards.from_str(text)
     return c
 TRUMPS = 4
-_MAKER, _OPP = "maker", "opponents"
 
 
 class CardTable:
@@ -143,32 +144,12 @@ class PlayTurn:
 
     # -------------------------------------------------------------- sides
     def _sides(self) -> None:
-        v = self.view
-        maker = v.maker
-        filled = v.calls_filled or (None,) * len(v.calls)
-        known = {maker} | {s for s in filled if s is not None}
-        unfilled = [(cached_cards(c)[0], o) for (c, o), s in zip(v.calls, filled) if s is None]
-        mine = 0
-        others = 0          # unfilled calls someone else may still fill
-        for f, o in unfilled:
-            if self.seat not in known and self.cnt[f] and \
-                    ((o == 0 and self.seat != maker) or (o >= 1 and self.played[f] == o - 1)):
-                mine += 1
-            elif self.unseen[f] > 0:
-                others += 1
-        self.unfilled = unfilled
-        self.known_maker_side = known
-        self.side = _MAKER if (self.seat in known or mine) else _OPP
-        self.others_unfilled = others
+        self.friends = fr = Friends(self, bool(self.bot.feed_known))
+        self.known_maker_side = fr.known
+        self.side = fr.side
 
     def side_of(self, s: int) -> Optional[str]:
-        if s == self.seat:
-            return self.side
-        if s in self.known_maker_side:
-            return _MAKER
-        if self.others_unfilled <= 0:
-            return _OPP
-        return None
+        return self.friends.side_of(s)
 
     def rel(self, s: int) -> int:
         """+1 partner, -1 opponent, 0 unknown."""
@@ -220,6 +201,10 @@ class PlayTurn:
 
     # --------------------------------------------------------------- lead
     def lead(self) -> list[int]:
+        if self.bot.race:
+            race = race_lead(self)
+            if race is not None:
+                return race
         tab = self.tab
         cnt = self.cnt
         trump_share = len(self.by_suit[TRUMPS]) / max(1, len(self.hand))
@@ -246,7 +231,7 @@ class PlayTurn:
             for u in safe:
                 size = u.width * u.length
                 if e == TRUMPS:
-                    if self.side == _MAKER and trump_share >= bot.trump_lead_share or \
+                    if self.side == MAKER and trump_share >= bot.trump_lead_share or \
                             trump_share >= bot.trump_lead_share + 0.15:
                         cands.append((32 + 4 * size, list(u.cards)))
                     continue
@@ -255,7 +240,7 @@ class PlayTurn:
                     cands.append((40 + 5 * size + 0.3 * sum(PTS[f] for f in u.cards) - 30 * risk,
                                   list(u.cards)))
             if e == TRUMPS:
-                strong = (trump_share >= bot.trump_lead_share if self.side == _MAKER
+                strong = (trump_share >= bot.trump_lead_share if self.side == MAKER
                           else trump_share >= bot.trump_lead_share + 0.15)
                 if strong:
                     for u in units:
@@ -268,7 +253,7 @@ class PlayTurn:
                              for s in others)
             partner_void = any((s, e) in self.voids and self.rel(s) == 1 and (s, TRUMPS) not in self.voids
                                for s in others)
-            called = any(tab.es[f] == e and not cnt[f] for f, _ in self.unfilled) and self.side == _MAKER
+            called = any(tab.es[f] == e and not cnt[f] for f, _ in self.friends.unfilled) and self.side == MAKER
             for f in sorted(set(cards), key=lambda g: tab.lv[g])[:3]:
                 s = 20 - 0.8 * tab.lv[f] - 2.0 * PTS[f] - 0.6 * n_e
                 if cnt[f] >= 2:
@@ -284,6 +269,8 @@ class PlayTurn:
                 if u.width >= 2 and u not in safe:
                     pts = sum(PTS[f] for f in u.cards)
                     cands.append((14 - 0.6 * u.top - pts - (6 if enemy_void else 0), list(u.cards)))
+        if self.bot.hold_copies:
+            cands = [c for c in cands if not any(kept_cost(self, f) for f in c[1])]
         if not cands:
             # only trumps and not strong: the lowest trump single (or a low set)
             tr = self.by_suit[TRUMPS]
@@ -323,9 +310,13 @@ class PlayTurn:
         trick_pts = sum(PTS[f] for p in plays for f in p)
         mine = self.by_suit[e]
         hs = len(mine)
+        if bot.race:
+            race = race_follow(self, w, wseat)
+            if race is not None:
+                return race
         rel_w = self.rel(wseat)
         hold = self.hold_chance(w, units) if rel_w == 1 else 0.0
-        feed = rel_w == 1 and hold >= bot.feed_min_hold
+        feed = rel_w == 1 and hold >= bot.feed_min_hold and (self.friends.sure or not bot.feed_known)
         if hs <= n:
             rest_n = n - hs
             if hs == 0 and e != TRUMPS and not feed and self.by_suit[TRUMPS] and \
@@ -412,6 +403,8 @@ class PlayTurn:
         for top, faces in tab.shapes(self.cnt, e, k, L):
             if len(faces) != n or not self._wins(faces) or not self._legal(faces):
                 continue
+            if self.bot.hold_copies and any(kept_cost(self, f) for f in faces):
+                continue
             cands.append((top, self._holds(e, k, L, top), faces))
         if not cands:
             return None
@@ -486,6 +479,8 @@ class PlayTurn:
             v = self.value(f)
             if cnt[f] >= 2:
                 v += 5
+            if self.bot.hold_copies:
+                v += kept_cost(self, f)
             v += 0.4 * slen[tab.es[f]]
             if feed:
                 v -= 3 * PTS[f] if tab.es[f] != TRUMPS else 1 * PTS[f]
@@ -502,6 +497,8 @@ class PlayTurn:
 
         def key(f: int) -> float:
             v = self.value(f)
+            if self.bot.hold_copies:
+                v += kept_cost(self, f)
             if feed:
                 return v - 4 * PTS[f]
             return v + 3 * PTS[f]

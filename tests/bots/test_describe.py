@@ -82,7 +82,7 @@ def test_the_command_lists_the_bots_and_shows_one() -> None:
     assert "  rollout (str, default 'greedy')  one of random, greedy, informed" in p.stdout
     p = pengyou("bots", "heuristic", "--json")
     data = json.loads(p.stdout)
-    assert data["name"] == "heuristic" and len(data["params"]) == 10
+    assert data["name"] == "heuristic" and len(data["params"]) == 13
     assert all(q["low"] is not None for q in data["params"])
     p = pengyou("bots", "random")
     assert p.returncode == 0 and "no parameters" in p.stdout
