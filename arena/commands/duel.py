@@ -12,12 +12,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import textwrap
 import time
 import unicodedata
 from typing import Any
 
 from .common import UsageError, add_rules_args, build_rules
+from ..render.numbers import signed
 
 __all__ = ["add_parsers", "run", "table_lines", "cell", "LABEL_WIDTH"]
 
@@ -30,13 +32,17 @@ def add_parsers(sub: Any) -> None:
     """Add ``duel`` to the subcommands ``sub``."""
     p = sub.add_parser("duel", help="two bots on duplicate deals: margins with 95%% intervals")
     p.add_argument("a", metavar="A", help="the first bot: SPEC or NAME=SPEC (as arena run --bots), e.g. heuristic, "
-                                          "ismcts:iterations=1000 or mine=cmd:python3 my_bot.py")
+                                          "ismcts:iterations=1000 or mine=cmd:/usr/bin/python3 my_bot.py "
+                                          "(a program bot names its interpreter by its real path: a "
+                                          "shim such as pyenv's does not run in the sandbox)")
     p.add_argument("b", metavar="B", help="the second bot: SPEC or NAME=SPEC")
     p.add_argument("--deals", type=int, default=50, help="deal seeds (each played twice)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--cluster", default="", help="'local' or tcp://HOST:PORT of a Dask scheduler")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (it is shown only when stderr is a terminal)")
     p.add_argument("--time-limit", type=float, default=5.0, help="seconds per decision (0 = none)")
     p.add_argument("--overage", type=float, default=30.0, help="seconds banked per deal for slow decisions")
     p.add_argument("--trusted", default="none", choices=("none", "builtins"),
@@ -76,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
     if os.path.exists(logs) and not os.path.isdir(logs):
         raise UsageError(f"duel: --logs {logs}: not a folder")
     try:
-        res = run_duel(args.a, args.b, rules, args.deals, args.seed, args.workers, progress=not args.json,
+        bar = not (args.json or args.no_progress) and sys.stderr.isatty()
+        res = run_duel(args.a, args.b, rules, args.deals, args.seed, args.workers, progress=bar,
                        save=args.save, secret=args.secret, trusted=args.trusted, time_limit=args.time_limit,
                        overage=args.overage, cheating=args.allow_cheating, cluster=args.cluster, logs=logs)
     except BotError as exc:                         # the bots' own words on what went wrong
@@ -187,4 +194,4 @@ def _iv(x: dict) -> str:
     >>> _iv({"mean": 1.25, "lo": -0.5, "hi": 3.0})
     '   +1.25 [-0.50, +3.00]'
     """
-    return f"{x['mean']:+8.2f} [{x['lo']:+.2f}, {x['hi']:+.2f}]"
+    return f"{signed(x['mean'], 2, 8)} [{signed(x['lo'], 2)}, {signed(x['hi'], 2)}]"

@@ -301,7 +301,7 @@ def _run(args: argparse.Namespace) -> int:
     setup_logging(os.path.join(lad.folder, "logs", "ladder.log"))
 
     def report(rnd: int, games: int) -> None:
-        print(f"round {rnd}: {games} game(s) played", file=sys.stderr, flush=True)
+        print(f"round {rnd}: {games} game(s) played so far in this run", file=sys.stderr, flush=True)
 
     summary = run_ladder(lad, workers=args.workers, cluster=args.cluster, games=args.games, rounds=args.rounds,
                          until_stopped=args.until_stopped, groups_per_round=args.groups, on_round=report)

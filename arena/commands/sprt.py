@@ -47,7 +47,9 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rule setting")
     p.add_argument("--time-limit", type=float, default=None, help="seconds per decision (default 5)")
     p.add_argument("--overage", type=float, default=None)
-    p.add_argument("--trusted", default=None, choices=("none", "builtins"))
+    p.add_argument("--trusted", default=None, choices=("none", "builtins"),
+                   help="builtins: the built-in bots play inside this process (default: the test file's "
+                        "setting, else every bot sandboxed)")
     p.add_argument("--secret", default=None, help="keys the deals and bots' seeds (default: random, kept)")
     p.add_argument("--json", action="store_true", help="print the final state as JSON only")
 

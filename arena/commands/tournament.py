@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -83,7 +84,8 @@ def add_parsers(sub: Any) -> None:
     r.add_argument("--db", default="arena.db", help="results database (SQLite; created if missing)")
     r.add_argument("--samples", type=int, default=1000, help="bootstrap samples for the intervals")
     r.add_argument("--json", action="store_true", help="print the standings as JSON")
-    r.add_argument("--no-progress", action="store_true")
+    r.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (it is shown only when stderr is a terminal)")
     r.add_argument("-v", "--verbose", action="store_true",
                    help="a line per finished job (key, line-up, margin, who won, faults) instead of the "
                         "progress bar, and the standings every --report-every jobs")
@@ -237,7 +239,8 @@ def _run_tournament(args: argparse.Namespace) -> int:
     setup_logging(log_path)
     try:
         summary = run_tournament(spec, args.db, workers=args.workers, cluster=args.cluster,
-                                 progress=not (args.no_progress or args.json or verbose), max_jobs=args.max_jobs,
+                                 progress=not (args.no_progress or args.json or verbose) and sys.stderr.isatty(),
+                                 max_jobs=args.max_jobs,
                                  secret=args.secret, pin=not args.no_pin,
                                  report=_Reporter(spec, args.db, every, args.samples) if verbose else None)
     except KeyboardInterrupt:
@@ -285,7 +288,7 @@ class _Reporter:
         line = job_lines([job], self.entrants, {job.key: result})[0]
         print(f"[{done}/{self.total}] {line}", flush=True)
         self.seen += 1
-        if self.every > 0 and self.seen % self.every == 0:
+        if self.every > 0 and self.seen % self.every == 0 and done < self.total:   # the last: printed at the end
             print(f"standings after {done} of {self.total} jobs:")
             with Store(self.db, read_only=True) as store:
                 _print_standings(store, run_id, self.samples, False)

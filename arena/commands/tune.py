@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from typing import Any
 
 from .common import parse_settings
@@ -37,13 +38,17 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rule setting")
     p.add_argument("--time-limit", type=float, default=5.0, help="seconds per decision")
     p.add_argument("--overage", type=float, default=30.0)
-    p.add_argument("--trusted", default="builtins", choices=("none", "builtins"))
+    p.add_argument("--trusted", default="builtins", choices=("none", "builtins"),
+                   help="builtins (the default here, unlike duel, sprt and arena run): the built-in bots play "
+                        "inside this process, for the speed thousands of tuning games need, and so does the "
+                        "final test; a bot of yours is sandboxed either way; none: every bot sandboxed")
     p.add_argument("--secret", default=None, help="keys the shuffle and the bots' seeds (default: random, kept)")
     p.add_argument("--no-sprt", action="store_true", help="do not test the tuned values at the end")
     p.add_argument("--sprt-elo0", type=float, default=0.0, help="the final test's H0 (Elo, default 0)")
     p.add_argument("--sprt-elo1", type=float, default=10.0, help="the final test's H1 (Elo, default 10)")
     p.add_argument("--sprt-max-deals", type=int, default=2000, help="the final test's deal seeds at most")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (it is shown only when stderr is a terminal)")
 
 
 def tune_spec_from_args(args: argparse.Namespace) -> Any:
@@ -101,8 +106,8 @@ def run(args: argparse.Namespace) -> int:
     hyp = Hypotheses(args.sprt_elo0, args.sprt_elo1).check()
     setup_logging(log_path_for(args.db))
     try:
-        run = run_tune(spec, args.db, workers=args.workers, cluster=args.cluster, progress=not args.no_progress,
-                       secret=args.secret)
+        run = run_tune(spec, args.db, workers=args.workers, cluster=args.cluster,
+                       progress=not args.no_progress and sys.stderr.isatty(), secret=args.secret)
     except KeyboardInterrupt:
         raise ArenaError("interrupted; the iterations so far are saved: run the same command to resume") from None
     folder = args.out or f"{os.path.splitext(args.db)[0]}.tune-{run.id}"

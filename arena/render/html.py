@@ -30,6 +30,8 @@ from typing import Any, Optional
 import jinja2
 from markupsafe import Markup
 
+from .numbers import signed
+
 __all__ = ["Pages", "KIT", "json_script", "asset", "elo_text", "when", "fmt"]
 
 #: Characters a JSON text may hold that would end or confuse a ``<script>``
@@ -68,7 +70,7 @@ def elo_text(x: Optional[float], digits: int = 0) -> Any:
     en dash for none or a non-finite value."""
     if x is None or not isinstance(x, (int, float)) or not math.isfinite(x):
         return _DASH
-    return f"{x:+.{digits}f}"
+    return signed(x, digits)
 
 
 def fmt(x: Optional[float], digits: int = 1) -> Any:

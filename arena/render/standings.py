@@ -16,14 +16,20 @@ import math
 from collections.abc import Sequence
 
 from ..stats.ratings import Standings
+from .numbers import signed
 
-__all__ = ["format_standings", "format_cross_table"]
+__all__ = ["format_standings", "format_cross_table", "FEW_GROUPS"]
+
+#: Below this many duplicate groups the standings say their intervals are
+#: rough: a bootstrap over a handful of groups can put an estimate at its
+#: interval's very end, and one more group can reorder the table.
+FEW_GROUPS = 20
 
 
 def _fmt(x: float, digits: int = 0, sign: bool = True) -> str:
     if not math.isfinite(x):
         return "-"
-    return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+    return signed(x, digits) if sign else f"{x:.{digits}f}"
 
 
 def _fmt_interval(lo: float, hi: float, digits: int = 0) -> str:
@@ -65,6 +71,9 @@ def format_standings(st: Standings) -> str:
         if math.isfinite(st.maker_edge_lo) and math.isfinite(st.maker_edge_hi):
             edge += " " + _fmt_interval(st.maker_edge_lo, st.maker_edge_hi)
         out.append(f"maker-side edge: {edge} over {st.rated_deals} deals in {st.groups} groups")
+        if st.groups < FEW_GROUPS:
+            out.append(f"only {st.groups} duplicate group{'' if st.groups == 1 else 's'}: the intervals are rough "
+                       f"and the order may change; {FEW_GROUPS} or more give a first reading")
     else:
         out.append("no results yet")
     return "\n".join(out)

@@ -353,6 +353,12 @@ class SprtState:
     hypotheses: Hypotheses
     max_groups: int
 
+    def alike(self) -> bool:
+        """Whether every group counted so far scored exactly even: the two
+        bots' margins were the same on every deal (often, they played alike)."""
+        m = self.margin
+        return self.groups > 0 and m is not None and m.mean == 0 and m.lo == 0 and m.hi == 0
+
     def to_json(self) -> dict[str, Any]:
         """Plain JSON form."""
         return {"groups": self.groups, "deals": self.deals, "llr": self.llr, "bounds": list(self.bounds),

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from ..stats.sprt import Estimate, Hypotheses, SprtState, estimate, group_scores, score_to_elo, verdict
 from ..store import Store
 from ..types import ArenaError, JobResult
+from ..render.numbers import signed
 
 if TYPE_CHECKING:
     from .runner import Workers
@@ -26,7 +27,7 @@ __all__ = ["SprtTest", "run_sprt", "format_state", "describe", "saved_state", "s
 def _fmt(e: Optional[Estimate], digits: int) -> str:
     if e is None:
         return "-"
-    return f"{e.mean:+.{digits}f} [{e.lo:+.{digits}f}, {e.hi:+.{digits}f}]"
+    return f"{signed(e.mean, digits)} [{signed(e.lo, digits)}, {signed(e.hi, digits)}]"
 
 
 def describe(h: Hypotheses) -> str:
@@ -49,6 +50,9 @@ def format_state(st: SprtState, test_id: Optional[int] = None) -> str:
         return head
     said = {"H0": f"H0 accepted (not {h.high:g} Elo better)", "H1": f"H1 accepted ({h.high:g} Elo better)",
             "limit": "stopped at the limit, no verdict"}[st.verdict]
+    if st.alike():
+        said += (f"; every one of the {st.groups} groups came out exactly even: the two bots scored alike on "
+                 "every deal (a change too small to alter any decision plays the same games)")
     return f"{head}\n{'' if test_id is None else f'sprt test {test_id}: '}{said}"
 
 

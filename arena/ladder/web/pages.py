@@ -140,12 +140,12 @@ async def _game_page(request: web.Request) -> web.Response:
     return html_response(text, headers={"Content-Security-Policy": VIEWER_CSP})
 
 
-def submission_html(sub: Submission) -> str:
+def submission_html(sub: Submission, origin: str) -> str:
     """A submission's page: its state, reloading itself while it is
-    validated; then its entrant (and the owner's link to its bots' logs) or
-    the reason it was refused."""
+    validated; then its entrant (and the owner's command for its bots' logs,
+    on this server's ``origin``) or the reason it was refused."""
     data = sub.to_json()
-    return PAGES.render("submission.html.j2", title=f"Ladder: submission of {sub.name}", sub=data,
+    return PAGES.render("submission.html.j2", title=f"Ladder: submission of {sub.name}", sub=data, origin=origin,
                         refresh=REFRESH_SECONDS if sub.state == "validating" else 0,
                         submitted=iso_time(sub.submitted),
                         finished="" if sub.finished is None else iso_time(sub.finished),
@@ -156,4 +156,4 @@ async def _submission_page(request: web.Request) -> web.Response:
     sub = service_of(request).submissions.get(request.match_info["id"])
     if sub is None:
         raise Refusal(404, "no such submission (the server forgets old ones, and every one when it restarts)")
-    return html_response(submission_html(sub))
+    return html_response(submission_html(sub, f"{request.scheme}://{request.host}"))
