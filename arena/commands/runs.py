@@ -348,15 +348,15 @@ def job_lines(jobs: Sequence[Job], entrants: Sequence[Entrant], played: Mapping[
     >>> r = JobResult("g0-l0-r0", 0, (0, 1, 0, 1, 0), (d,), (Fault(3, 1, "crash", "boom", 9),))
     >>> for line in job_lines(jobs, e, {"g0-l0-r0": r}):
     ...     print(line)
-    g0-l0-r0  seed 7  seats 0:a 1:b 2:a 3:b 4:a  maker seat 1  margin +120  won by makers 1,2 (b, a)  game +1  faults crash at seat 3 (b)
-    g0-l0-r1  seed 7  seats 0:b 1:a 2:b 3:a 4:b  pending: not played
+    g0-l0-r0  suite seed 7  seats 0:a 1:b 2:a 3:b 4:a  maker seat 1  margin +120  won by makers 1,2 (b, a)  game +1  faults crash at seat 3 (b)
+    g0-l0-r1  suite seed 7  seats 0:b 1:a 2:b 3:a 4:b  pending: not played
     """
     heads: list[str] = []
     rows: list[Optional[list[str]]] = []
     tails: list[str] = []
     for job in jobs:
         seats = " ".join(f"{s}:{_short(_name(entrants, e))}" for s, e in enumerate(job.seats))
-        heads.append(f"{job.key}  seed {job.seed}  seats {seats}")
+        heads.append(f"{job.key}  suite seed {job.seed}  seats {seats}")
         result = played.get(job.key)
         outcome = _Outcome.of(result) if result is not None else None
         if result is None:

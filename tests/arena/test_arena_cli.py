@@ -274,7 +274,7 @@ def test_show_lists_jobs_with_their_line_ups_and_replay_names_the_seats(tmp_path
     assert "jobs: 3 of 10 played" in out and len(listed) == 10
     for job, line in zip(jobs, listed):
         seats = " ".join(f"{s}:{name}" for s, name in enumerate(job["seats"]))
-        assert line.startswith(f"{job['key']}  seed {job['seed']}  seats {seats}  ")
+        assert line.startswith(f"{job['key']}  suite seed {job['seed']}  seats {seats}  ")
         assert line.endswith("not played") != job["played"]
     played = next(j for j in jobs if j["played"])
     record = tmp_path / "one.jsonl"

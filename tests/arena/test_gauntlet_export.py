@@ -122,7 +122,7 @@ def test_a_spec_file_takes_a_gauntlet(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------ --verbose
-LINE = re.compile(r"^\[(\d+)/(\d+)\] (g\d+-l\d+-r\d+)  seed \S+  seats (.*?)  .*?margin +(\S+)  "
+LINE = re.compile(r"^\[(\d+)/(\d+)\] (g\d+-l\d+-r\d+)  suite seed \S+  seats (.*?)  .*?margin +(\S+)  "
                   r"won by (.*?)  game +\S+  faults (.*)$")
 
 
