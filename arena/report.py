@@ -265,18 +265,18 @@ def run_report(db: str, run_id: Optional[int] = None, samples: int = 1000,
     tests = saved_state(db, run_id)
     if not tests:
         return report_page(f"{info.name}: report", subtitle, sections), pages
-    return _sprt_page(run_id, entrants, tests, sections, subtitle), pages
+    return _sprt_page(run_id, entrants, tests, sections, subtitle, st.deals), pages
 
 
 def _sprt_page(run_id: int, entrants: Sequence[Entrant], tests: Sequence[Mapping[str, Any]],
-               sections: list[tuple[str, str, Markup]], subtitle: str) -> str:
+               sections: list[tuple[str, str, Markup]], subtitle: str, run_deals: int) -> str:
     """A run that holds a test, as the test's page: the answer first (each
     test's verdict, hypotheses, LLR and bounds, groups played and the LLR's
     path), then the standings headed by the test's own Elo and margin, and
     the other sections, the games last."""
     a, b = (entrants[0].name, entrants[1].name) if len(entrants) >= 2 else ("A", "B")
     top = [(f"sprt-{k}", "SPRT" + (f" {k + 1}" if len(tests) > 1 else "") + ": the verdict",
-            sprt_summary(k, t["state"], t["path"], a, b)) for k, t in enumerate(tests)]
+            sprt_summary(k, t["state"], t["path"], a, b, run_deals)) for k, t in enumerate(tests)]
     sid, _, table = sections[0]
     sections[0] = (sid, "Elo and margins", sprt_estimates([t["state"] for t in tests], a, b) + table)
     specs = "; ".join(f"{e.name} = {e.spec}" for e in entrants[:2])

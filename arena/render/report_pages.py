@@ -30,6 +30,7 @@ from markupsafe import Markup
 
 from ..stats.spsa import ALPHA, GAMMA
 from .html import KIT
+from .numbers import signed
 
 __all__ = ["report_part", "report_page", "svg_of", "pyplot", "llr_plot", "verdict_words", "sprt_summary",
            "sprt_estimates", "param_text", "tune_sections", "GAMES_PAGE"]
@@ -99,7 +100,7 @@ def verdict_words(state: Mapping[str, Any], a: str, b: str) -> tuple[str, str]:
     ('H0 accepted', 'tuned is not 10 Elo better than start: the evidence favours H0 (at most +0 Elo) over H1 (at least +10 Elo).')
     """
     h = _hypotheses(state)
-    e0, e1 = f"{h['elo0']:+g}", f"{h['elo1']:g}"
+    e0, e1 = elo_bound(h["elo0"]), f"{h['elo1']:g}"
     said = state.get("verdict")
     if said == "H0":
         return "H0 accepted", (f"{a} is not {e1} Elo better than {b}: the evidence favours H0 (at most {e0} Elo) "
@@ -118,7 +119,16 @@ def verdict_words(state: Mapping[str, Any], a: str, b: str) -> tuple[str, str]:
 def _signed(x: Any, digits: int) -> str:
     if not isinstance(x, (int, float)) or not math.isfinite(x):
         return "\u2013"
-    return f"{x if round(x, digits) else 0.0:+.{digits}f}"          # never "-0.0"
+    return signed(x, digits)
+
+
+def elo_bound(x: float) -> str:
+    """A hypothesis's Elo as the page says it: signed, but 0 as ``0``.
+
+    >>> elo_bound(0.0), elo_bound(10.0), elo_bound(-5.0)
+    ('0', '+10', '-5')
+    """
+    return "0" if x == 0 else f"{x:+g}"
 
 
 def _estimate(e: Optional[Mapping[str, Any]], digits: int) -> str:
@@ -127,10 +137,13 @@ def _estimate(e: Optional[Mapping[str, Any]], digits: int) -> str:
     return f"{_signed(e.get('mean'), digits)} [{_signed(e.get('lo'), digits)}, {_signed(e.get('hi'), digits)}]"
 
 
-def sprt_summary(k: int, state: Mapping[str, Any], path: Sequence[Mapping[str, Any]], a: str, b: str) -> Markup:
+def sprt_summary(k: int, state: Mapping[str, Any], path: Sequence[Mapping[str, Any]], a: str, b: str,
+                 run_deals: int = 0) -> Markup:
     """The ``k``-th test of a run as its page's first section: the verdict,
     the hypotheses, the LLR with its bounds, the groups played of the most,
-    and the LLR's path."""
+    and the LLR's path. ``run_deals``: the deals the run holds in all, when
+    the test counted fewer (it decides at the first group whose LLR crosses
+    a bound; the games after it are in the standings, not in the test)."""
     head, meaning = verdict_words(state, a, b)
     h = _hypotheses(state)
     lo, hi = state["bounds"]
@@ -139,8 +152,9 @@ def sprt_summary(k: int, state: Mapping[str, Any], path: Sequence[Mapping[str, A
     return report_part("sprt_summary", k=k, verdict=state.get("verdict") or "running", head=head,
                        meaning=meaning, a=a, b=b, hyp=h, llr=float(state["llr"]), lo=float(lo), hi=float(hi),
                        groups=groups, most=most, deals=int(state["deals"]),
+                       beyond=max(0, run_deals - int(state["deals"])) if state.get("verdict") else 0,
                        most_deals=most * per if per else None, elo=_estimate(state.get("elo"), 1),
-                       plot=Markup(llr_plot(state, path)))
+                       plot=Markup(llr_plot(state, path)), e0=elo_bound(h["elo0"]), e1=elo_bound(h["elo1"]))
 
 
 def sprt_estimates(states: Sequence[Mapping[str, Any]], a: str, b: str) -> Markup:

@@ -126,6 +126,16 @@ def test_the_sprt_page_leads_with_the_stored_verdict_then_the_standings_then_the
     assert _span(first, "sprt-played-0", "deals") == str(st["deals"])
     assert "<svg" in first                                           # the LLR's path
     assert "<title>SPRT test 1: heuristic against random</title>" in page
+    hyp = _text(re.search(r"<td class=name id=sprt-hypotheses-0>(.*?)</td>", first, re.S).group(1))
+    assert hyp.startswith(f"H0: heuristic is at most {'0' if h['low'] == 0 else format(h['low'], '+g')} Elo better")
+    # the deals its last batch played after the test decided: in the standings, not in the test
+    with Store(str(tmp / "s.db"), read_only=True) as store:
+        run_deals = sum(len(r.deals) for r in store.results(1))
+    beyond = re.search(r"<span class=beyond>(\d+)</span>", first)
+    if st["verdict"] and run_deals > st["deals"]:
+        assert beyond and int(beyond.group(1)) == run_deals - st["deals"]
+    else:
+        assert beyond is None
     # the test's own Elo and margin head the standings
     standings = re.search(r'<section id="standings">(.*?)</section>', page, re.S).group(1)
     row = re.search(r'<tr data-test="0">(.*?)</tr>', standings, re.S).group(1)
