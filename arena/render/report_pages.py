@@ -97,7 +97,7 @@ def verdict_words(state: Mapping[str, Any], a: str, b: str) -> tuple[str, str]:
 
     >>> st = {"verdict": "H0", "hypotheses": {"low": 0.0, "high": 10.0}, "groups": 40, "max_groups": 100}
     >>> verdict_words(st, "tuned", "start")
-    ('H0 accepted', 'tuned is not 10 Elo better than start: the evidence favours H0 (at most +0 Elo) over H1 (at least +10 Elo).')
+    ('H0 accepted', 'tuned is not 10 Elo better than start: the evidence favours H0 (at most 0 Elo) over H1 (at least +10 Elo).')
     """
     h = _hypotheses(state)
     e0, e1 = elo_bound(h["elo0"]), f"{h['elo1']:g}"
