@@ -39,6 +39,7 @@ from typing import Any, Optional
 from markupsafe import Markup
 
 from .render.charts import EloScale, HistorySeries, history_chart, interval_bar, scale_axis
+from .render.numbers import signed
 from .render.viewer import forfeit_fault, with_forfeits
 from .render.report_pages import GAMES_PAGE, pyplot, report_page, report_part, svg_of, sprt_estimates, sprt_summary
 from .stats.ratings import ROLES, Interval, Standings, role_margins
@@ -68,24 +69,39 @@ def _interval(iv: Interval, digits: int = 1) -> Any:
     return f"{iv.mean:+.{digits}f} [{iv.lo:+.{digits}f}, {iv.hi:+.{digits}f}]"
 
 
+#: The heat map's colours span at least this many card points each way, so
+#: that a small difference between two close bots is drawn pale, not as
+#: strongly as the largest margin a table can show.
+HEAT_FLOOR = 20.0
+
+
+def _ranked(st: Standings, names: Sequence[str]) -> tuple[list[int], list[str]]:
+    """The entrant indices best first (the standings' order) and their names."""
+    order = [r.index for r in st.rows if 0 <= r.index < len(names)]
+    return order, [names[i] for i in order]
+
+
 def _heat_plot(st: Standings, names: Sequence[str]) -> str:
     plt = pyplot()
-    n = len(names)
+    order, labels = _ranked(st, names)
+    n = len(order)
     grid = [[math.nan] * n for _ in range(n)]
-    for (i, j), cell in st.cross.items():
-        if cell.n:
-            grid[i][j] = cell.margin
+    for a, i in enumerate(order):
+        for b, j in enumerate(order):
+            cell = st.cross.get((i, j))
+            if cell is not None and cell.n:
+                grid[a][b] = cell.margin
     fig, ax = plt.subplots(figsize=(1.1 * n + 2.5, 0.9 * n + 1.5))
     finite = [abs(v) for row in grid for v in row if math.isfinite(v)]
-    lim = max(finite) if finite else 1.0
+    lim = max(finite + [HEAT_FLOOR])
     im = ax.imshow(grid, cmap="RdBu", vmin=-lim, vmax=lim)
     for i in range(n):
         for j in range(n):
             if math.isfinite(grid[i][j]):
-                ax.text(j, i, f"{grid[i][j]:+.1f}", ha="center", va="center", fontsize=9,
+                ax.text(j, i, signed(grid[i][j], 1), ha="center", va="center", fontsize=9,
                         color="white" if abs(grid[i][j]) > 0.6 * lim else "black")
-    ax.set_xticks(range(n), names, rotation=30, ha="right")
-    ax.set_yticks(range(n), names)
+    ax.set_xticks(range(n), labels, rotation=30, ha="right")
+    ax.set_yticks(range(n), labels)
     ax.set_xlabel("against")
     fig.colorbar(im, ax=ax, label="mean card margin of the row's seats")
     return svg_of(fig)
@@ -109,9 +125,10 @@ def _duplicate_table(st: Standings) -> Markup:
 
 
 def _cross_table(st: Standings, names: Sequence[str]) -> Markup:
-    cells = [[None if (c := st.cross.get((i, j))) is None or not c.n else c for j in range(len(names))]
-             for i in range(len(names))]
-    return report_part("cross_table", names=list(names), cells=cells)
+    """The head-to-head table, its rows and columns in the standings' order."""
+    order, labels = _ranked(st, names)
+    cells = [[None if (c := st.cross.get((i, j))) is None or not c.n else c for j in order] for i in order]
+    return report_part("cross_table", names=labels, cells=cells)
 
 
 def _faults_section(entrants: Sequence[Entrant], faults: Sequence[tuple[str, Any]], links: Mapping[str, str]

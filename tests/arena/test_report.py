@@ -212,3 +212,18 @@ def test_hostile_names_and_fault_messages_are_escaped(run_db, tmp_path, capsys):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text and "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in text
     for page in (tmp_path / "hostile_games").iterdir():
         assert "<script>alert(1)" not in page.read_text(encoding="utf-8")
+
+
+def test_the_head_to_head_follows_the_standings_order(run_db, tmp_path, capsys):
+    """Rows and columns of the head-to-head table come best first, as the
+    standings rank them (not in the order the entrants were given)."""
+    out = tmp_path / "h2h.html"
+    code, _, err = _run(capsys, "report", "--db", str(run_db), "-o", str(out), "--samples", "50")
+    assert code == 0, err
+    text = out.read_text(encoding="utf-8")
+    code, js, err = _run(capsys, "arena", "standings", "--db", str(run_db), "--json", "--samples", "50")
+    ranked = [r["name"] for r in json.loads(js)["standings"]["rows"]]
+    table = re.search(r"<table id=cross-table>(.*?)</table>", text, re.S).group(1)
+    header = re.findall(r"<th>([^<]+)</th>", table.split("</tr>", 1)[0])
+    rows = re.findall(r"<tr><td class=name>([^<]+)</td>", table)
+    assert header == rows == ranked
