@@ -334,7 +334,9 @@ def ladder_report(folder: str, samples: int = 200, games_dir: Optional[str] = No
     f = fit(ladder, SAMPLES)
     if not f.entrants:
         raise ArenaError(f"the ladder {folder} has no entrants yet; submit one with `pengyou ladder submit`")
-    entrants = [Entrant(e.label, e.spec) for e in f.entrants]
+    # a submission's spec is a path in the ladder's storage: the page names its kind and code instead
+    entrants = [Entrant(e.label, e.spec if e.kind == "builtin" else f"{e.kind}, code {e.code_hash[:16]}")
+                for e in f.entrants]
     rated = {r.label: r for r in f.rows}
     status = {e.label: ", ".join(x for x in ("retired" if e.retired is not None else "active",
                                               "provisional" if rated[e.label].provisional else "")

