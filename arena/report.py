@@ -29,6 +29,7 @@ scrolls in a box of its own, so no page is wider than the window.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import math
 import os
@@ -355,7 +356,10 @@ def ladder_report(folder: str, samples: int = 200, games_dir: Optional[str] = No
         pages, links = _viewer_pages([k for k, _ in faults] + [r.key for r in newest],
                                      lambda key: st.game(f.game_ids[key])[1] if key in f.game_ids else "",
                                      title_of, games_dir, games, by_key.get)
-    sections = _result_sections(f.standings, entrants, f.results, faults, ladder.rules.players, links,
+    shown_as = {e.name: e.spec for e in entrants}
+    table = dataclasses.replace(f.standings, rows=tuple(dataclasses.replace(r, spec=shown_as.get(r.name, r.spec))
+                                                        for r in f.standings.rows))
+    sections = _result_sections(table, entrants, f.results, faults, ladder.rules.players, links,
                                 status=status, shown=newest[:listed])
     labels = {e.id: e.label for e in f.entrants}
     sections.insert(1, ("history", "Rating history", _history_plot(snapshots, labels) if snapshots else
