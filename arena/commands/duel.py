@@ -113,13 +113,14 @@ def table_lines(res: dict[str, Any]) -> list[str]:
     >>> iv = {"mean": 1.0, "lo": 0.5, "hi": 1.5}
     >>> bot = {"card_margin": iv, "game_points": iv}
     >>> res = {"deals": 2, "a": {"name": "mine", **bot}, "b": {"name": "random", **bot},
-    ...        "difference": bot}
-    >>> for line in table_lines(res)[:4]:
+    ...        "difference": bot, "deals_won": {"first": 2, "second": 0, "even": 0}}
+    >>> for line in table_lines(res)[:5]:
     ...     print(line)
                       bot     card margin              game points
       first - second             +1.00 [+0.50, +1.50]     +1.00 [+0.50, +1.50]
       first           mine       +1.00 [+0.50, +1.50]     +1.00 [+0.50, +1.50]
       second          random     +1.00 [+0.50, +1.50]     +1.00 [+0.50, +1.50]
+      deals won: first 2, second 0, even 0 of 2 (the bot whose card margin was the larger on the same cards)
     """
     a, b, d = res["a"], res["b"], res["difference"]
     rows = [("first - second", "", d), ("first", cell(a["name"]), a), ("second", cell(b["name"]), b)]
@@ -137,6 +138,11 @@ def table_lines(res: dict[str, Any]) -> list[str]:
              "first, second: each bot's own mean, that of the side each of its seats ended on (card margin: that "
              "side's card points minus the other side's; game points: plus for a win), with its 95 % interval; "
              "both bots sit on both sides, so it is not a margin against the other bot.")
+    won = res.get("deals_won")
+    if won:
+        n = won["first"] + won["second"] + won["even"]
+        out.append(f"  deals won: first {won['first']}, second {won['second']}, even {won['even']} of {n} "
+                   f"(the bot whose card margin was the larger on the same cards)")
     for note in notes:
         out += textwrap.wrap(note, 100, initial_indent="  ", subsequent_indent="    ")
     return out

@@ -369,6 +369,8 @@ def run_duel(spec_a: str, spec_b: str, rules: Rules, deals: int, seed: int = 1,
         "b": {"name": name_b, "bot": spec_b, "card_margin": mean_interval(margin_b),
               "game_points": mean_interval(game_b)},
         "difference": {"card_margin": mean_interval(diff_m), "game_points": mean_interval(diff_g)},
+        "deals_won": {"first": sum(1 for x in diff_m if x > 0), "second": sum(1 for x in diff_m if x < 0),
+                      "even": sum(1 for x in diff_m if x == 0)},
     }
 
 

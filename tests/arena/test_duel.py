@@ -129,6 +129,8 @@ def test_per_seed_arithmetic(monkeypatch):
     assert res["a"]["game_points"] == {"mean": 0.5, "lo": 0.5, "hi": 0.5}
     assert res["b"]["card_margin"]["mean"] == 5.0
     assert res["difference"]["game_points"]["mean"] == 1.5
+    assert res["deals_won"] == {"first": sum(1 for d in diffs if d > 0), "second": sum(1 for d in diffs if d < 0),
+                                "even": sum(1 for d in diffs if d == 0)}
 
 
 def test_mean_interval():
