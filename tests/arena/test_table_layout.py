@@ -7,7 +7,9 @@ each step, each play toward its seat; ``L`` and the button show exactly the
 trick before; the points each side has taken are those the record's views
 give (the maker and the friends revealed so far against the others); a
 revealed friend is marked from the step it is revealed, not before; the keys
-move the step as they say; a narrow window shows the seats as a list.
+move the step as they say, also after a choice in a list; a narrow window
+shows the seats as a list. One text at a time in the middle; every count
+says "1 card", "2 cards"; each key of the legend stays with its words.
 
 Everything expected is computed here from the record (a replay of its
 actions, and the views the record carries applied the protocol's way), never
@@ -374,3 +376,225 @@ def test_a_narrow_window_degrades_without_overlap(browser, tmp_path, width):  # 
         _check_ring(browser.execute_script(GEOMETRY), 8, 0)
     finally:
         browser.set_window_size(1280, 800)
+
+
+
+# ------------------------------------------------------------------ what a newcomer's walk found
+
+def _press(browser, key: str, total: int) -> tuple[int, str]:  # noqa: F811
+    """A key pressed as a person does (to what has the focus): the step it leads to, and the seat viewed."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(browser).send_keys(key).perform()
+    text = browser.find_element("id", "step-count").text
+    assert text.endswith(f" / {total}")
+    return int(text.split()[1]), browser.execute_script("return document.getElementById('viewer').value")
+
+
+def test_a_chosen_select_gives_the_keys_back(browser, tmp_path):  # noqa: F811
+    """After a seat, a trick or a deal is chosen in its list, the keys step again (and change no choice)."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    from core.match import play_random_match
+    from core.records import match_record
+
+    s = _played("pagat", 5, 37)
+    _open(browser, tmp_path, s, "select-keys-5")
+    steps, total = _steps(s), len(s.history)
+    ends = [k for k in range(1, len(steps)) if steps[k]["done"] > steps[k - 1]["done"]]
+    Select(browser.find_element("id", "viewer")).select_by_value("2")
+    assert _press(browser, "]", total) == (ends[0], "2")
+    assert _press(browser, Keys.ARROW_RIGHT, total) == (ends[0] + 1, "2")
+    Select(browser.find_element("id", "viewer")).select_by_value("4")
+    assert _press(browser, Keys.ARROW_LEFT, total) == (ends[0], "4")
+    Select(browser.find_element("id", "jump")).select_by_value("3")      # the end of trick 3
+    assert _press(browser, Keys.ARROW_RIGHT, total) == (ends[2] + 1, "4")
+    assert _press(browser, "[", total) == (ends[2], "4")         # then the deal list of a match record
+    records = match_record(play_random_match(Rules.preset("pagat", players=5), 2, random.Random(3), 2))
+    write_page(records, "match", str(out := tmp_path / "select-keys-match.html"))
+    browser.get(out.resolve().as_uri())
+    Select(browser.find_element("id", "deal")).select_by_value("1")
+    total = len(viewer_data(records)["deals"][1]["steps"]) - 1
+    assert _press(browser, Keys.END, total)[0] == total
+    assert _press(browser, Keys.HOME + Keys.ARROW_RIGHT, total)[0] == 1
+    assert browser.execute_script("return document.getElementById('deal').value") == "1"
+
+
+# The visible text in the middle: each piece's group (a box's title, or one of
+# its plays) and its rectangle; the cards of one play overlap (a fan), no two groups may.
+MIDDLE_TEXT = """
+const out = [], r = (q) => [q.left, q.top, q.width, q.height];
+const seen = (e) => e.checkVisibility({visibilityProperty: true, opacityProperty: true});
+for (const box of document.querySelectorAll('#seats > .middle')) {
+  const title = box.querySelector('.trick-title'), rg = document.createRange(); rg.selectNodeContents(title);
+  if (seen(title)) for (const q of rg.getClientRects()) if (q.width) out.push([box.id + ' title', r(q), title.textContent]);
+  box.querySelectorAll('.play').forEach((p, j) => p.querySelectorAll('.by, .card').forEach((e) => {
+    if (seen(e)) out.push([box.id + ' play ' + j, r(e.getBoundingClientRect()), '']); }));
+}
+const lt = document.getElementById('last-trick');
+return {pieces: out, last: lt.hidden ? null : lt.querySelector('.trick-title').textContent,
+        number: document.getElementById('trick').dataset.number || null,
+        button: document.getElementById('last-trick-btn').title};
+"""
+
+
+def _no_overlap_in_the_middle(got: dict, k: int) -> None:
+    assert len({p[0] for p in got["pieces"] if p[0].endswith("title")}) == 1, (k, got["pieces"])
+    for i, (ga, a, ta) in enumerate(got["pieces"]):
+        for gb, b, tb in got["pieces"][i + 1:]:
+            assert ga == gb or not _overlap(a, b), (k, ga, ta, gb, tb)
+
+
+def test_one_caption_in_the_middle_and_L_names_its_trick(browser, tmp_path):  # noqa: F811
+    """At every step, with the trick before shown and without: one title in the middle, no two pieces
+    of text there on each other; the trick before is named by its number, also at the deal's end."""
+    from selenium.webdriver.common.keys import Keys
+
+    s = _played("pagat", 6, 35)
+    _open(browser, tmp_path, s, "middle-6")
+    steps = _steps(s)
+    body = browser.find_element("tag name", "body")
+    kinds: set[str] = set()
+    for k, st in enumerate(steps):
+        if k:
+            body.send_keys(Keys.ARROW_RIGHT)
+        got = browser.execute_script(MIDDLE_TEXT)
+        assert got["last"] is None
+        _no_overlap_in_the_middle(got, k)
+        body.send_keys("l")
+        got = browser.execute_script(MIDDLE_TEXT)
+        _no_overlap_in_the_middle(got, k)
+        if got["number"] is not None and int(got["number"]) > 1:
+            before = int(got["number"]) - 1
+            kinds.add("end" if k == len(steps) - 1 else "mid-trick" if st["done"] == before else "between tricks")
+            assert f"trick {before}, the one before" in got["last"] and f"trick {before + 1}" not in got["last"], k
+        body.send_keys("l")
+    assert kinds == {"end", "mid-trick", "between tricks"} and got["number"] == str(len(s.tricks))
+    assert "before the one in the middle" in got["button"]
+
+
+# Counts with the wrong number: "1 cards", "2 card" and the like.
+WRONG_COUNT = r"""
+const text = document.body.innerText, nouns = '(card|point|pt|trick|friend|seat|called friend)';
+return [...text.matchAll(new RegExp('(^|[^0-9.])1 ' + nouns + 's\\b', 'g')),
+        ...text.matchAll(new RegExp('(^|[^0-9.])([02-9]|[1-9][0-9]+) ' + nouns + '\\b(?!s)', 'g'))].map(m => m[0]);
+"""
+
+
+def test_one_card_one_point_one_trick_and_the_sides_at_the_end(browser, tmp_path):  # noqa: F811
+    """Every count on the page takes the noun's number: a seat with one card
+    left says '1 card' (its tag, and its back in a seat's view). The points
+    the sides took in tricks are 'so far' until the end, then said plainly,
+    the kitty's points apart."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    s = _played("pagat", 6, 35)
+    result = viewer_data(_open(browser, tmp_path, s, "plural-6"))["deals"][0]["result"]
+    body = browser.find_element("tag name", "body")
+    ones = 0
+    for view in ("all", "1"):
+        Select(browser.find_element("id", "viewer")).select_by_value(view)
+        body.send_keys(Keys.HOME)
+        for k in range(len(s.history) + 1):
+            if k:
+                body.send_keys(Keys.ARROW_RIGHT)
+            assert browser.execute_script(WRONG_COUNT) == [], (view, k)
+            ones += browser.execute_script("return [...document.querySelectorAll('#seats > .seat')].filter(e => "
+                                           "/(^|\\n| \u00b7 )1 card( \u00b7 |$)/m.test(e.innerText)).length")
+            if view == "all" and k in (len(s.history) // 2, len(s.history)):
+                sides = [r.text for r in browser.find_elements("css selector", "#info tr") if r.text.startswith("sides")]
+                assert len(sides) == 1 and ("so far" in sides[0]) == (k < len(s.history)) and "in tricks" in sides[0]
+    assert "so far" not in sides[0] and f"kitty's {result['kitty_points']} points" in sides[0], sides
+    assert ones > 0
+    assert browser.execute_script("return [plural(1, 'card'), plural(2, 'card'), plural(0, 'point'), "
+                                  "plural([3], 'seat'), plural([0, 2], 'seat')]") == \
+        ["1 card", "2 cards", "0 points", "seat 3", "seats 0 2"]
+
+
+# The key legend's entries (the text between two '·'), each with the vertical
+# centre and right edge of every box it is drawn in; the "to act" marker's text.
+LEGEND = r"""
+const keys = document.getElementById('keys'), nodes = [], entries = [];
+const walk = document.createTreeWalker(keys, NodeFilter.SHOW_TEXT);
+for (let t = walk.nextNode(); t; t = walk.nextNode()) nodes.push(t);
+let start = [nodes[0], 0];
+const close = (node, off) => {
+  const rg = document.createRange(); rg.setStart(...start); rg.setEnd(node, off);
+  entries.push([rg.toString().trim(), [...rg.getClientRects()].filter(q => q.width).map(q => [q.top + q.height / 2, q.right])]);
+};
+for (const t of nodes) for (let i = t.data.indexOf('\u00b7'); i >= 0; i = t.data.indexOf('\u00b7', i + 1)) {
+  close(t, i); start = [t, i + 1];
+}
+close(nodes[nodes.length - 1], nodes[nodes.length - 1].data.length);
+const name = document.querySelector('#seats > .seat.to-act .name');
+return {entries, right: keys.getBoundingClientRect().right - parseFloat(getComputedStyle(keys).paddingRight),
+        toAct: name && getComputedStyle(name, '::after').content};
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 1000])
+def test_the_legend_keeps_each_key_with_its_words_and_to_act_is_spaced(browser, tmp_path, width):  # noqa: F811
+    _open(browser, tmp_path, s := _played("pagat", 6, 35), "legend-6")
+    try:
+        browser.set_window_size(width, 800)
+        for k in (3, len(s.history)):                   # the side panel without a scroll bar, and with one
+            _go(browser, s, k)
+            got = browser.execute_script(LEGEND)
+            told = {w for text, _ in got["entries"] for w in text.split()}
+            assert {"\u2190", "\u2192", "Home", "End", "[", "]", "PgUp", "PgDn", "L"} <= told, got
+            for text, boxes in got["entries"]:
+                assert max(c for c, _ in boxes) - min(c for c, _ in boxes) < 8, (text, boxes)      # one line
+                assert max(r for _, r in boxes) <= got["right"] + 0.5, (k, text, boxes)
+            assert k > 3 or got["toAct"] and "\u25c0\u00a0to act" in got["toAct"], got["toAct"]
+    finally:
+        browser.set_window_size(1280, 800)
+
+
+def test_the_play_table_names_the_trick_before_and_counts_right(browser, tmp_path):  # noqa: F811
+    """The play table mid-deal: L's box names its trick as the one before the
+    trick in the middle, one title shows there, and every count takes the noun's number."""
+    import re
+    import subprocess
+    import sys
+    import urllib.request
+
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from core.observe import view_from_json
+    from test_browser import ROOT
+
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "play", "--human", "0", "--bots", "random", "--players",
+                             "6", "--seed", "12", "--port", "0", "--pace", "0", "--no-open", "--record",
+                             str(tmp_path / "t.jsonl"), "--linger", "0"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        url = re.search(r"(http://127\.0\.0\.1:\d+/)", proc.stdout.readline()).group(1)
+
+        def api(path: str, body: dict | None = None) -> dict:
+            req = urllib.request.Request(url + path, None if body is None else json.dumps(body).encode(),
+                                         {"Content-Type": "application/json"})
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return json.load(r)
+
+        rng, version = random.Random(12), -1
+        while True:                              # random actions until the seat is to follow in trick 4 or later
+            snap = api(f"api/state?since={version}")
+            version, v = snap["version"], snap.get("view")      # none before the deal starts
+            assert not snap["done"]
+            if v is not None and snap["waiting"] and v["phase"] == "play" and len(v["tricks"]) >= 3 and v["current_trick"][1]:
+                break
+            if snap["waiting"]:
+                assert api("api/action", {"action": str(view_from_json(v, Rules(**snap["rules"])).random_action(rng))})["ok"]
+        browser.set_window_size(1280, 800)
+        browser.get(url)
+        WebDriverWait(browser, 20).until(lambda b: b.find_element("id", "status").text == "your turn")
+        assert browser.execute_script(WRONG_COUNT) == [] and browser.execute_script("return plural(1, 'card')") == "1 card"
+        browser.find_element("tag name", "body").send_keys("l")
+        _no_overlap_in_the_middle(got := browser.execute_script(MIDDLE_TEXT), -1)
+        assert f"trick {len(v['tricks'])}, the one before" in got["last"], got["last"]
+        assert "before the one in the middle" in got["button"]
+    finally:
+        proc.kill()
+        proc.communicate()

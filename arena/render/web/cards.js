@@ -17,6 +17,15 @@ function cmpLists(a, b) {
   return a.length - b.length;
 }
 
+// A count and its noun, singular for exactly one: plural(1, "card") is "1 card",
+// plural(2, "card") "2 cards" (`many`: a plural not made with an "s"). A list
+// is named after the noun: plural([3], "seat") is "seat 3", plural([0, 2], "seat") "seats 0 2".
+function plural(n, word, many) {
+  const k = Array.isArray(n) ? n.length : n;
+  const noun = k === 1 ? word : many || `${word}s`;
+  return Array.isArray(n) ? `${noun} ${n.join(" ")}` : `${k} ${noun}`;
+}
+
 function words(text) { return text ? text.split(" ").filter(Boolean) : []; }
 
 function cardEl(name, order) {

@@ -148,14 +148,19 @@ function placePlays(box, n, bottom) {
   if (narrow) { for (const p of plays) fitFan(p.querySelector(".fan")); return; }
   // the title in the middle with the plays round it; if they do not fit so, the title on top
   head.style.width = "max-content";
-  const tw = Math.min(W - 12, 240, head.scrollWidth + 16), th = 36;
+  const one = head.scrollWidth;            // the title's width on one line
+  const tw = Math.min(W - 12, 240, one + 16), th = 36;
   head.style.width = "";
   let title = [(W - tw) / 2, (H - th) / 2, tw, th], dy = 0;
   const lim = { maxW: 230, maxH: 40, minW: 60, minH: 36 };
   let fit = ringBoxes(n, bottom, W - 8, H - 8, lim, [[title[0] - 4, title[1] - 4, tw, th]]);
   if (!fit) {
-    title = [(W - tw) / 2, 0, tw, 20];
-    dy = 20;
+    // on top: as wide as the box's rounded corners leave, as high as its lines
+    const ww = Math.max(Math.min(tw, 120), Math.min(W - 48, one + 16));
+    head.style.width = `${ww}px`;
+    dy = Math.max(20, head.scrollHeight + 4);
+    head.style.width = "";
+    title = [(W - ww) / 2, 2, ww, dy - 2];
     fit = ringBoxes(n, bottom, W - 8, H - 8 - dy, Object.assign({}, lim, { minW: 44, minH: 34 }), []);
   }
   place(head, ...title);
@@ -225,9 +230,9 @@ function drawScore(box, view) {
     d.appendChild(el("b", "", String(pts)));
     box.appendChild(d);
   };
-  line("maker", `maker's side (seat${p.side.length > 1 ? "s" : ""} ${p.side.join(" ")})`, p.maker);
+  line("maker", `maker's side (${plural(p.side, "seat")})`, p.maker);
   line("others", "the others", p.others);
-  if (p.hidden) box.appendChild(el("div", "note", `${p.hidden} called friend${p.hidden > 1 ? "s" : ""} not revealed yet`));
+  if (p.hidden) box.appendChild(el("div", "note", `${plural(p.hidden, "called friend")} not revealed yet`));
 }
 
 // A seat's box: its name, its tags, then `hand` (an element) below.
@@ -247,7 +252,7 @@ function seatBox(i, name, tags, hand) {
 function handEl(cards, order, count) {
   if (cards === null) {
     const h = el("div");
-    h.appendChild(el("span", "back", `${count} card${count === 1 ? "" : "s"}`));
+    h.appendChild(el("span", "back", plural(count, "card")));
     return h;
   }
   const h = cardsEl(cards, order, "cards fan");

@@ -82,7 +82,7 @@ function renderMe() {
   } else {
     const [leader, plays] = v.current_trick;
     const n = plays.length ? words(plays[0]).length : 0;
-    prompt.textContent = plays.length ? `Your turn: follow with ${n} ${n === 1 ? "card" : "cards"}.` :
+    prompt.textContent = plays.length ? `Your turn: follow with ${plural(n, "card")}.` :
       "Your turn: lead.";
     const b = el("button", "", chosen.length ? `play ${chosen.join(" ")}` : "play");
     b.id = "play";
@@ -97,13 +97,14 @@ const SEAT_SIZE = { maxW: 230, maxH: 74, minW: 110, minH: 58, least: 300 };
 let showLast = false;
 
 // Trick `number` (1-based) of the view's completed tricks, with the winner and
-// points the table told (null when there is no such trick).
+// points the table told (null when there is no such trick); `label` follows
+// its number in the title.
 function doneTrick(v, number, label) {
   if (number < 1 || number > v.tricks.length) return null;
   const [leader, plays] = v.tricks[number - 1];
   const w = (snap.trick_wins || [])[number - 1];
   return { leader, plays, winner: w ? w[0] : -1, done: true,
-           title: `${label}${number}` + (w ? `: seat ${w[0]} won ${w[1]} point${w[1] === 1 ? "" : "s"}` : "") };
+           title: `trick ${number}${label}` + (w ? `: seat ${w[0]} won ${plural(w[1], "point")}` : "") };
 }
 
 function render() {
@@ -120,7 +121,7 @@ function render() {
     if (v.maker === i) tags.push("maker");
     else if (filled.includes(i)) tags.push("friend");
     if (i === snap.seat) tags.push("you");
-    tags.push(`${(v.points || [])[i] || 0} pts`);
+    tags.push(plural((v.points || [])[i] || 0, "pt"));
     const box = seatBox(i, snap.names[i], tags, handEl(null, null, v.hand_sizes[i]));
     if (i === snap.seat) box.classList.add("you");
     if (v.maker === i) box.classList.add("maker");
@@ -135,14 +136,16 @@ function render() {
     drawTrick(tr, n, snap.seat, snap.names, { leader, plays, winner: -1, title: `trick ${number}` }, order());
   } else if (v.tricks.length) {
     number = v.tricks.length;
-    drawTrick(tr, n, snap.seat, snap.names, doneTrick(v, number, "trick "), order());
+    drawTrick(tr, n, snap.seat, snap.names, doneTrick(v, number, ""), order());
   } else {
     drawTrick(tr, n, snap.seat, snap.names, { leader: 0, plays: [], winner: -1, title: v.phase }, order());
   }
+  // the trick before the one in the middle, on demand, over it (the middle's own text hidden under it)
+  tr.classList.toggle("covered", showLast);
   const lt = document.getElementById("last-trick");
   lt.hidden = !showLast;
   lt.dataset.number = String(number - 1);
-  drawTrick(lt, n, snap.seat, snap.names, doneTrick(v, number - 1, "last trick: ") ||
+  drawTrick(lt, n, snap.seat, snap.names, doneTrick(v, number - 1, ", the one before") ||
             { leader: 0, plays: [], winner: -1, title: "no trick before this one" }, order());
   const btn = document.getElementById("last-trick-btn");
   btn.classList.toggle("on", showLast);
@@ -168,8 +171,8 @@ function render() {
     res.appendChild(el("h2", "", "result"));
     res.appendChild(el("div", "", `opponents' points: ${r.opponents_points} of ${r.total_points}`));
     res.appendChild(el("div", "", r.winner === null ? "no side scores" :
-      `${r.winner === "maker" ? "the maker side" : "the opponents"} win ${r.game_points} ` +
-      `(seats ${r.winners.join(" ")}); you ${r.winners.includes(snap.seat) ? "win" : "lose"}`));
+      `${r.winner === "maker" ? "the maker side" : "the opponents"} win ${plural(r.game_points, "game point")} ` +
+      `(${plural(r.winners, "seat")}); you ${r.winners.includes(snap.seat) ? "win" : "lose"}`));
   }
   const events = document.getElementById("events");
   events.replaceChildren();

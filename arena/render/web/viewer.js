@@ -49,15 +49,16 @@ function trickEnds() {
 }
 
 // Trick `number` (1-based) as the view's completed tricks tell it, with the
-// winner and points the step that ended it recorded.
+// winner and points the step that ended it recorded; its title names it as
+// the trick before the one in the middle (which L shows).
 function doneTrick(view, number) {
   if (number < 1 || number > view.tricks.length) return null;
   const [leader, plays] = view.tricks[number - 1];
   const end = deal().steps[trickEnds()[number]];
   const t = end && end.trick;
   return { leader, plays, winner: t ? t.winner : -1, done: true,
-           title: t ? `last trick: ${number}, seat ${t.winner} won ${t.points} point${t.points === 1 ? "" : "s"}` :
-             `last trick: ${number}` };
+           title: `trick ${number}, the one before` +
+             (t ? `: seat ${t.winner} won ${plural(t.points, "point")}` : "") };
 }
 
 let showLast = false;
@@ -86,8 +87,8 @@ function render() {
     if (view.maker === i) tags.push("maker");
     else if (filled.includes(i)) tags.push("friend");
     if (!all && i === seat) tags.push("you");
-    tags.push(`${view.hand_sizes[i]} cards`);
-    tags.push(`${(view.points || [])[i] || 0} pts`);
+    tags.push(plural(view.hand_sizes[i], "card"));
+    tags.push(plural((view.points || [])[i] || 0, "pt"));
     const cards = all ? st.hands[i] : i === seat ? view.hand : null;
     const box = seatBox(i, d.names[i], tags, handEl(cards, order(trumpKnown), view.hand_sizes[i]));
     if (i === st.actor) box.classList.add("actor");
@@ -110,12 +111,13 @@ function render() {
     tr.dataset.points = String(t.points);
     tr.dataset.done = String(t.done);
     shown = { leader: t.leader, plays: t.plays, winner: t.winner, done: t.done,
-              title: `trick ${t.number}` + (t.done ? `: seat ${t.winner} wins ${t.points} points` :
-                ` \u00b7 ${t.points} points so far`) };
+              title: `trick ${t.number}` + (t.done ? `: seat ${t.winner} wins ${plural(t.points, "point")}` :
+                ` \u00b7 ${plural(t.points, "point")} so far`) };
   }
   drawTrick(tr, n, seat, d.names, shown || { leader: 0, plays: [], winner: -1, title: st.phase }, order(true));
 
-  // the trick before the one in the middle, on demand
+  // the trick before the one in the middle, on demand, over it (the middle's own text hidden under it)
+  tr.classList.toggle("covered", showLast);
   const before = st.trick ? st.trick.number - 1 : view.tricks.length;
   const last = doneTrick(view, before);
   const lt = document.getElementById("last-trick");
@@ -160,10 +162,15 @@ function render() {
   if (all && st.buried) row("buried", cardsEl(st.buried, order(trumpKnown), "cards"));
   else if (!all && view.kitty) row("kitty", cardsEl(view.kitty, order(trumpKnown), "cards"));
   if (all && view.phase !== "draw") {
-    const side = d.result.maker_side;
+    const r = d.result;
     let mk = 0, op = 0;
-    st.points.forEach((p, i) => { if (side.includes(i)) mk += p; else op += p; });
-    row("sides at the end", `maker side (seats ${side.join(" ")}) ${mk} in tricks so far, opponents ${op}`);
+    st.points.forEach((p, i) => { if (r.maker_side.includes(i)) mk += p; else op += p; });
+    const sides = `maker side (${plural(r.maker_side, "seat")}) ${mk} in tricks`;
+    if (!final) row("sides at the end", `${sides} so far, opponents ${op}`);
+    else {
+      row("sides at the end", `${sides}, opponents ${op}; the kitty's ${plural(r.kitty_points, "point")} ` +
+        (r.kitty_to_opponents ? `count \u00d7${r.kitty_multiplier} for the opponents` : "stay with the maker side"));
+    }
   }
   info.appendChild(table);
 
@@ -178,7 +185,7 @@ function render() {
       res.appendChild(el("div", "finish", "the referee's random finish (it does not count):"));
     }
     if (r.kitty_to_opponents) {
-      const line = el("div", "", `kitty to the opponents: ${r.kitty_points} points \u00d7${r.kitty_multiplier} `);
+      const line = el("div", "", `kitty to the opponents: ${plural(r.kitty_points, "point")} \u00d7${r.kitty_multiplier} `);
       line.appendChild(cardsEl(r.kitty, order(true), "cards"));
       res.appendChild(line);
     } else {
@@ -186,8 +193,8 @@ function render() {
     }
     res.appendChild(el("div", "", `opponents' points: ${r.opponents_points} of ${r.total_points}`));
     const who = r.winner === null ? "no side scores" :
-      `${r.winner === "maker" ? "the maker side" : "the opponents"} win ${r.game_points} game point` +
-      (r.game_points === 1 ? "" : "s") + ` (seats ${r.winners.join(" ")})`;
+      `${r.winner === "maker" ? "the maker side" : "the opponents"} win ${plural(r.game_points, "game point")}` +
+      ` (${plural(r.winners, "seat")})`;
     res.appendChild(el("div", "winner", who));
     const levels = d.account.find((l) => l.startsWith("levels: ") && l.includes("->"));
     if (levels) res.appendChild(el("div", "", levels));
@@ -233,6 +240,8 @@ function init() {
   DATA.deals.forEach((d, i) => dealSel.appendChild(new Option(`${i + 1} (seed ${d.seed})`, String(i))));
   if (DATA.deals.length < 2) document.getElementById("deal-box").style.display = "none";
   dealSel.addEventListener("change", () => { dealIndex = Number(dealSel.value); setup(); });
+  // a choice made, the select gives the focus back to the page, so that the keys step again
+  for (const sel of document.querySelectorAll("select")) sel.addEventListener("change", () => sel.blur());
   document.getElementById("viewer").addEventListener("change", (e) => { mode = e.target.value; render(); });
   document.getElementById("jump").addEventListener("change", (e) => {
     const ends = JSON.parse(e.target.dataset.ends);
