@@ -60,7 +60,8 @@ def browser():
         driver.quit()
 
 
-def _played(preset: str, players: int, seed: int) -> State:
+def played(preset: str, players: int, seed: int) -> State:
+    """A whole deal of random legal moves under ``preset`` (the pages' tests step through it)."""
     s = State(Rules.preset(preset, players=players), seed=seed)
     rng = random.Random(seed)
     while not s.is_terminal():
@@ -101,7 +102,7 @@ def test_stepping_shows_the_right_trick_winner_and_points(browser, tmp_path):
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
 
-    s = _played("pagat", 6, 21)
+    s = played("pagat", 6, 21)
     _open(browser, tmp_path, s, "viewer-6")
     body = browser.find_element("tag name", "body")
     total = len(s.history)
@@ -138,7 +139,7 @@ def test_stepping_shows_the_right_trick_winner_and_points(browser, tmp_path):
 def test_a_seat_view_hides_the_other_hands(browser, tmp_path):
     from selenium.webdriver.support.ui import Select
 
-    s = _played("pagat", 6, 22)
+    s = played("pagat", 6, 22)
     _open(browser, tmp_path, s, "viewer-seat")
     k = _step_of_trick_end(s, 2)
     probe = State(s.rules, seed=s.seed)
@@ -183,7 +184,7 @@ return {bad: bad, outside: cards.length, width: document.documentElement.scrollW
 def test_big_and_small_tables_fit_1280x800_without_overlap(browser, tmp_path, preset, players, seed):
     from selenium.webdriver.common.keys import Keys
 
-    s = _played(preset, players, seed)
+    s = played(preset, players, seed)
     assert s.rules.packs == (4 if players == 12 else 2)
     _open(browser, tmp_path, s, f"viewer-{players}")
     body = browser.find_element("tag name", "body")
@@ -422,7 +423,7 @@ def test_a_forfeited_deal_shows_the_score_given_not_the_random_finish(browser, t
     forfeit's score and marks the rest as the referee's random finish."""
     from selenium.webdriver.common.keys import Keys
 
-    s = _played("pagat", 5, 8)
+    s = played("pagat", 5, 8)
     records = deal_record(s)
     records[0]["players"] = ["a", "b", "a", "b", "a"]
     records[0]["forfeit"] = {"seat": 1, "kind": "crash", "message": "step() raised RuntimeError: boom",

@@ -31,7 +31,7 @@ from core.records import deal_record
 from core.rules import Rules
 from core.state import State
 
-from test_browser import ARTIFACTS, browser  # noqa: F401  (the browser fixture)
+from test_browser import ARTIFACTS, browser, played  # noqa: F401  (the browser fixture)
 
 GEOMETRY = """
 const r = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.width, b.height]; };
@@ -47,14 +47,6 @@ return {seats: [...felt.querySelectorAll(':scope > .seat')].map(s => [Number(s.d
         scrollWidth: document.documentElement.scrollWidth,
         step: document.getElementById('step-count').textContent};
 """
-
-
-def _played(preset: str, players: int, seed: int) -> State:
-    s = State(Rules.preset(preset, players=players), seed=seed)
-    rng = random.Random(seed)
-    while not s.is_terminal():
-        s.apply(s.random_legal_action(rng))
-    return s
 
 
 def _open(browser, tmp_path: Path, s: State, name: str) -> list[dict]:  # noqa: F811
@@ -171,7 +163,7 @@ def _go(browser, s: State, k: int) -> None:  # noqa: F811
 def test_the_seats_sit_round_the_trick_in_order(browser, tmp_path, players, seed, view):  # noqa: F811
     from selenium.webdriver.support.ui import Select
 
-    s = _played("pagat", players, seed)
+    s = played("pagat", players, seed)
     assert s.rules.players == players
     _open(browser, tmp_path, s, f"ring-{players}")
     steps = _steps(s)
@@ -212,7 +204,7 @@ def test_the_seats_sit_round_the_trick_in_order(browser, tmp_path, players, seed
 def test_the_middle_shows_the_trick_and_L_the_one_before(browser, tmp_path):  # noqa: F811
     from selenium.webdriver.common.keys import Keys
 
-    s = _played("pagat", 6, 35)
+    s = played("pagat", 6, 35)
     _open(browser, tmp_path, s, "tricks-6")
     steps = _steps(s)
     body = browser.find_element("tag name", "body")
@@ -245,7 +237,7 @@ def test_the_middle_shows_the_trick_and_L_the_one_before(browser, tmp_path):  # 
 
 
 def test_points_per_side_and_friends_follow_the_records_views(browser, tmp_path):  # noqa: F811
-    s = _played("pagat", 5, 36)
+    s = played("pagat", 5, 36)
     records = _open(browser, tmp_path, s, "sides-5")
     deal = viewer_data(records)["deals"][0]
     n = s.rules.players
@@ -289,7 +281,7 @@ def test_the_keys_move_the_step(browser, tmp_path):  # noqa: F811
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
 
-    s = _played("pagat", 5, 37)
+    s = played("pagat", 5, 37)
     _open(browser, tmp_path, s, "keys-5")
     steps = _steps(s)
     total = len(s.history)
@@ -356,7 +348,7 @@ def test_the_keys_move_the_step(browser, tmp_path):  # noqa: F811
 @pytest.mark.parametrize("width", [800, 560])
 def test_a_narrow_window_degrades_without_overlap(browser, tmp_path, width):  # noqa: F811
     """800 px: the side panel goes under the table; 560 px: the seats become a list."""
-    s = _played("pagat", 8, 38)
+    s = played("pagat", 8, 38)
     _open(browser, tmp_path, s, "narrow-8")
     try:
         browser.set_window_size(width, 800)
@@ -399,7 +391,7 @@ def test_a_chosen_select_gives_the_keys_back(browser, tmp_path):  # noqa: F811
     from core.match import play_random_match
     from core.records import match_record
 
-    s = _played("pagat", 5, 37)
+    s = played("pagat", 5, 37)
     _open(browser, tmp_path, s, "select-keys-5")
     steps, total = _steps(s), len(s.history)
     ends = [k for k in range(1, len(steps)) if steps[k]["done"] > steps[k - 1]["done"]]
@@ -451,7 +443,7 @@ def test_one_caption_in_the_middle_and_L_names_its_trick(browser, tmp_path):  # 
     of text there on each other; the trick before is named by its number, also at the deal's end."""
     from selenium.webdriver.common.keys import Keys
 
-    s = _played("pagat", 6, 35)
+    s = played("pagat", 6, 35)
     _open(browser, tmp_path, s, "middle-6")
     steps = _steps(s)
     body = browser.find_element("tag name", "body")
@@ -490,7 +482,7 @@ def test_one_card_one_point_one_trick_and_the_sides_at_the_end(browser, tmp_path
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
 
-    s = _played("pagat", 6, 35)
+    s = played("pagat", 6, 35)
     result = viewer_data(_open(browser, tmp_path, s, "plural-6"))["deals"][0]["result"]
     body = browser.find_element("tag name", "body")
     ones = 0
@@ -536,7 +528,7 @@ return {entries, right: keys.getBoundingClientRect().right - parseFloat(getCompu
 
 @pytest.mark.parametrize("width", [1280, 1000])
 def test_the_legend_keeps_each_key_with_its_words_and_to_act_is_spaced(browser, tmp_path, width):  # noqa: F811
-    _open(browser, tmp_path, s := _played("pagat", 6, 35), "legend-6")
+    _open(browser, tmp_path, s := played("pagat", 6, 35), "legend-6")
     try:
         browser.set_window_size(width, 800)
         for k in (3, len(s.history)):                   # the side panel without a scroll bar, and with one
