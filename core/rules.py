@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from .cards import BJ, RJ
 from .errors import RulesError
 
-__all__ = ["Rules", "PLAYER_TABLE", "PRESETS"]
+__all__ = ["Rules", "PLAYER_TABLE", "PRESETS", "SETTINGS", "setting_values"]
 
 #: players -> (packs, red jokers, black jokers, cards per player), from the
 #: table of ``000_99040cfb4a5a08c4.txt``; the kitty is whatever is left.
@@ -49,6 +49,75 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 
 PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack")
 
+#: What each rule setting means, in the order of :class:`Rules`'s fields:
+#: the one place a setting is described (``pengyou rules --list`` prints it,
+#: ``docs/kernel.md`` lists it).
+SETTINGS: dict[str, str] = {
+    "players": "seats at the table, in play order",
+    "packs": "full packs of 52 cards shuffled together",
+    "red_jokers": "red (big) jokers added to the packs",
+    "black_jokers": "black (small) jokers added to the packs",
+    "hand_size": "cards dealt to each seat",
+    "kitty_size": "cards left for the kitty (hands and kitty hold every card)",
+    "follow_ladder": "when the led shape cannot be met, fall back step by step: tractors, then shorter or "
+                     "narrower tractors, sets, smaller sets",
+    "protect_longer_sets": "a set larger than the one asked for never has to be broken to follow",
+    "tractor_past_ace": "trump-suit A, the off-suit trump-rank sets, the trump-suit trump-rank set and the "
+                        "jokers form one chain for tractors",
+    "failed_throw_unit": "which beatable unit a failed throw leaves: the fewest cards, then the lowest "
+                         "(smallest_lowest), or the first one found (first_found)",
+    "throw_penalty": "card points moved to the other side per card withdrawn from a failed throw",
+    "kitty_multiplier": "what the kitty's points count for the side that takes the last trick: double; "
+                        "by_cards (x2, x3, x4 by the cards of the winning play); unit_double (2 x its "
+                        "largest unit); unit_power (2 ** its largest unit); cards_per_player (2 x its cards)",
+    "scoring": "the table from opponents' points to levels: pagat, bands (two-pack bands scaled by packs), "
+               "heli",
+    "friend_calls": "friend cards the maker calls",
+    "friend_other": "a call may name \"the other\" copy (ordinal 0)",
+    "exposure": "how trump is made: pagat (exposing trump-rank cards), heli, bottom_eight, stack",
+    "levels": "who goes up: active_passive (the maker's side and the opponents by their own rules) or "
+              "plain",
+    "target_rank": "a match ends when a level reaches this rank (14: ace)",
+    "target_points": "a match also ends when a player's game points reach this (0: unused)",
+    "joker_level": "a level above ace, played with jokers as the trump rank",
+    "short_side_multiplier": "a maker side left short of its full size multiplies the game points it wins "
+                             "by 1 + its missing members",
+}
+
+#: The values a whole-number setting takes, in words (its checks are in
+#: :meth:`Rules.__post_init__`; the tests hold the two together).
+_RANGES: dict[str, str] = {
+    "players": "5 to 12",
+    "packs": "1 to 4",
+    "red_jokers": "0 to packs",
+    "black_jokers": "0 to packs",
+    "hand_size": "1 or more",
+    "kitty_size": "0 or more",
+    "throw_penalty": "0 or more",
+    "friend_calls": "0 to players - 1",
+    "target_rank": "2 to 14",
+    "target_points": "0 or more",
+}
+
+
+def setting_values(name: str) -> str:
+    """The values rule setting ``name`` takes, in words.
+
+    >>> setting_values("follow_ladder"), setting_values("levels"), setting_values("packs")
+    ('true or false', 'active_passive | plain', '1 to 4')
+    >>> setting_values("colour")
+    Traceback (most recent call last):
+    ...
+    core.errors.RulesError: colour: no such rule setting
+    """
+    if name not in SETTINGS:
+        raise RulesError(f"{_setting_name(name)}: no such rule setting")
+    if name in Rules._BOOLS:
+        return "true or false"
+    if name in _CHOICES:
+        return " | ".join(_CHOICES[name])
+    return _RANGES[name]
+
 
 def _setting_name(name: object) -> str:
     """A setting name fit for a one-line message."""
@@ -62,28 +131,9 @@ class Rules:
 
     Deal shape: ``players``, ``packs``, ``red_jokers``, ``black_jokers``,
     ``hand_size``, ``kitty_size`` (``hand_size * players + kitty_size`` must be
-    every card). Play settings:
-
-    - ``follow_ladder``: when the led shape cannot be met, fall back step by
-      step (tractors, then shorter or narrower tractors, sets, smaller sets).
-    - ``protect_longer_sets``: a set larger than the one asked for never has
-      to be broken to meet a follow obligation.
-    - ``tractor_past_ace``: trump-suit A, off-suit trump-rank sets, the
-      trump-suit trump-rank set, BJ and RJ form one chain for tractors.
-    - ``failed_throw_unit``: which beatable unit a failed throw leaves:
-      ``smallest_lowest`` (fewest cards, then lowest) or ``first_found``.
-    - ``throw_penalty``: card points moved per withdrawn card of a failed throw.
-    - ``kitty_multiplier``: ``double``; ``by_cards`` (x2/x3/x4 by the cards of
-      the last trick's winning play); ``unit_double`` (2 x largest unit);
-      ``unit_power`` (2 ** largest unit); ``cards_per_player`` (2 x cards).
-    - ``scoring``: ``pagat`` table, two-deck ``bands`` scaled by packs, ``heli``.
-    - ``friend_calls``, ``friend_other`` (allow "the other" calls),
-      ``exposure`` (trump-making procedure), ``levels``, ``target_rank``
-      (match ends when a level reaches it), ``target_points`` (or when a
-      player's game points reach it), ``joker_level``.
-    - ``short_side_multiplier``: a maker side left short of its full size
-      (1 + ``friend_calls``) multiplies the game points it wins by
-      1 + the number of missing members.
+    every card); then the play, scoring and match settings. What each field
+    means is :data:`SETTINGS`, and the values it takes :func:`setting_values`
+    (``pengyou rules --list`` prints both).
     """
 
     players: int = 6
