@@ -27,7 +27,7 @@ capped, under a line naming the game (``--- job s<seed>-r<rotation> ---``).
 >>> res = run_duel("heuristic", "random", Rules.preset("pagat", players=5), deals=4, seed=1, workers=1,
 ...                secret="doc")
 >>> sorted(res.keys())
-['a', 'b', 'deals', 'difference', 'logs', 'players', 'preset', 'resumed']
+['a', 'b', 'deals', 'deals_won', 'difference', 'logs', 'players', 'preset', 'resumed']
 >>> res["a"]["name"], res["a"]["bot"]
 ('heuristic', 'heuristic')
 """
