@@ -208,7 +208,11 @@ cdef class PlayCore:
         pc.s.leader = maker
         pc.s.throw_penalty = rules.throw_penalty
         pc.s.first_found = rules.failed_throw_unit == "first_found"
-        pc.s.side[maker] = 1
+        if rules.partners == "called":
+            pc.s.side[maker] = 1
+        else:
+            for i in rules.first_side(maker):
+                pc.s.side[i] = 1
         for i in range(n):
             to_counts(hands[i], pc.s.hand[i], rules, f"hand {i}")
         pc.s.ncalls = len(calls)

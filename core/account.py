@@ -177,7 +177,7 @@ class DealAccount:
         n = r.players
         side = sorted(res.maker_side)
         opp = [i for i in range(n) if i not in res.maker_side]
-        short = 1 + r.friend_calls - len(side)
+        short = r.side_size - len(side)
         note = f" ({short} short of a full side)" if short > 0 else ""
         out.append(f"maker side: {_seats(side)}{note}; opponents: {_seats(opp)}")
         if res.kitty_to_opponents:

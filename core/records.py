@@ -316,6 +316,11 @@ def _check_version(rec: dict[str, Any], line: int) -> None:
         raise record_error(line, f"record version {v!r} is not supported (this engine reads version {VERSION})")
 
 
+#: Rule settings added since records began: a record without one was played
+#: before the setting existed, under the value given here (the old behaviour).
+LATER_SETTINGS: dict[str, Any] = {"partners": "called"}
+
+
 def _rules_from(obj: object, line: int) -> Rules:
     if not isinstance(obj, dict):
         raise record_error(line, "rules: expected an object of rule settings")
@@ -323,6 +328,7 @@ def _rules_from(obj: object, line: int) -> Rules:
     for k in obj:
         if k not in names:
             raise record_error(line, f"rules: unknown rules field {k!r}")
+    obj = {**{k: v for k, v in LATER_SETTINGS.items() if k not in obj}, **obj}
     for k in names:
         if k not in obj:
             raise record_error(line, f"rules: missing rules field {k!r}")

@@ -21,11 +21,13 @@ from typing import Any, ClassVar
 from .cards import BJ, RJ
 from .errors import RulesError
 
-__all__ = ["Rules", "PLAYER_TABLE", "PRESETS", "SETTINGS", "setting_values"]
+__all__ = ["Rules", "PLAYER_TABLE", "PRESETS", "SETTINGS", "setting_values", "preset_players"]
 
 #: players -> (packs, red jokers, black jokers, cards per player), from the
-#: table of ``000_99040cfb4a5a08c4.txt``; the kitty is whatever is left.
+#: table of ``000_99040cfb4a5a08c4.txt`` (four players: the Tractor deal of
+#: ``003_5364679ce7d70e16.txt``); the kitty is whatever is left.
 PLAYER_TABLE: dict[int, tuple[int, int, int, int]] = {
+    4: (2, 2, 2, 25),
     5: (2, 2, 2, 20),
     6: (2, 2, 2, 17),
     7: (2, 0, 0, 14),
@@ -36,8 +38,8 @@ PLAYER_TABLE: dict[int, tuple[int, int, int, int]] = {
     12: (4, 2, 0, 17),
 }
 
-#: friend cards called per player count (``000``).
-FRIEND_CALLS = {5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 5}
+#: friend cards called per player count (``000``; four players have fixed partners).
+FRIEND_CALLS = {4: 0, 5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 5}
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "failed_throw_unit": ("smallest_lowest", "first_found"),
@@ -45,15 +47,19 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "scoring": ("pagat", "bands", "heli"),
     "exposure": ("pagat", "heli", "bottom_eight", "stack"),
     "levels": ("active_passive", "plain"),
+    "partners": ("called", "fixed"),
 }
 
-PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack")
+PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor")
+
+#: presets for one table size only
+_FIXED_PLAYERS = {"bottom-eight": 5, "stack": 6, "tractor": 4}
 
 #: What each rule setting means, in the order of :class:`Rules`'s fields:
 #: the one place a setting is described (``pengyou rules --list`` prints it,
 #: ``docs/kernel.md`` lists it).
 SETTINGS: dict[str, str] = {
-    "players": "seats at the table, in play order",
+    "players": "seats at the table, in play order (4 only with fixed partners)",
     "packs": "full packs of 52 cards shuffled together",
     "red_jokers": "red (big) jokers added to the packs",
     "black_jokers": "black (small) jokers added to the packs",
@@ -72,6 +78,9 @@ SETTINGS: dict[str, str] = {
                         "largest unit); unit_power (2 ** its largest unit); cards_per_player (2 x its cards)",
     "scoring": "the table from opponents' points to levels: pagat, bands (two-pack bands scaled by packs), "
                "heli",
+    "partners": "who plays with the maker: called (the maker calls friend cards; the friends are hidden "
+                "until they play one) or fixed (every other seat, known from the start: 0 and 2 against 1 and 3 "
+                "at four players; needs an even table and no friend calls)",
     "friend_calls": "friend cards the maker calls",
     "friend_other": "a call may name \"the other\" copy (ordinal 0)",
     "exposure": "how trump is made: pagat (exposing trump-rank cards), heli, bottom_eight, stack",
@@ -87,7 +96,7 @@ SETTINGS: dict[str, str] = {
 #: The values a whole-number setting takes, in words (its checks are in
 #: :meth:`Rules.__post_init__`; the tests hold the two together).
 _RANGES: dict[str, str] = {
-    "players": "5 to 12",
+    "players": "4 to 12",
     "packs": "1 to 4",
     "red_jokers": "0 to packs",
     "black_jokers": "0 to packs",
@@ -98,6 +107,16 @@ _RANGES: dict[str, str] = {
     "target_rank": "2 to 14",
     "target_points": "0 or more",
 }
+
+
+def preset_players(name: str) -> int:
+    """The table size preset ``name`` is played at when none is given: its
+    only size, or 6 (an unknown name is refused later, by :meth:`Rules.preset`).
+
+    >>> preset_players("tractor"), preset_players("bottom-eight"), preset_players("pagat")
+    (4, 5, 6)
+    """
+    return _FIXED_PLAYERS.get(name, 6)
 
 
 def setting_values(name: str) -> str:
@@ -149,6 +168,7 @@ class Rules:
     throw_penalty: int = 10
     kitty_multiplier: str = "double"
     scoring: str = "pagat"
+    partners: str = "called"
     friend_calls: int = 2
     friend_other: bool = False
     exposure: str = "pagat"
@@ -176,8 +196,18 @@ class Rules:
             elif f.name != "name":
                 if not isinstance(v, int) or isinstance(v, bool):
                     raise RulesError(f"{f.name}: expected a whole number, got {v!r}")
-        if not 5 <= self.players <= 12:
-            raise RulesError(f"players: {self.players} is not a table size from 5 to 12")
+        if not 4 <= self.players <= 12:
+            raise RulesError(f"players: {self.players} is not a table size from 4 to 12")
+        if self.partners == "fixed":
+            if self.players % 2:
+                raise RulesError(f"partners and players: fixed partners need an even number of players, "
+                                 f"not {self.players}")
+            if self.friend_calls:
+                raise RulesError(f"partners and friend_calls: fixed partners make no friend calls "
+                                 f"(friend_calls is {self.friend_calls}, must be 0)")
+        elif self.players < 5:
+            raise RulesError(f"players and partners: {self.players} players play with fixed partners only "
+                             "(partners=fixed, or the preset tractor)")
         if not 1 <= self.packs <= 4:
             raise RulesError(f"packs: {self.packs} is not from 1 to 4")
         for name in ("red_jokers", "black_jokers"):
@@ -217,6 +247,28 @@ class Rules:
         """
         return self.exposure in ("heli", "stack")
 
+    @property
+    def side_size(self) -> int:
+        """Seats on a full maker side: the maker and a friend per call, or half
+        the table with fixed partners.
+
+        >>> Rules.preset("pagat", players=6).side_size, Rules.preset("tractor").side_size
+        (3, 2)
+        """
+        return self.players // 2 if self.partners == "fixed" else 1 + self.friend_calls
+
+    def first_side(self, maker: int) -> frozenset[int]:
+        """The seats known to be on the maker's side when play begins: the
+        maker alone (friends reveal themselves later), or with fixed partners
+        every other seat from the maker.
+
+        >>> sorted(Rules.preset("tractor").first_side(1)), sorted(Rules.preset("pagat").first_side(1))
+        ([1, 3], [1])
+        """
+        if self.partners == "fixed":
+            return frozenset(range(maker % 2, self.players, 2))
+        return frozenset((maker,))
+
     def deck(self) -> list[int]:
         """Every card of a deal, as a sorted list of faces (each face once a pack, then the jokers).
 
@@ -244,18 +296,23 @@ class Rules:
         Traceback (most recent call last):
         ...
         core.errors.RulesError: players: preset 'stack' is for 6 players, not 7
+        >>> t = Rules.preset("tractor")
+        >>> (t.players, t.hand_size, t.kitty_size, t.partners, t.friend_calls)
+        (4, 25, 8, 'fixed', 0)
         """
-        fixed = {"bottom-eight": 5, "stack": 6}
+        fixed = _FIXED_PLAYERS
         if name not in PRESETS:
             raise RulesError(f"preset: unknown preset {name!r} (known: {', '.join(PRESETS)})")
         if players is None:
-            players = fixed.get(name, 6)
+            players = preset_players(name)
         if not isinstance(players, int) or isinstance(players, bool):
             raise RulesError(f"players: expected a whole number, got {players!r}")
         if name in fixed and players != fixed[name]:
             raise RulesError(f"players: preset {name!r} is for {fixed[name]} players, not {players}")
         if players not in PLAYER_TABLE:
-            raise RulesError(f"players: {players} is not a table size from 5 to 12")
+            raise RulesError(f"players: {players} is not a table size from 4 to 12")
+        if players == 4 and name != "tractor":
+            raise RulesError(f"players: 4 players play the preset tractor (preset {name!r} is for 5 to 12)")
         packs, red, black, hand = PLAYER_TABLE[players]
         base: dict[str, Any] = dict(
             players=players, packs=packs, red_jokers=red, black_jokers=black, hand_size=hand,
@@ -275,6 +332,11 @@ class Rules:
         elif name == "stack":
             base.update(
                 scoring="bands", exposure="stack", levels="plain", friend_calls=2,
+                kitty_multiplier="unit_double", short_side_multiplier=False,
+            )
+        elif name == "tractor":
+            base.update(
+                partners="fixed", scoring="bands", exposure="heli", levels="plain",
                 kitty_multiplier="unit_double", short_side_multiplier=False,
             )
         bad = sorted(set(overrides) - {f.name for f in dataclasses.fields(cls)})

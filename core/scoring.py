@@ -176,10 +176,6 @@ class DealScore(NamedTuple):
 _NO_BOUND = 1 << 62
 
 
-def _full_side(rules: Rules) -> int:
-    return 1 + rules.friend_calls
-
-
 def _bands(scoring: str, packs: int) -> list[tuple[int, Optional[str], int]]:
     """The table of ``scoring`` as ``(below, winner, gain)`` rows: the first row
     whose bound the opponents' points are below decides (the last has no bound)."""
@@ -222,7 +218,8 @@ def score_deal(rules: Rules, opponents_points: int, maker_side_size: int) -> Dea
     5s or more opponents 3.
 
     When ``rules.short_side_multiplier`` is set, a maker-side win is
-    multiplied by 1 + the members missing from a full side (1 + friend_calls);
+    multiplied by 1 + the members missing from a full side
+    (:attr:`Rules.side_size <core.rules.Rules.side_size>`);
     the opponents' wins never are.
 
     >>> from core.rules import Rules
@@ -239,9 +236,9 @@ def score_deal(rules: Rules, opponents_points: int, maker_side_size: int) -> Dea
     points = opponents_points
     if not isinstance(points, int) or isinstance(points, bool) or points < 0:
         raise PengyouError(f"opponents_points: expected a whole number of card points, at least 0, got {points!r}")
-    full = _full_side(rules)
+    full = rules.side_size
     if not isinstance(maker_side_size, int) or not 1 <= maker_side_size <= full:
-        raise PengyouError(f"maker_side_size: {maker_side_size!r} is not from 1 to {full} (1 + friend_calls)")
+        raise PengyouError(f"maker_side_size: {maker_side_size!r} is not from 1 to {full} (a full maker side)")
     winner, gain = _band(rules.scoring, rules.packs, points)
     if winner is None:
         return DealScore(None, 0, OPPONENTS)

@@ -121,6 +121,15 @@ class PlayerView:
         return self.current_player == self.seat
 
     @property
+    def known_side(self) -> frozenset[int]:
+        """The seats this view knows to be on the maker's side: the maker, its
+        fixed partners (:meth:`Rules.first_side <core.rules.Rules.first_side>`)
+        and the friends revealed so far (empty before there is a maker)."""
+        if self.maker is None:
+            return frozenset()
+        return self.rules.first_side(self.maker) | {s for s in self.calls_filled if s is not None}
+
+    @property
     def lead(self) -> Optional[Cards]:
         """The current trick's lead, if a trick is under way."""
         if self.current_trick[1]:

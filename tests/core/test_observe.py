@@ -25,10 +25,10 @@ from core.state import State
 
 
 def _cases() -> list[tuple[str, int]]:
-    """Every preset at the table sizes of 5, 6, 8 and 12 it is played at."""
+    """Every preset at the table sizes of 4, 5, 6, 8 and 12 it is played at."""
     out = []
     for preset in PRESETS:
-        for players in (5, 6, 8, 12):
+        for players in (4, 5, 6, 8, 12):
             try:
                 Rules.preset(preset, players=players)
             except PengyouError:

@@ -31,7 +31,7 @@ from core.rules import PRESETS, Rules
 from core.state import DRAW, State, seed_decks
 
 CONFIGS = [("pagat", n) for n in range(5, 13)] + [
-    ("heli", 5), ("heli", 7), ("thirteen", 6), ("bottom-eight", 5), ("stack", 6)]
+    ("heli", 5), ("heli", 7), ("thirteen", 6), ("bottom-eight", 5), ("stack", 6), ("tractor", 4)]
 SEEDS = [1, 7, 23]
 
 
@@ -499,6 +499,7 @@ def test_result_too_early_and_lines_after(deal_recs):
     (lambda h: h["rules"].update(foo=1), ("line 1:", "unknown rules field 'foo'")),
     (lambda h: h["rules"].pop("throw_penalty"), ("line 1:", "missing rules field 'throw_penalty'")),
     (lambda h: h["rules"].update(players=13), ("line 1:", "rules: players")),
+    (lambda h: h["rules"].update(partners="fixed"), ("line 1:", "rules: partners and")),
     (lambda h: h["rules"].update(kitty_multiplier="triple"), ("line 1:", "kitty_multiplier")),
     (lambda h: h["rules"].update(name=3), ("line 1:", "name")),
     (lambda h: h.__setitem__("rules", "pagat"), ("line 1:", "rules: expected an object")),
@@ -525,6 +526,16 @@ def test_bad_header(deal_recs, change, fragments):
     recs = copy.deepcopy(deal_recs)
     change(recs[0])
     refuse(recs, *fragments)
+
+
+def test_a_record_from_before_a_setting_plays_its_old_value(deal_recs):
+    """Records kept before ``partners`` existed have no such field: they
+    read (and replay) as called partners, which they were played under."""
+    recs = copy.deepcopy(deal_recs)
+    assert recs[0]["rules"].pop("partners") == "called"
+    again = replay_deal(recs)
+    assert again.rules.partners == "called"
+    assert again.result == replay_deal(deal_recs).result
 
 
 def test_wrong_deck_order(deal_recs):

@@ -16,6 +16,7 @@ ALLOWED = {
     "thirteen": range(5, 13),
     "bottom-eight": (5,),
     "stack": (6,),
+    "tractor": (4,),
 }
 
 PRESET_CASES = [pytest.param(name, n, id=f"{name}-{n}") for name, ns in ALLOWED.items() for n in ns]
@@ -40,7 +41,7 @@ def test_preset_builds_and_cards_add_up(name, players):
 
 
 @pytest.mark.parametrize("name,players", [("bottom-eight", 5), ("stack", 6), ("pagat", 6),
-                                          ("heli", 6), ("thirteen", 6)])
+                                          ("heli", 6), ("thirteen", 6), ("tractor", 4)])
 def test_preset_default_players(name, players):
     assert Rules.preset(name).players == players
 
@@ -66,8 +67,15 @@ def test_player_table(players):
     assert PLAYER_TABLE[players] == (packs, red, black, hand)
 
 
-def test_player_table_covers_5_to_12():
-    assert sorted(PLAYER_TABLE) == list(range(5, 13))
+def test_player_table_covers_4_to_12():
+    assert sorted(PLAYER_TABLE) == list(range(4, 13))
+
+
+def test_four_players_deal_the_tractor_hands():
+    """Two packs with jokers: 4 hands of 25 and a kitty of 8, as in ``003``."""
+    r = Rules.preset("tractor")
+    assert PLAYER_TABLE[4] == (2, 2, 2, 25)
+    assert (r.packs, r.red_jokers, r.black_jokers, r.hand_size, r.kitty_size) == (2, 2, 2, 25, 8)
 
 
 @pytest.mark.parametrize(
@@ -126,6 +134,15 @@ BAD = [
     ("target-rank-low", "target_rank", lambda: Rules.preset("pagat", target_rank=1)),
     ("players-13", "players", lambda: Rules.preset("pagat", players=13)),
     ("players-4", "players", lambda: Rules.preset("pagat", players=4)),
+    ("heli-4", "players", lambda: Rules.preset("heli", players=4)),
+    ("tractor-6", "players", lambda: Rules.preset("tractor", players=6)),
+    ("rules-4-called", "players and partners", lambda: Rules(players=4, hand_size=25, kitty_size=8,
+                                                             friend_calls=0)),
+    ("fixed-odd", "partners and players", lambda: Rules.preset("pagat", players=5, partners="fixed",
+                                                               friend_calls=0)),
+    ("fixed-calls", "partners and friend_calls", lambda: Rules.preset("pagat", players=6, partners="fixed")),
+    ("tractor-calls", "partners and friend_calls", lambda: Rules.preset("tractor", friend_calls=1)),
+    ("bad-choice-partners", "partners", lambda: Rules.preset("pagat", partners="teams")),
     ("players-0", "players", lambda: Rules.preset("heli", players=0)),
     ("players-str", "players", lambda: Rules.preset("pagat", players="6")),
     ("players-bool", "players", lambda: Rules.preset("pagat", players=True)),

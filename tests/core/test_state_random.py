@@ -280,7 +280,7 @@ def _assert_coverage(stats: Counter, deals: int) -> None:
     assert stats["probes"] >= deals // 6, dict(stats)
 
 
-@pytest.mark.parametrize("preset", ["pagat", "heli", "thirteen", "bottom-eight", "stack"])
+@pytest.mark.parametrize("preset", ["pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor"])
 def test_random_deals_per_preset(preset):
     rules = Rules.preset(preset)
     stats: Counter = Counter()
