@@ -79,7 +79,7 @@ class Friends:
         assert maker is not None                    # the play phase has a maker
         filled = list(v.calls_filled or (None,) * len(v.calls))
         calls = [(parse_card(c), o) for c, o in v.calls]
-        self.known = known = {maker} | {s for s in filled if s is not None}
+        self.known = known = set(v.known_side)
         cnt, unseen = turn.cnt, turn.unseen
         seen = [turn.played[f] for f, _ in calls]
         leader = v.current_trick[0] if turn.plays else seat

@@ -10,7 +10,7 @@ import functools
 import random
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Optional, cast
 
 from core import kernel, reference
 from core.play import PlayCore, playouts
@@ -86,9 +86,11 @@ def _suite(impl: Any, positions: list[Position], plays: list[list[Cards]], seed:
     }
 
 
-def _deals(count: int, seed: int) -> list[tuple[Rules, Trump, list[Cards], list[tuple[int, int]]]]:
-    """Dealt 6-player pagat deals: hands, a trump of rank 2, two non-trump aces called."""
-    rules = Rules.preset("pagat", players=6)
+def _deals(count: int, seed: int, rules: Optional[Rules] = None
+           ) -> list[tuple[Rules, Trump, list[Cards], list[tuple[int, int]]]]:
+    """Dealt deals (6-player pagat unless ``rules`` says otherwise): hands, a
+    trump of rank 2, and as many non-trump aces called as the rules call."""
+    rules = rules or Rules.preset("pagat", players=6)
     rng = random.Random(seed)
     out = []
     for _ in range(count):
@@ -96,14 +98,15 @@ def _deals(count: int, seed: int) -> list[tuple[Rules, Trump, list[Cards], list[
         rng.shuffle(d)
         hands = [Cards(d[i * rules.hand_size:(i + 1) * rules.hand_size]) for i in range(rules.players)]
         suit = rng.randrange(4)
-        calls = [(make_face(14, s), 1) for s in range(4) if s != suit][:2]
+        calls = [(make_face(14, s), 1) for s in range(4) if s != suit][:rules.friend_calls]
         out.append((rules, Trump(2, suit), hands, calls))
     return out
 
 
-def _playout_rates(seed: int, min_time: float) -> tuple[float, float]:
-    """Complete random play phases per second: compiled core, then reference."""
-    deals = _deals(20, seed)
+def _playout_rates(seed: int, min_time: float, rules: Optional[Rules] = None) -> tuple[float, float]:
+    """Complete random play phases per second (6-player pagat unless
+    ``rules`` says otherwise): compiled core, then reference."""
+    deals = _deals(20, seed, rules)
     starts = [PlayCore.start(r, t, 0, h, c) for r, t, h, c in deals]
     rng = random.Random(seed)
 
@@ -258,6 +261,8 @@ def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0,
     core_figs = _suite(kernel, pos, plays, seed, min_time)
     ref_figs = _suite(reference, pos, plays, seed, min_time)
     core_figs["random_playouts_per_s"], ref_figs["random_playouts_per_s"] = _playout_rates(seed, min_time)
+    core_figs["random_playouts_per_s_tractor"], ref_figs["random_playouts_per_s_tractor"] = _playout_rates(
+        seed, min_time, Rules.preset("tractor"))
     c_tree = _ismcts_rate(seed, min_time)
     py_tree = _ismcts_rate(seed, min_time, method="search_reference")
     return {

@@ -95,7 +95,7 @@ def add_rules_args(p: argparse.ArgumentParser, trump: bool = True) -> None:
     """The rules options of a command: ``--preset``, ``--players``, ``--set`` and
     (with ``trump``) the required ``--trump``; :func:`build_rules` reads them."""
     p.add_argument("--preset", default="pagat", help=f"rule preset ({', '.join(PRESETS)})")
-    p.add_argument("--players", type=int, default=None, help="table size (5 to 12)")
+    p.add_argument("--players", type=int, default=None, help="table size (5 to 12; the preset tractor is for 4)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a rule setting (repeatable)")
     if trump:

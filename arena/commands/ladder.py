@@ -50,7 +50,8 @@ def add_parsers(sub: Any) -> None:
     c.add_argument("folder", nargs="?", default=None, help="the ladder's folder (or --ladder)")
     ladder_arg(c)
     c.add_argument("--preset", default="pagat")
-    c.add_argument("--players", type=int, default=6)
+    c.add_argument("--players", type=int, default=None,
+                   help="table size (default: the preset's, 6 for most; 4 for tractor)")
     c.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rule setting")
     c.add_argument("--time-limit", type=float, default=1.0, help="seconds per decision (default 1)")
     c.add_argument("--overage", type=float, default=10.0, help="seconds banked per deal (default 10)")
@@ -122,10 +123,13 @@ def _num(x: Optional[float]) -> str:
 
 
 def _create(args: argparse.Namespace) -> int:
+    from core.rules import preset_players
+
     from ..ladder import Ladder, LadderRules
 
     folder = args.folder or args.ladder
-    rules = LadderRules(preset=args.preset, players=args.players,
+    rules = LadderRules(preset=args.preset,
+                        players=preset_players(args.preset) if args.players is None else args.players,
                         settings=tuple(sorted(parse_settings(args.set).items())),
                         time_limit=args.time_limit, overage=args.overage, memory_mb=args.memory,
                         trusted=args.trusted, upload_mb=args.upload_mb, provisional=args.provisional,

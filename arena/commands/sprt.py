@@ -64,6 +64,8 @@ def _number(where: str, key: str, value: Any) -> float:
 
 def sprt_from_args(args: argparse.Namespace) -> tuple[SprtTest, str]:
     """The test the command line asks for, and the text its seeds come from."""
+    from core.rules import preset_players
+
     from ..tournament.spec import read_toml, spec_from_data, spec_from_options
     from ..stats.sprt import Hypotheses
     from ..tournament.sprt import SprtTest
@@ -75,6 +77,8 @@ def sprt_from_args(args: argparse.Namespace) -> tuple[SprtTest, str]:
                          ("overage", args.overage), ("trusted", args.trusted), ("workers", args.workers)):
         if value is not None:
             overrides[field] = value
+    if args.preset is not None and args.players is None:
+        overrides["players"] = preset_players(args.preset)
     if args.set:
         overrides["settings"] = tuple(parse_settings(args.set).items())
     if len(args.what) == 1:

@@ -46,7 +46,7 @@ def add_parsers(sub: Any) -> None:
                         "{a,b} sweeps a parameter: ismcts:c={0.5,1.0} is two entrants")
     r.add_argument("--name", default=None)
     r.add_argument("--preset", default=None, help=f"rule preset ({', '.join(PRESETS)})")
-    r.add_argument("--players", type=int, default=None, help="table size (5 to 12)")
+    r.add_argument("--players", type=int, default=None, help="table size (5 to 12; the preset tractor is for 4)")
     r.add_argument("--set", action="append", default=None, metavar="KEY=VALUE",
                    help="override a rule setting (repeatable)")
     r.add_argument("--suite", default=None, help="deal-seed suite in seeds/ (dev, bench) or a path")
@@ -169,6 +169,8 @@ def expand_grid(text: str) -> list[str]:
 
 def build_spec(args: argparse.Namespace) -> TournamentSpec:
     """The spec of ``arena run``: a TOML file, ``--bots``, or the default, then overrides."""
+    from core.rules import preset_players
+
     from ..tournament.spec import spec_from_options, spec_from_toml
     from ..types import ArenaError
 
@@ -183,6 +185,8 @@ def build_spec(args: argparse.Namespace) -> TournamentSpec:
                          ("on_fault", args.on_fault)):
         if value is not None:
             overrides[field] = value
+    if args.preset is not None and args.players is None:
+        overrides["players"] = preset_players(args.preset)      # a spec file's size is for its own preset
     if args.gauntlet is not None:
         if args.lineups not in (None, "gauntlet"):
             raise ArenaError(f"--gauntlet: not with --lineups {args.lineups}")

@@ -34,7 +34,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--cluster", default="", help="'local' or tcp://HOST:PORT of a Dask scheduler")
     p.add_argument("--preset", default="pagat")
-    p.add_argument("--players", type=int, default=6)
+    p.add_argument("--players", type=int, default=None,
+                   help="table size (default: the preset's, 6 for most; 4 for tractor)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rule setting")
     p.add_argument("--time-limit", type=float, default=5.0, help="seconds per decision")
     p.add_argument("--overage", type=float, default=30.0)
@@ -54,6 +55,7 @@ def add_parsers(sub: Any) -> None:
 def tune_spec_from_args(args: argparse.Namespace) -> Any:
     """The :class:`arena.tournament.tune.TuneSpec` the command line asks for."""
     from bots.base import BotError, describe_bot, parse_spec
+    from core.rules import preset_players
 
     from ..stats.spsa import TuneParam
     from ..tournament.tune import TuneSpec
@@ -86,7 +88,8 @@ def tune_spec_from_args(args: argparse.Namespace) -> Any:
     if args.sprt_max_deals < 1:
         raise ArenaError(f"--sprt-max-deals: {args.sprt_max_deals} is not at least 1")
     spec = TuneSpec(bot=args.bot, params=tuple(params), iterations=args.iterations, seed=args.seed,
-                    against=args.against, preset=args.preset, players=args.players,
+                    against=args.against, preset=args.preset,
+                    players=preset_players(args.preset) if args.players is None else args.players,
                     settings=tuple(parse_settings(args.set).items()), seeds=args.seeds, batch=args.batch,
                     time_limit=args.time_limit, overage=args.overage, trusted=args.trusted)
     return spec.check()

@@ -32,7 +32,7 @@ from ..table.table import Table
 from ..table.remote import close_pool
 from ..table.settings import Limits, TableSettings
 from ..types import ArenaError, Entrant, Job
-from ..render.viewer import card_order
+from ..render.viewer import card_order, first_sides
 
 __all__ = ["Session", "HumanTable", "play_human", "plural", "action_line", "how_far"]
 
@@ -128,7 +128,8 @@ class Session:
             self._state = state
             self._snapshot = {
                 "version": self._snapshot["version"] + 1, "seat": self.seat, "names": self.names,
-                "rules": rules_json(self.rules), "view": view, "events": self._events[-300:],
+                "rules": rules_json(self.rules), "first_sides": first_sides(self.rules), "view": view,
+                "events": self._events[-300:],
                 "order": card_order(state.trump), "trick_wins": [list(w) for w in self._wins],
                 "waiting": self._waiting, "error": self._error, "done": self.result is not None,
                 "result": self.result, "record": self.record,

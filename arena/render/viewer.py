@@ -49,6 +49,7 @@ from core.observe import Narrator, sees
 from core.records import replay_deal, replay_match
 from core.phases import PHASE_NAMES
 from core.levels import PlayerLevel
+from core.rules import Rules
 from core.state import State
 
 from ..types import Fault, JobResult
@@ -107,6 +108,16 @@ def forfeit_lines(forfeit: Mapping[str, Any], names: Optional[Sequence[str]] = N
     if actions is None or int(forfeit["decision"]) < actions:
         out.append(RANDOM_FINISH)
     return out
+
+
+def first_sides(rules: Rules) -> list[list[int]]:
+    """For each seat as the maker, the seats known to be on its side when
+    play begins (the pages' "points taken" count them from the start).
+
+    >>> first_sides(Rules.preset("tractor"))
+    [[0, 2], [1, 3], [0, 2], [1, 3]]
+    """
+    return [sorted(rules.first_side(m)) for m in range(rules.players)]
 
 
 def card_order(trump: Optional[Trump]) -> dict[str, list[int]]:
@@ -274,6 +285,7 @@ class _Deal:
         account = self.account.finish()
         return {
             "seed": s.seed, "rules": s.rules.name, "players": s.rules.players, "packs": s.rules.packs,
+            "first_sides": first_sides(s.rules),
             "names": self.names, "maker": s.maker, "trump": None if s.trump is None else list(s.trump),
             "order": card_order(s.trump),
             "steps": self.steps, "views": self.views,

@@ -458,7 +458,7 @@ def forfeit_outcome(out: DealOutcome, seat: int, rules: Rules) -> DealOutcome:
     guilty = out.seats[seat]
     side = tuple(s for s in range(len(out.seats)) if out.seats[s] == guilty)
     total = out.total_points
-    gp = max(abs(score_deal(rules, total, k).game_points) for k in range(1, rules.friend_calls + 2))
+    gp = max(abs(score_deal(rules, total, k).game_points) for k in range(1, rules.side_size + 1))
     return DealOutcome(
         seats=out.seats, maker=seat, maker_side=side, opponents_points=total, total_points=total,
         maker_won=False,

@@ -159,7 +159,8 @@ def test_bench_json():
     assert len(lines) == 1
     res = json.loads(lines[0])
     assert isinstance(res, dict)
-    metrics = {"follow_checks_per_s", "winners_per_s", "random_follows_per_s", "random_playouts_per_s"}
+    metrics = {"follow_checks_per_s", "winners_per_s", "random_follows_per_s", "random_playouts_per_s",
+               "random_playouts_per_s_tractor"}
     for key in ("core", "reference", "ratio"):
         assert set(res[key]) == metrics, key
         for m in metrics:
@@ -226,7 +227,13 @@ BAD = [
     ("bad-set-int", ["lead", "AS", "--trump", "5H", "--set", "throw_penalty=lots"], "throw_penalty: expected a whole number"),
     ("bad-set-hand-size", ["lead", "AS", "--trump", "5H", "--set", "hand_size=3"], "hand_size:"),
     ("players-13", ["lead", "AS", "--trump", "5H", "--players", "13"], "players: 13 is not a table size"),
-    ("players-4", ["trick", "AS", "KS", "--trump", "5H", "--players", "4"], "players: 4 is not a table size"),
+    ("players-4", ["trick", "AS", "KS", "--trump", "5H", "--players", "4"],
+     "players: 4 players play the preset tractor (preset 'pagat' is for 5 to 12)"),
+    ("players-3", ["trick", "AS", "KS", "--trump", "5H", "--players", "3"], "players: 3 is not a table size from 4"),
+    ("tractor-6", ["play", "--preset", "tractor", "--players", "6"], "players: preset 'tractor' is for 4 players, not 6"),
+    ("fixed-with-calls", ["play", "--set", "partners=fixed"], "partners and friend_calls: fixed partners make no"),
+    ("fixed-odd", ["play", "--players", "5", "--set", "partners=fixed", "--set", "friend_calls=0"],
+     "partners and players: fixed partners need an even number of players, not 5"),
     ("players-stack-7", ["play", "--preset", "stack", "--players", "7"], "players: preset 'stack' is for 6 players"),
     ("players-play-13", ["play", "--players", "13"], "players: 13"),
     ("wrong-trick-size", ["trick", "AS AS", "KS", "--trump", "5H"], "play 1 has 1 card; the lead has 2"),

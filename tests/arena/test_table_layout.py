@@ -159,11 +159,12 @@ def _go(browser, s: State, k: int) -> None:  # noqa: F811
     assert browser.find_element("id", "step-count").text == f"step {k} / {len(s.history)}"
 
 
-@pytest.mark.parametrize("players,seed,view", [(5, 31, "all"), (8, 32, "all"), (12, 33, "all"), (8, 34, "5")])
+@pytest.mark.parametrize("players,seed,view", [(5, 31, "all"), (8, 32, "all"), (12, 33, "all"), (8, 34, "5"),
+                                               (4, 35, "all"), (4, 36, "1")])
 def test_the_seats_sit_round_the_trick_in_order(browser, tmp_path, players, seed, view):  # noqa: F811
     from selenium.webdriver.support.ui import Select
 
-    s = played("pagat", players, seed)
+    s = played("tractor" if players == 4 else "pagat", players, seed)
     assert s.rules.players == players
     _open(browser, tmp_path, s, f"ring-{players}")
     steps = _steps(s)
@@ -590,3 +591,29 @@ def test_the_play_table_names_the_trick_before_and_counts_right(browser, tmp_pat
     finally:
         proc.kill()
         proc.communicate()
+
+
+@pytest.mark.parametrize("view", ["all", "2"])
+def test_fixed_partners_show_as_one_side_from_the_first_trick(browser, tmp_path, view):  # noqa: F811
+    """Tractor: the maker's partner is tagged from the start and the points
+    panel counts both seats of the maker's side (not the maker alone)."""
+    from selenium.webdriver.support.ui import Select
+
+    s = played("tractor", 4, 41)
+    _open(browser, tmp_path, s, f"tractor-{view}")
+    Select(browser.find_element("id", "viewer")).select_by_value(view)
+    first = next(k for k, st in enumerate(_steps(s)) if st["middle"])
+    _go(browser, s, first)
+    maker = s.maker
+    mate = (maker + 2) % 4
+    tags = browser.execute_script(
+        "return [...document.querySelectorAll('#seats > .seat')].map(b => [Number(b.dataset.seat), b.textContent]);")
+    text = dict(tags)
+    assert "partner" in text[mate] and "maker" in text[maker]
+    assert all("partner" not in t for i, t in text.items() if i != mate)
+    lo, hi = sorted((maker, mate))
+    assert browser.find_element("css selector", "#score .side.maker .label").text == f"maker's side (seats {lo} {hi})"
+    # the end of the deal: the panel's sum is the two partners' points
+    _go(browser, s, len(s.history))
+    got = int(browser.find_element("css selector", "#score .side.maker b").text)
+    assert got == s.play.points[maker] + s.play.points[mate]

@@ -36,7 +36,8 @@ def _deal(preset: str, players: int, seed: int) -> tuple[State, list[dict]]:
 
 
 @pytest.mark.parametrize("preset,players,seed", [("pagat", 5, 1), ("pagat", 6, 2), ("pagat", 12, 3),
-                                                 ("heli", 5, 4), ("stack", 6, 5), ("thirteen", 9, 6)])
+                                                 ("heli", 5, 4), ("stack", 6, 5), ("thirteen", 9, 6),
+                                                 ("tractor", 4, 7)])
 def test_every_step_holds_each_seats_exact_view_and_the_replayed_trick(preset, players, seed):
     s, snapshots = _deal(preset, players, seed)
     data = viewer_data(deal_record(s))

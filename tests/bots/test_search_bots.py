@@ -10,7 +10,8 @@ from bots import make_bot, play_deal, registry
 from bots.search.reference import search_reference
 from core.rules import Rules
 
-TABLES = [("pagat", n) for n in range(5, 13)] + [("heli", 6), ("thirteen", 7), ("bottom-eight", 5), ("stack", 6)]
+TABLES = [("pagat", n) for n in range(5, 13)] + [("heli", 6), ("thirteen", 7), ("bottom-eight", 5), ("stack", 6),
+                                                 ("tractor", 4)]
 SPECS = {
     "random": "random",
     "heuristic": "heuristic",
@@ -52,7 +53,7 @@ def test_search_is_reproducible(name):
     "ismcts:iterations=40,others=policy",
     "oracle:iterations=40,root=halving",
 ])
-@pytest.mark.parametrize("preset,players", [("pagat", 5), ("pagat", 8), ("heli", 6), ("stack", 6)])
+@pytest.mark.parametrize("preset,players", [("pagat", 5), ("pagat", 8), ("heli", 6), ("stack", 6), ("tractor", 4)])
 def test_search_variants_finish_deals_with_legal_plays(spec, preset, players):
     """Every search variant plays whole deals (play_deal rejects an illegal action)."""
     rules = Rules.preset(preset, players=players)
@@ -95,6 +96,7 @@ TREE_TABLES = [
     ("bottom-eight", 5, {"kitty_multiplier": "cards_per_player"}),
     ("stack", 6, {}),
     ("pagat", 12, {}),
+    ("tractor", 4, {}),
 ]
 TREE_SPECS = [
     "ismcts:iterations=300",

@@ -204,11 +204,12 @@ function layoutFelt(felt, n, bottom, lim) {
   for (const m of middle) placePlays(m, n, bottom);
 }
 
-// What the view says each side has taken: the maker and the friends
-// revealed so far against every other seat (null before there is a maker).
-function sidePoints(view) {
+// What the view says each side has taken: the maker, its fixed partners
+// (`firstSides[maker]`, from the page's data) and the friends revealed so far
+// against every other seat (null before there is a maker).
+function sidePoints(view, firstSides) {
   if (view.maker === null || view.maker === undefined) return null;
-  const side = new Set([view.maker]);
+  const side = new Set((firstSides && firstSides[view.maker]) || [view.maker]);
   for (const s of view.calls_filled || []) if (s !== null && s !== undefined) side.add(s);
   let maker = 0, others = 0;
   (view.points || []).forEach((p, i) => { if (side.has(i)) maker += p; else others += p; });
@@ -216,10 +217,10 @@ function sidePoints(view) {
   return { side: [...side].sort((a, b) => a - b), maker, others, hidden };
 }
 
-function drawScore(box, view) {
+function drawScore(box, view, firstSides) {
   box.replaceChildren();
   box.appendChild(el("h2", "", "points taken"));
-  const p = sidePoints(view);
+  const p = sidePoints(view, firstSides);
   delete box.dataset.maker; delete box.dataset.others;
   if (!p) { box.appendChild(el("div", "", "no maker yet")); return; }
   box.dataset.maker = String(p.maker);

@@ -116,16 +116,18 @@ function render() {
   for (const old of felt.querySelectorAll(":scope > .seat")) old.remove();
   const [leader, plays] = v.current_trick;
   const filled = v.calls_filled || [];
+  const mates = v.maker === null || v.maker === undefined ? [] : (snap.first_sides || [])[v.maker] || [];
   for (let i = 0; i < n; i++) {
     const tags = [];
     if (v.maker === i) tags.push("maker");
+    else if (mates.includes(i)) tags.push("partner");
     else if (filled.includes(i)) tags.push("friend");
     if (i === snap.seat) tags.push("you");
     tags.push(plural((v.points || [])[i] || 0, "pt"));
     const box = seatBox(i, snap.names[i], tags, handEl(null, null, v.hand_sizes[i]));
     if (i === snap.seat) box.classList.add("you");
     if (v.maker === i) box.classList.add("maker");
-    else if (filled.includes(i)) box.classList.add("friend");
+    else if (filled.includes(i) || mates.includes(i)) box.classList.add("friend");
     if (!snap.done && (v.current_player === i || (snap.waiting && i === snap.seat))) box.classList.add("to-act");
     felt.appendChild(box);
   }
@@ -150,7 +152,7 @@ function render() {
   const btn = document.getElementById("last-trick-btn");
   btn.classList.toggle("on", showLast);
   btn.setAttribute("aria-pressed", String(showLast));
-  drawScore(document.getElementById("score"), v);
+  drawScore(document.getElementById("score"), v, snap.first_sides);
   const info = document.getElementById("info");
   info.replaceChildren();
   const t = infoTable();

@@ -73,6 +73,7 @@ function render() {
   const trumpKnown = !!view.trump;
   const final = step === d.steps.length - 1;
   const filled = view.calls_filled || [];
+  const mates = view.maker === null || view.maker === undefined ? [] : (d.first_sides || [])[view.maker] || [];
   const next = step + 1 < d.steps.length ? d.steps[step + 1].actor : -1;
 
   document.getElementById("step-count").textContent = `step ${step} / ${d.steps.length - 1}`;
@@ -85,6 +86,7 @@ function render() {
   for (let i = 0; i < n; i++) {
     const tags = [];
     if (view.maker === i) tags.push("maker");
+    else if (mates.includes(i)) tags.push("partner");
     else if (filled.includes(i)) tags.push("friend");
     if (!all && i === seat) tags.push("you");
     tags.push(plural(view.hand_sizes[i], "card"));
@@ -94,7 +96,7 @@ function render() {
     if (i === st.actor) box.classList.add("actor");
     if (all ? i === next : view.current_player === i) box.classList.add("to-act");
     if (view.maker === i) box.classList.add("maker");
-    else if (filled.includes(i)) box.classList.add("friend");
+    else if (filled.includes(i) || mates.includes(i)) box.classList.add("friend");
     if (!all && i === seat) box.classList.add("you");
     if (all && final && d.result.maker_side.includes(i)) box.classList.add("maker-side");
     felt.appendChild(box);
@@ -131,7 +133,7 @@ function render() {
 
   const most = Math.max(...[...felt.querySelectorAll(".seat .fan")].map((f) => f.children.length), 0);
   layoutFelt(felt, n, seat, Object.assign({ cards: most }, SEAT_SIZE));
-  drawScore(document.getElementById("score"), view);
+  drawScore(document.getElementById("score"), view, d.first_sides);
 
   // what this step did
   const cap = document.getElementById("caption");
