@@ -362,11 +362,17 @@ def _to_call(s: State) -> None:
 
 # ---------------------------------------------------------------------- call
 def call_error(s: State, action: Action) -> Optional[str]:
-    """Why a friend call is refused: a trump, no 'other' call, an ordinal past the packs, a repeat."""
+    """Why a friend call is refused: a trump, a point card or the suit's
+    highest card where the rules forbid them, no 'other' call, an ordinal
+    past the packs, a repeat."""
     f = action.cards[0]
     ctx = kernel.context(s.trump, s.rules.tractor_past_ace)
     if f >= 52 or ctx.is_trump(f):
         return f"{card_name(f)} is a trump: only non-trump cards can be called"
+    if not s.rules.call_points and points((f,)):
+        return f"{card_name(f)} is a point card: these rules call no point cards"
+    if not s.rules.call_highest and rank_of(f) == _highest_rank(s.trump):
+        return f"{card_name(f)} is the highest card of its suit: these rules do not call it"
     if action.ordinal == 0 and not s.rules.friend_other:
         return "these rules have no 'other' call: give an ordinal"
     if action.ordinal > s.rules.packs:
@@ -374,6 +380,11 @@ def call_error(s: State, action: Action) -> Optional[str]:
     if (f, action.ordinal) in s.calls:
         return "that card is already called"
     return None
+
+
+def _highest_rank(trump: Optional[Trump]) -> int:
+    """The highest rank a non-trump suit holds: A, or K when A is the trump rank."""
+    return 13 if trump is not None and trump.rank == 14 else 14
 
 
 class CallRules(PhaseRules):

@@ -48,6 +48,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "exposure": ("pagat", "heli", "bottom_eight", "stack"),
     "levels": ("active_passive", "plain"),
     "partners": ("called", "fixed"),
+    "bands_above_top": ("capped", "open"),
 }
 
 PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor")
@@ -78,11 +79,15 @@ SETTINGS: dict[str, str] = {
                         "largest unit); unit_power (2 ** its largest unit); cards_per_player (2 x its cards)",
     "scoring": "the table from opponents' points to levels: pagat, bands (two-pack bands scaled by packs), "
                "heli",
+    "bands_above_top": "opponents' points past the table's last band: capped (its gain, as written) or open "
+                       "(one more level for each further 20 points per pack, 40 with two packs)",
     "partners": "who plays with the maker: called (the maker calls friend cards; the friends are hidden "
                 "until they play one) or fixed (every other seat, known from the start: 0 and 2 against 1 and 3 "
                 "at four players; needs an even table and no friend calls)",
     "friend_calls": "friend cards the maker calls",
     "friend_other": "a call may name \"the other\" copy (ordinal 0)",
+    "call_points": "a call may name a point card (5, 10, K)",
+    "call_highest": "a call may name the highest card of its suit (A; K when A is the trump rank)",
     "exposure": "how trump is made: pagat (exposing trump-rank cards), heli, bottom_eight, stack",
     "levels": "who goes up: active_passive (the maker's side and the opponents by their own rules) or "
               "plain",
@@ -168,9 +173,12 @@ class Rules:
     throw_penalty: int = 10
     kitty_multiplier: str = "double"
     scoring: str = "pagat"
+    bands_above_top: str = "capped"
     partners: str = "called"
     friend_calls: int = 2
     friend_other: bool = False
+    call_points: bool = True
+    call_highest: bool = True
     exposure: str = "pagat"
     levels: str = "active_passive"
     target_rank: int = 14
@@ -180,8 +188,8 @@ class Rules:
     name: str = field(default="custom", compare=False)
 
     _BOOLS: ClassVar[tuple[str, ...]] = (
-        "follow_ladder", "protect_longer_sets", "tractor_past_ace", "friend_other", "joker_level",
-        "short_side_multiplier",
+        "follow_ladder", "protect_longer_sets", "tractor_past_ace", "friend_other", "call_points",
+        "call_highest", "joker_level", "short_side_multiplier",
     )
 
     def __post_init__(self) -> None:

@@ -195,6 +195,13 @@ def _band(scoring: str, packs: int, points: int) -> tuple[Optional[str], int]:
     raise AssertionError("the last band has no bound")  # pragma: no cover
 
 
+def _past_top(scoring: str, packs: int, points: int) -> int:
+    """Levels past the start of the table's last band: one for each further
+    ``20 * packs`` points (``bands_above_top`` ``open``)."""
+    top = _bands(scoring, packs)[-2][0]            # where the last, unbounded band begins
+    return max(0, points - top) // (20 * packs)
+
+
 def score_deal(rules: Rules, opponents_points: int, maker_side_size: int) -> DealScore:
     """Game points of a deal from the opponents' card points ``P``.
 
@@ -217,6 +224,10 @@ def score_deal(rules: Rules, opponents_points: int, maker_side_size: int) -> Dea
     opponents take the next deal); below 4s opponents 1; below 5s opponents 2;
     5s or more opponents 3.
 
+    With ``rules.bands_above_top`` ``open`` the last band goes on: each
+    further ``20 * p`` points past its start give the opponents one more (with
+    two packs, 240 is opponents 4 and 280 opponents 5, where ``capped`` stays at 3).
+
     When ``rules.short_side_multiplier`` is set, a maker-side win is
     multiplied by 1 + the members missing from a full side
     (:attr:`Rules.side_size <core.rules.Rules.side_size>`);
@@ -232,6 +243,8 @@ def score_deal(rules: Rules, opponents_points: int, maker_side_size: int) -> Dea
     DealScore(winner=None, game_points=0, next_side='opponents')
     >>> score_deal(Rules.preset("heli", players=5), 35, maker_side_size=1)
     DealScore(winner='maker', game_points=4, next_side='maker')
+    >>> score_deal(Rules.preset("tractor", bands_above_top="open"), 245, maker_side_size=2)
+    DealScore(winner='opponents', game_points=4, next_side='opponents')
     """
     points = opponents_points
     if not isinstance(points, int) or isinstance(points, bool) or points < 0:
@@ -240,6 +253,8 @@ def score_deal(rules: Rules, opponents_points: int, maker_side_size: int) -> Dea
     if not isinstance(maker_side_size, int) or not 1 <= maker_side_size <= full:
         raise PengyouError(f"maker_side_size: {maker_side_size!r} is not from 1 to {full} (a full maker side)")
     winner, gain = _band(rules.scoring, rules.packs, points)
+    if rules.bands_above_top == "open":
+        gain += _past_top(rules.scoring, rules.packs, points)
     if winner is None:
         return DealScore(None, 0, OPPONENTS)
     if winner == MAKER and rules.short_side_multiplier:

@@ -529,12 +529,14 @@ def test_bad_header(deal_recs, change, fragments):
 
 
 def test_a_record_from_before_a_setting_plays_its_old_value(deal_recs):
-    """Records kept before ``partners`` existed have no such field: they
-    read (and replay) as called partners, which they were played under."""
+    """Records kept before a setting existed have no such field: they read
+    (and replay) with the value they were played under."""
     recs = copy.deepcopy(deal_recs)
-    assert recs[0]["rules"].pop("partners") == "called"
+    old = {"partners": "called", "bands_above_top": "capped", "call_points": True, "call_highest": True}
+    for name, value in old.items():
+        assert recs[0]["rules"].pop(name) == value
     again = replay_deal(recs)
-    assert again.rules.partners == "called"
+    assert {name: getattr(again.rules, name) for name in old} == old
     assert again.result == replay_deal(deal_recs).result
 
 

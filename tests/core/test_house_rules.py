@@ -1,0 +1,107 @@
+"""House rules other engines offer, each a setting with today's behaviour as
+its default: open bands above the top of the scoring table, and restrictions
+on what a friend call may name. Every value is worked out by hand."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from core.actions import Action
+from core.cards import card_name, parse_card, points, rank_of
+from core.errors import RulesError
+from core.levels import PlayerLevel
+from core.rules import Rules
+from core.scoring import MAKER, OPPONENTS, score_deal
+from core.state import CALL_PHASE, State
+
+# (scoring, packs, opponents' points, capped gain, open gain): the opponents' side of each table;
+# the last band starts at 100p (pagat) or 5 * 20p (bands, heli); open adds one per further 20p
+OPEN = [
+    ("pagat", 2, 199, 2, 2), ("pagat", 2, 200, 3, 3), ("pagat", 2, 239, 3, 3), ("pagat", 2, 240, 3, 4),
+    ("pagat", 2, 320, 3, 6), ("pagat", 3, 300, 3, 3), ("pagat", 3, 359, 3, 3), ("pagat", 3, 360, 3, 4),
+    ("bands", 2, 200, 3, 3), ("bands", 2, 240, 3, 4), ("bands", 2, 279, 3, 4), ("bands", 2, 280, 3, 5),
+    ("bands", 3, 300, 3, 3), ("bands", 3, 420, 3, 5), ("heli", 2, 260, 3, 4), ("heli", 4, 480, 3, 4),
+]
+
+
+@pytest.mark.parametrize("scoring,packs,opp,capped,opened", OPEN)
+def test_open_bands_go_on_past_the_top(scoring, packs, opp, capped, opened):
+    players = {2: 6, 3: 9, 4: 12}[packs]
+    base = Rules.preset("pagat", players=players, scoring=scoring, short_side_multiplier=False)
+    assert base.packs == packs
+    for setting, gain in (("capped", capped), ("open", opened)):
+        sc = score_deal(base.replace(bands_above_top=setting), opp, maker_side_size=1)
+        assert (sc.winner, sc.game_points) == (OPPONENTS, gain), (setting, sc)
+
+
+@pytest.mark.parametrize("opp", [0, 35, 75, 80, 115, 120, 160])
+def test_open_bands_change_nothing_below_the_top(opp):
+    r = Rules.preset("tractor")
+    assert score_deal(r, opp, 2) == score_deal(r.replace(bands_above_top="open"), opp, 2)
+
+
+def test_open_bands_never_reward_the_maker_more():
+    r = Rules.preset("pagat", players=6, bands_above_top="open")
+    assert score_deal(r, 0, 3) == (MAKER, 2, MAKER)
+
+
+def _call_state(seed: int, rules: Rules, level: int = 2) -> State:
+    """A deal played at random to its call phase, every seat at ``level``."""
+    rng = random.Random(seed)
+    s = State(rules, seed=seed, levels=[PlayerLevel(level, True)] * rules.players)
+    while s.phase != CALL_PHASE:
+        s.apply(s.random_legal_action(rng))
+    return s
+
+
+def _called_faces(s: State) -> set[int]:
+    return {a.cards[0] for a in s.legal_actions()}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_no_point_cards_called(seed):
+    free = _call_state(seed, Rules.preset("pagat", players=6))
+    strict = _call_state(seed, Rules.preset("pagat", players=6, call_points=False))
+    assert strict.trump == free.trump
+    pointed = {f for f in _called_faces(free) if points((f,))}
+    assert len(pointed) == 12 - 3 * (free.trump.suit is not None) - (free.trump.rank in (5, 10, 13)) * 3
+    assert _called_faces(strict) == _called_faces(free) - pointed
+    f = min(pointed)
+    why = strict.action_error(Action.call(f, 1))
+    assert why == f"{card_name(f)} is a point card: these rules call no point cards"
+
+
+@pytest.mark.parametrize("level,highest", [(2, 14), (9, 14), (14, 13)])
+def test_no_highest_card_called(level, highest):
+    r = Rules.preset("pagat", players=6, call_highest=False)
+    s = _call_state(3, r, level)
+    assert s.trump.rank == level
+    faces = _called_faces(s)
+    assert not any(rank_of(f) == highest for f in faces)
+    assert any(rank_of(f) == highest - 1 for f in faces)
+    suit = next(x for x in range(4) if x != s.trump.suit)
+    top = parse_card(("K" if highest == 13 else "A") + "CDHS"[suit])
+    assert s.action_error(Action.call(top, 1)) == \
+        f"{card_name(top)} is the highest card of its suit: these rules do not call it"
+    free = _call_state(3, Rules.preset("pagat", players=6), level)
+    assert {f for f in _called_faces(free) if rank_of(f) != highest} == faces
+
+
+@pytest.mark.parametrize("text,setting", [("bands_above_top", "sometimes"), ("call_points", 0),
+                                          ("call_highest", "no")])
+def test_bad_values_name_the_setting(text, setting):
+    with pytest.raises(RulesError, match=f"^{text}: "):
+        Rules.preset("pagat", **{text: setting})
+
+
+def test_every_deal_still_finds_its_calls_under_both_restrictions():
+    r = Rules.preset("pagat", players=12, call_points=False, call_highest=False)
+    rng = random.Random(5)
+    for seed in range(20):
+        s = State(r, seed=seed)
+        while not s.is_terminal():
+            s.apply(s.random_legal_action(rng))
+        for f, _ in s.calls:
+            assert not points((f,)) and rank_of(f) != (13 if s.trump.rank == 14 else 14)
