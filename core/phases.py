@@ -158,7 +158,8 @@ def expose_options(s: State, seat: int) -> list[Action]:
             if h[f] >= 1:
                 out.append(Action.expose(Cards((f,))))
         return out
-    if exp.seat == seat:
+    own = exp.seat == seat
+    if own and s.rules.self_overcall == "none":
         return []                                  # no overriding oneself
     if s.rules.exposure == "bottom_eight" and (s._overrides >= 1 or exp.count != 1):
         return []                                  # one pair override per hand
@@ -167,6 +168,8 @@ def expose_options(s: State, seat: int) -> list[Action]:
         return []
     for suit in range(4):
         f = suit * 13 + rank - 2
+        if own and s.rules.self_overcall == "reinforce" and f != exp.face:
+            continue                               # reinforcing: the same face only
         if h[f] >= need:
             out.append(Action.expose(Cards((f,) * need)))
     return out
@@ -206,6 +209,8 @@ def _finish_draw(s: State) -> None:
             s.exposures.append((maker, "turned", Cards(_turned_cards(kitty, rank))))
     elif exp is not None:
         maker = exp.seat
+        if r.maker_by == "first":
+            maker = next(seat for seat, kind, _ in s.exposures if kind == "expose")
         trump = Trump(rank_of(exp.face), suit_of(exp.face))
     else:
         # nobody made trump: a fresh deal by the same starter, everyone active
@@ -281,7 +286,7 @@ class DrawRules(PhaseRules):
         s.exposures.append((seat, "expose", action.cards))
         if old is not None:
             s._overrides += 1
-            if s._hands[old.seat][old.face] >= new.count:
+            if old.seat != seat and s._hands[old.seat][old.face] >= new.count:
                 s._defender = old.seat
                 s._challenger = new
                 return

@@ -49,6 +49,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "levels": ("active_passive", "plain"),
     "partners": ("called", "fixed"),
     "bands_above_top": ("capped", "open"),
+    "self_overcall": ("none", "reinforce", "any"),
+    "maker_by": ("standing", "first"),
 }
 
 PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor")
@@ -89,6 +91,11 @@ SETTINGS: dict[str, str] = {
     "call_points": "a call may name a point card (5, 10, K)",
     "call_highest": "a call may name the highest card of its suit (A; K when A is the trump rank)",
     "exposure": "how trump is made: pagat (exposing trump-rank cards), heli, bottom_eight, stack",
+    "self_overcall": "whether a seat may override its own standing exposure with more copies: none; reinforce "
+                     "(the same face only); any (any suit)",
+    "maker_by": "who makes trump where the maker is not set by the deal before: the seat whose exposure "
+                "stands (standing), or the first seat that exposed (first; the trump is still the standing "
+                "exposure's)",
     "levels": "who goes up: active_passive (the maker's side and the opponents by their own rules) or "
               "plain",
     "target_rank": "a match ends when a level reaches this rank (14: ace)",
@@ -180,6 +187,8 @@ class Rules:
     call_points: bool = True
     call_highest: bool = True
     exposure: str = "pagat"
+    self_overcall: str = "none"
+    maker_by: str = "standing"
     levels: str = "active_passive"
     target_rank: int = 14
     target_points: int = 0

@@ -105,3 +105,61 @@ def test_every_deal_still_finds_its_calls_under_both_restrictions():
             s.apply(s.random_legal_action(rng))
         for f, _ in s.calls:
             assert not points((f,)) and rank_of(f) != (13 if s.trump.rank == 14 else 14)
+
+
+def _played(rules: Rules, seed: int) -> State:
+    rng = random.Random(seed)
+    s = State(rules, seed=seed)
+    while not s.is_terminal():
+        s.apply(s.random_legal_action(rng))
+    return s
+
+
+def _self_overrides(s: State) -> list[tuple[int, int]]:
+    """(face before, face after) for each exposure that overrode the same seat's own."""
+    out, standing = [], None
+    for seat, kind, cards in s.exposures:
+        if kind == "expose":
+            if standing is not None and standing[0] == seat:
+                out.append((standing[1], cards[0]))
+            standing = (seat, cards[0])
+        elif kind == "defend":
+            standing = (seat, cards[0])
+    return out
+
+
+@pytest.mark.parametrize("setting", ["none", "reinforce", "any"])
+def test_self_overcall(setting):
+    """Over 300 random 5-player deals: never with ``none``; the same face only
+    with ``reinforce``; and another suit too with ``any``."""
+    r = Rules.preset("pagat", players=5, self_overcall=setting)
+    seen = [pair for seed in range(300) for pair in _self_overrides(_played(r, seed))]
+    if setting == "none":
+        assert seen == []
+    else:
+        assert seen, "no self-override in 300 deals"
+        same = all(a == b for a, b in seen)
+        assert same if setting == "reinforce" else not same
+
+
+def test_a_seat_reinforcing_itself_is_not_asked_to_defend():
+    r = Rules.preset("pagat", players=5, self_overcall="reinforce")
+    for seed in range(300):
+        s = _played(r, seed)
+        kinds = [(seat, kind) for seat, kind, _ in s.exposures]
+        for (a, k1), (b, k2) in zip(kinds, kinds[1:]):
+            assert not (k2 == "defend" and a == b and k1 == "expose")
+
+
+@pytest.mark.parametrize("setting", ["standing", "first"])
+def test_the_maker_is_the_standing_or_the_first_declarer(setting):
+    r = Rules.preset("pagat", players=6, maker_by=setting)
+    differ = 0
+    for seed in range(120):
+        s = _played(r, seed)
+        shows = [(seat, cards[0]) for seat, kind, cards in s.exposures if kind in ("expose", "defend")]
+        first, (standing, face) = shows[0][0], shows[-1]
+        assert s.maker == (first if setting == "first" else standing)
+        assert (s.trump.rank, s.trump.suit) == (rank_of(face), face // 13)      # trump: the standing exposure
+        differ += first != standing
+    assert differ > 0                            # the two readings part somewhere in these deals

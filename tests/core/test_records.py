@@ -532,7 +532,8 @@ def test_a_record_from_before_a_setting_plays_its_old_value(deal_recs):
     """Records kept before a setting existed have no such field: they read
     (and replay) with the value they were played under."""
     recs = copy.deepcopy(deal_recs)
-    old = {"partners": "called", "bands_above_top": "capped", "call_points": True, "call_highest": True}
+    old = {"partners": "called", "bands_above_top": "capped", "call_points": True, "call_highest": True,
+           "self_overcall": "none", "maker_by": "standing"}
     for name, value in old.items():
         assert recs[0]["rules"].pop(name) == value
     again = replay_deal(recs)

@@ -295,3 +295,31 @@ def test_random_pagat_deals_every_table_size(players):
     deals = DEALS // 8
     _run(rules, range(1000, 1000 + deals), stats)
     _assert_coverage(stats, deals)
+
+
+#: The house-rule settings and their values; each deal below draws one of each.
+HOUSE = {
+    "bands_above_top": ("capped", "open"),
+    "call_points": (True, False),
+    "call_highest": (True, False),
+    "self_overcall": ("none", "reinforce", "any"),
+    "maker_by": ("standing", "first"),
+    "follow_ladder": (False, True),
+    "protect_longer_sets": (False, True),
+    "tractor_past_ace": (False, True),
+}
+HOUSE_DEALS = 500
+
+
+def test_random_deals_under_random_house_rules():
+    """Every check above on 500 deals, each under its own random combination of
+    the house-rule settings, on a random preset and table size (``tractor`` too)."""
+    rng = random.Random(2026)
+    tables = [("pagat", n) for n in range(5, 13)] + [("heli", 6), ("thirteen", 7), ("bottom-eight", 5),
+                                                     ("stack", 6), ("tractor", 4)]
+    stats: Counter = Counter()
+    for i in range(HOUSE_DEALS):
+        preset, players = rng.choice(tables)
+        rules = Rules.preset(preset, players=players, **{k: rng.choice(v) for k, v in HOUSE.items()})
+        _run(rules, [7_000 + i], stats)
+    _assert_coverage(stats, HOUSE_DEALS)
