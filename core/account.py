@@ -198,7 +198,7 @@ class DealAccount:
             who = "the maker side wins" if res.winner == MAKER else "the opponents win"
             pl = "s" if res.game_points != 1 else ""
             out.append(f"result: {who} {res.game_points} game point{pl} (seats {_seats(s.winners())})")
-        after = apply_deal(r, s.levels, s.winners(), res.game_points)
+        after = apply_deal(r, s.levels, s.winners(), res.game_points, res.maker_side)
         changes = []
         for i in range(n):
             a, b = _level_text(r, self.levels[i]), _level_text(r, after[i])

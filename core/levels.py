@@ -124,7 +124,8 @@ def _check_seats(rules: Rules, seats: Collection[int], name: str) -> set[int]:
 
 
 def apply_deal(
-    rules: Rules, levels: Sequence[PlayerLevel], winners: Collection[int], game_points: int
+    rules: Rules, levels: Sequence[PlayerLevel], winners: Collection[int], game_points: int,
+    maker_side: Optional[Collection[int]] = None,
 ) -> list[PlayerLevel]:
     """Levels after a deal whose ``winners`` (seats) won ``game_points`` each.
 
@@ -139,6 +140,11 @@ def apply_deal(
     ``rules.joker_level`` no level climbs past ``rules.target_rank`` (reaching
     it ends the match).
 
+    With ``rules.must_defend`` ``points`` a winner whose level plays at 5, 10
+    or K climbs past it only from the maker's side (``maker_side``, needed
+    then) and only with the first level of its climb; otherwise its climb
+    stops there.
+
     >>> from core.rules import Rules
     >>> r = Rules.preset("pagat", players=6)
     >>> lv = apply_deal(r, start_levels(r), {1, 3, 4}, 1)
@@ -149,6 +155,10 @@ def apply_deal(
     >>> heli = Rules.preset("heli", players=5)
     >>> [level_name(x.level) for x in apply_deal(heli, [PlayerLevel(13, True)] * 5, {0}, 3)]
     ['2+', 'K', 'K', 'K', 'K']
+    >>> held = Rules.preset("tractor", must_defend="points")
+    >>> [level_name(x.level) for x in apply_deal(held, [PlayerLevel(4, True), PlayerLevel(5, True)] * 2,
+    ...                                          {0, 1, 2, 3}, 3, maker_side={1, 3})]
+    ['5', '8', '5', '8']
     """
     _check_levels(rules, levels)
     won = _check_seats(rules, winners, "winners")
@@ -158,18 +168,37 @@ def apply_deal(
         return list(levels)
     if not won:
         raise PengyouError("winners: a deal that scores game points needs at least one winner")
+    held = rules.must_defend != "none"
+    if held and maker_side is None:
+        raise PengyouError("maker_side: needed to climb under must_defend")
+    makers = _check_seats(rules, maker_side or (), "maker_side")
     plain = rules.levels == "plain"
     out: list[PlayerLevel] = []
     for seat, (level, active) in enumerate(levels):
         if seat in won:
             climb = game_points if (active or plain) else game_points - 1
-            new = level + climb
+            new = _climb(rules, level, climb, seat in makers) if held else level + climb
             if not rules.joker_level:
                 new = min(new, max(level, rules.target_rank))
             out.append(PlayerLevel(new, True))
         else:
             out.append(PlayerLevel(level, plain))
     return out
+
+
+#: the ranks a level must be defended at under ``must_defend`` ``points``
+_DEFENDED = (5, 10, 13)
+
+
+def _climb(rules: Rules, level: int, steps: int, defending: bool) -> int:
+    """``level`` after climbing ``steps`` one at a time, stopping at a rank
+    that must be defended unless this is the first step from the maker's side."""
+    for i in range(steps):
+        rank = level_rank(level, rules) if rules.joker_level or level <= ACE_LEVEL else None
+        if rank in _DEFENDED and not (defending and i == 0):
+            break
+        level += 1
+    return level
 
 
 def redeal_levels(levels: Sequence[PlayerLevel]) -> list[PlayerLevel]:

@@ -147,7 +147,7 @@ class Match:
         if res is None:
             raise PengyouError(f"match: the deal is not over (seat {state.current_player()} to act)")
         winners = state.winners()
-        self.levels = apply_deal(self.rules, state.levels, winners, res.game_points)
+        self.levels = apply_deal(self.rules, state.levels, winners, res.game_points, res.maker_side)
         if res.winner is not None:
             for seat in winners:
                 self.game_points_total[seat] += res.game_points

@@ -319,7 +319,8 @@ def _check_version(rec: dict[str, Any], line: int) -> None:
 #: Rule settings added since records began: a record without one was played
 #: before the setting existed, under the value given here (the old behaviour).
 LATER_SETTINGS: dict[str, Any] = {"partners": "called", "bands_above_top": "capped", "call_points": True,
-                                  "call_highest": True, "self_overcall": "none", "maker_by": "standing"}
+                                  "call_highest": True, "self_overcall": "none", "maker_by": "standing",
+                                  "must_defend": "none"}
 
 
 def _rules_from(obj: object, line: int) -> Rules:

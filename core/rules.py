@@ -51,6 +51,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "bands_above_top": ("capped", "open"),
     "self_overcall": ("none", "reinforce", "any"),
     "maker_by": ("standing", "first"),
+    "must_defend": ("none", "points"),
 }
 
 PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor")
@@ -98,6 +99,8 @@ SETTINGS: dict[str, str] = {
                 "exposure's)",
     "levels": "who goes up: active_passive (the maker's side and the opponents by their own rules) or "
               "plain",
+    "must_defend": "levels that must be defended: none; points (a seat at 5, 10 or K climbs past it only from "
+                   "the maker's side, with the first level of its gain; its climb stops there otherwise)",
     "target_rank": "a match ends when a level reaches this rank (14: ace)",
     "target_points": "a match also ends when a player's game points reach this (0: unused)",
     "joker_level": "a level above ace, played with jokers as the trump rank",
@@ -190,6 +193,7 @@ class Rules:
     self_overcall: str = "none"
     maker_by: str = "standing"
     levels: str = "active_passive"
+    must_defend: str = "none"
     target_rank: int = 14
     target_points: int = 0
     joker_level: bool = False

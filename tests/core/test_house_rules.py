@@ -10,8 +10,9 @@ import pytest
 
 from core.actions import Action
 from core.cards import card_name, parse_card, points, rank_of
-from core.errors import RulesError
-from core.levels import PlayerLevel
+from core.errors import PengyouError, RulesError
+from core.levels import PlayerLevel, apply_deal
+from core.match import play_random_match
 from core.rules import Rules
 from core.scoring import MAKER, OPPONENTS, score_deal
 from core.state import CALL_PHASE, State
@@ -163,3 +164,42 @@ def test_the_maker_is_the_standing_or_the_first_declarer(setting):
         assert (s.trump.rank, s.trump.suit) == (rank_of(face), face // 13)      # trump: the standing exposure
         differ += first != standing
     assert differ > 0                            # the two readings part somewhere in these deals
+
+
+# (level, levels won, on the maker's side) -> level after, under must_defend "points"
+DEFEND = [
+    (4, 3, False, 5), (4, 3, True, 5), (5, 1, False, 5), (5, 1, True, 6), (5, 3, True, 8),
+    (9, 3, True, 10), (10, 2, True, 12), (12, 3, True, 13), (13, 2, False, 13), (11, 5, False, 13),
+    (6, 2, False, 8), (13, 3, True, 14),
+]
+
+
+@pytest.mark.parametrize("level,gain,defending,after", DEFEND)
+def test_must_defend_points(level, gain, defending, after):
+    r = Rules.preset("tractor", must_defend="points")
+    levels = [PlayerLevel(level, True)] * 4
+    side = {0, 2} if defending else {1, 3}
+    got = apply_deal(r, levels, {0, 2}, gain, maker_side=side)
+    assert [lv.level for lv in got] == [after, level, after, level]
+    free = apply_deal(r.replace(must_defend="none"), levels, {0, 2}, gain, maker_side=side)
+    assert free[0].level == min(level + gain, 14)
+
+
+def test_must_defend_needs_the_maker_side():
+    r = Rules.preset("tractor", must_defend="points")
+    with pytest.raises(PengyouError, match="^maker_side: needed"):
+        apply_deal(r, [PlayerLevel(5, True)] * 4, {0, 2}, 1)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_match_under_must_defend_never_passes_a_point_rank_in_attack(seed):
+    r = Rules.preset("pagat", players=6, must_defend="points", target_rank=14)
+    m = play_random_match(r, seed=seed, max_deals=25)
+    for i, s in enumerate(m.deals):
+        before = m.level_history[i]
+        after = m.level_history[i + 1] if i + 1 < len(m.deals) else m.levels
+        res = s.result
+        for seat in range(6):
+            for lv in range(before[seat].level, after[seat].level):
+                if lv in (5, 10, 13):
+                    assert seat in res.maker_side and lv == before[seat].level, (i, seat, lv)
