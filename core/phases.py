@@ -204,9 +204,11 @@ def _finish_draw(s: State) -> None:
         elif exp is not None:
             trump = Trump(rank, suit_of(exp.face))
         else:
-            trump = Trump(rank, _turn_up_suit(kitty, rank))
-            # the turned cards are seen by all; the maker then takes them with the kitty
-            s.exposures.append((maker, "turned", Cards(_turned_cards(kitty, rank))))
+            trump = _turn_up(s, maker, kitty, rank)
+    elif exp is None and r.no_declaration == "kitty":
+        maker = s.starter                          # nobody exposed: the starter makes trump from the kitty
+        rank = level_rank(s.levels[maker].level, r)
+        trump = Trump(None, None) if rank is None else _turn_up(s, maker, kitty, rank)
     elif exp is not None:
         maker = exp.seat
         if r.maker_by == "first":
@@ -300,6 +302,27 @@ class DrawRules(PhaseRules):
             yield Action.expose(defence_cards(s))
         else:
             yield from expose_options(s, seat)
+
+
+def _turn_up(s: State, maker: int, kitty: Sequence[int], rank: int) -> Trump:
+    """The trump of rank ``rank`` whose suit the kitty names (``rules.kitty_suit``);
+    the turned cards are seen by all, and the maker then takes them with the kitty."""
+    if s.rules.kitty_suit == "first_card":
+        turned = _first_card(kitty)
+        suit = suit_of(turned[-1]) if turned and turned[-1] < 52 else None
+    else:
+        turned = _turned_cards(kitty, rank)
+        suit = _turn_up_suit(kitty, rank)
+    s.exposures.append((maker, "turned", Cards(turned)))
+    return Trump(rank, suit)
+
+
+def _first_card(kitty: Sequence[int]) -> list[int]:
+    """The kitty cards turned up to the first one that is not a joker (all of them if none is)."""
+    for i, f in enumerate(kitty):
+        if f < 52:
+            return list(kitty[:i + 1])
+    return list(kitty)
 
 
 def _turn_up_suit(kitty: Sequence[int], rank: int) -> Optional[int]:

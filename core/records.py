@@ -320,7 +320,8 @@ def _check_version(rec: dict[str, Any], line: int) -> None:
 #: before the setting existed, under the value given here (the old behaviour).
 LATER_SETTINGS: dict[str, Any] = {"partners": "called", "bands_above_top": "capped", "call_points": True,
                                   "call_highest": True, "self_overcall": "none", "maker_by": "standing",
-                                  "must_defend": "none"}
+                                  "must_defend": "none", "no_declaration": "redeal",
+                                  "kitty_suit": "level_or_highest"}
 
 
 def _rules_from(obj: object, line: int) -> Rules:

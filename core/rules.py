@@ -52,6 +52,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "self_overcall": ("none", "reinforce", "any"),
     "maker_by": ("standing", "first"),
     "must_defend": ("none", "points"),
+    "no_declaration": ("redeal", "kitty"),
+    "kitty_suit": ("level_or_highest", "first_card"),
 }
 
 PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor")
@@ -92,6 +94,10 @@ SETTINGS: dict[str, str] = {
     "call_points": "a call may name a point card (5, 10, K)",
     "call_highest": "a call may name the highest card of its suit (A; K when A is the trump rank)",
     "exposure": "how trump is made: pagat (exposing trump-rank cards), heli, bottom_eight, stack",
+    "no_declaration": "when nobody exposes and no maker is set by the deal before: redeal, or kitty (the "
+                      "starter makes trump at its level, the kitty naming the suit)",
+    "kitty_suit": "how a turned-up kitty names the trump suit: level_or_highest (the first card of the trump "
+                  "rank, else the highest card) or first_card (the first card that is not a joker)",
     "self_overcall": "whether a seat may override its own standing exposure with more copies: none; reinforce "
                      "(the same face only); any (any suit)",
     "maker_by": "who makes trump where the maker is not set by the deal before: the seat whose exposure "
@@ -190,6 +196,8 @@ class Rules:
     call_points: bool = True
     call_highest: bool = True
     exposure: str = "pagat"
+    no_declaration: str = "redeal"
+    kitty_suit: str = "level_or_highest"
     self_overcall: str = "none"
     maker_by: str = "standing"
     levels: str = "active_passive"

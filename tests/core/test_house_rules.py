@@ -10,12 +10,12 @@ import pytest
 
 from core.actions import Action
 from core.cards import card_name, parse_card, points, rank_of
-from core.errors import PengyouError, RulesError
+from core.errors import IllegalActionError, PengyouError, RulesError
 from core.levels import PlayerLevel, apply_deal
 from core.match import play_random_match
 from core.rules import Rules
 from core.scoring import MAKER, OPPONENTS, score_deal
-from core.state import CALL_PHASE, State
+from core.state import CALL_PHASE, DRAW, State
 
 # (scoring, packs, opponents' points, capped gain, open gain): the opponents' side of each table;
 # the last band starts at 100p (pagat) or 5 * 20p (bands, heli); open adds one per further 20p
@@ -203,3 +203,56 @@ def test_a_match_under_must_defend_never_passes_a_point_rank_in_attack(seed):
             for lv in range(before[seat].level, after[seat].level):
                 if lv in (5, 10, 13):
                     assert seat in res.maker_side and lv == before[seat].level, (i, seat, lv)
+
+
+def _all_pass(rules: Rules, seed: int, starter: int = 0) -> State:
+    """A deal where nobody exposes: every draw decision passes; the rest is random."""
+    s = State(rules, seed=seed, starter=starter)
+    while s.phase == DRAW:
+        s.apply(Action.pass_())
+    return s
+
+
+def test_nobody_exposing_redeals_by_default():
+    with pytest.raises(IllegalActionError, match="nobody made trump in 50 deals"):
+        _all_pass(Rules.preset("pagat", players=5), 1)
+
+
+@pytest.mark.parametrize("seed,starter", [(1, 0), (2, 3), (3, 4)])
+@pytest.mark.parametrize("kitty_suit", ["level_or_highest", "first_card"])
+def test_nobody_exposing_the_starter_makes_trump_from_the_kitty(seed, starter, kitty_suit):
+    r = Rules.preset("pagat", players=5, no_declaration="kitty", kitty_suit=kitty_suit)
+    s = _all_pass(r, seed, starter)
+    assert s.redeals == 0 and s.maker == starter
+    kitty = s.decks[0][5 * r.hand_size:]
+    assert s.trump.rank == 2                              # the starter's level
+    seat, kind, turned = s.exposures[-1]
+    assert (seat, kind) == (starter, "turned")
+    turned = list(turned)
+    assert sorted(turned) == sorted(kitty[:len(turned)])
+    plain = [f for f in kitty if f < 52]
+    if kitty_suit == "first_card":
+        want = plain[0] // 13 if plain else None
+        assert len(turned) == (kitty.index(plain[0]) + 1 if plain else len(kitty))
+    else:
+        of_rank = [f for f in kitty if f < 52 and rank_of(f) == 2]
+        if of_rank:
+            want = of_rank[0] // 13
+        else:
+            top = max(rank_of(f) for f in plain)
+            want = next(f for f in plain if rank_of(f) == top) // 13
+    assert s.trump.suit == want
+    hand = list(s.hand(starter))                          # the kitty went to the maker
+    assert len(hand) == r.hand_size + r.kitty_size and all(hand.count(f) >= kitty.count(f) for f in kitty)
+
+
+def test_a_set_maker_turns_the_kitty_by_the_same_rule():
+    """heli's later deals: no exposure, the kitty names the suit, first_card here."""
+    r = Rules.preset("heli", players=5, kitty_suit="first_card")
+    for seed in range(10):
+        s = State(r, seed=seed, maker=2)
+        while s.phase == DRAW:
+            s.apply(Action.pass_())
+        kitty = s.decks[-1][5 * r.hand_size:]
+        plain = [f for f in kitty if f < 52]
+        assert s.maker == 2 and s.trump.suit == (plain[0] // 13 if plain else None)

@@ -533,7 +533,8 @@ def test_a_record_from_before_a_setting_plays_its_old_value(deal_recs):
     (and replay) with the value they were played under."""
     recs = copy.deepcopy(deal_recs)
     old = {"partners": "called", "bands_above_top": "capped", "call_points": True, "call_highest": True,
-           "self_overcall": "none", "maker_by": "standing", "must_defend": "none"}
+           "self_overcall": "none", "maker_by": "standing", "must_defend": "none", "no_declaration": "redeal",
+           "kitty_suit": "level_or_highest"}
     for name, value in old.items():
         assert recs[0]["rules"].pop(name) == value
     again = replay_deal(recs)

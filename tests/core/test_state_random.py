@@ -304,6 +304,8 @@ HOUSE = {
     "call_highest": (True, False),
     "self_overcall": ("none", "reinforce", "any"),
     "maker_by": ("standing", "first"),
+    "no_declaration": ("redeal", "kitty"),
+    "kitty_suit": ("level_or_highest", "first_card"),
     "follow_ladder": (False, True),
     "protect_longer_sets": (False, True),
     "tractor_past_ace": (False, True),
