@@ -198,7 +198,10 @@ class DealAccount:
             who = "the maker side wins" if res.winner == MAKER else "the opponents win"
             pl = "s" if res.game_points != 1 else ""
             out.append(f"result: {who} {res.game_points} game point{pl} (seats {_seats(s.winners())})")
-        after = apply_deal(r, s.levels, s.winners(), res.game_points, res.maker_side)
+        if r.jack_reset and res.jack_last:
+            out.append(f"jack: the last trick went to the opponents with a single jack; seats "
+                       f"{_seats(res.maker_side)} go back to 2")
+        after = apply_deal(r, s.levels, s.winners(), res.game_points, res.maker_side, jack=res.jack_last)
         changes = []
         for i in range(n):
             a, b = _level_text(r, self.levels[i]), _level_text(r, after[i])

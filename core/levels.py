@@ -33,7 +33,7 @@ from .rules import Rules
 __all__ = [
     "FIRST_LEVEL", "ACE_LEVEL", "JOKER_LEVEL", "LAP",
     "PlayerLevel", "level_rank", "level_name", "format_level", "start_levels", "apply_deal",
-    "redeal_levels", "match_over", "next_starter", "next_maker", "trump_rank_for",
+    "redeal_levels", "match_over", "defended_at_target", "next_starter", "next_maker", "trump_rank_for",
 ]
 
 FIRST_LEVEL = 2
@@ -125,7 +125,7 @@ def _check_seats(rules: Rules, seats: Collection[int], name: str) -> set[int]:
 
 def apply_deal(
     rules: Rules, levels: Sequence[PlayerLevel], winners: Collection[int], game_points: int,
-    maker_side: Optional[Collection[int]] = None,
+    maker_side: Optional[Collection[int]] = None, jack: bool = False,
 ) -> list[PlayerLevel]:
     """Levels after a deal whose ``winners`` (seats) won ``game_points`` each.
 
@@ -136,14 +136,20 @@ def apply_deal(
       one level per point; every other seat becomes passive at its level.
     - ``plain``: each winner climbs one level per point; everyone is active.
 
-    A deal with 0 game points (a no-score band) changes nothing. Without
+    A deal with 0 game points (a no-score band) changes nothing but a jack
+    reset (below). Without
     ``rules.joker_level`` no level climbs past ``rules.target_rank`` (reaching
     it ends the match).
 
     With ``rules.must_defend`` ``points`` a winner whose level plays at 5, 10
     or K climbs past it only from the maker's side (``maker_side``, needed
     then) and only with the first level of its climb; otherwise its climb
-    stops there.
+    stops there. ``ace`` holds A the same way, ``points_ace`` all four.
+
+    ``jack``: the opponents took the last trick with a single jack in a deal
+    played at rank J (:attr:`core.phases.DealResult.jack_last`); with
+    ``rules.jack_reset`` every seat of ``maker_side`` goes back to 2 (the
+    2 of its lap with the Joker level).
 
     >>> from core.rules import Rules
     >>> r = Rules.preset("pagat", players=6)
@@ -159,43 +165,51 @@ def apply_deal(
     >>> [level_name(x.level) for x in apply_deal(held, [PlayerLevel(4, True), PlayerLevel(5, True)] * 2,
     ...                                          {0, 1, 2, 3}, 3, maker_side={1, 3})]
     ['5', '8', '5', '8']
+    >>> jacks = Rules.preset("tractor", jack_reset=True)
+    >>> [level_name(x.level) for x in apply_deal(jacks, [PlayerLevel(11, True), PlayerLevel(6, True)] * 2,
+    ...                                          {1, 3}, 2, maker_side={0, 2}, jack=True)]
+    ['2', '8', '2', '8']
     """
     _check_levels(rules, levels)
     won = _check_seats(rules, winners, "winners")
     if not isinstance(game_points, int) or isinstance(game_points, bool) or game_points < 0:
         raise PengyouError(f"game_points: expected a whole number, at least 0, got {game_points!r}")
-    if game_points == 0:
-        return list(levels)
-    if not won:
-        raise PengyouError("winners: a deal that scores game points needs at least one winner")
     held = rules.must_defend != "none"
-    if held and maker_side is None:
-        raise PengyouError("maker_side: needed to climb under must_defend")
+    reset = rules.jack_reset and jack
+    if game_points == 0 and not reset:
+        return list(levels)
+    if game_points and not won:
+        raise PengyouError("winners: a deal that scores game points needs at least one winner")
+    if (held or reset) and maker_side is None:
+        raise PengyouError("maker_side: needed to climb under must_defend or jack_reset")
     makers = _check_seats(rules, maker_side or (), "maker_side")
     plain = rules.levels == "plain"
     out: list[PlayerLevel] = []
     for seat, (level, active) in enumerate(levels):
-        if seat in won:
+        if reset and seat in makers:
+            level = FIRST_LEVEL + (level - FIRST_LEVEL) // LAP * LAP
+        if seat in won and game_points:
             climb = game_points if (active or plain) else game_points - 1
             new = _climb(rules, level, climb, seat in makers) if held else level + climb
             if not rules.joker_level:
                 new = min(new, max(level, rules.target_rank))
             out.append(PlayerLevel(new, True))
         else:
-            out.append(PlayerLevel(level, plain))
+            out.append(PlayerLevel(level, active if game_points == 0 else plain))
     return out
 
 
-#: the ranks a level must be defended at under ``must_defend`` ``points``
-_DEFENDED = (5, 10, 13)
+#: the ranks a level must be defended at, by ``rules.must_defend``
+_DEFENDED = {"none": (), "points": (5, 10, 13), "ace": (14,), "points_ace": (5, 10, 13, 14)}
 
 
 def _climb(rules: Rules, level: int, steps: int, defending: bool) -> int:
     """``level`` after climbing ``steps`` one at a time, stopping at a rank
     that must be defended unless this is the first step from the maker's side."""
+    defended = _DEFENDED[rules.must_defend]
     for i in range(steps):
         rank = level_rank(level, rules) if rules.joker_level or level <= ACE_LEVEL else None
-        if rank in _DEFENDED and not (defending and i == 0):
+        if rank in defended and not (defending and i == 0):
             break
         level += 1
     return level
@@ -210,11 +224,15 @@ def redeal_levels(levels: Sequence[PlayerLevel]) -> list[PlayerLevel]:
     return [PlayerLevel(lv.level, True) for lv in levels]
 
 
-def match_over(rules: Rules, levels: Sequence[PlayerLevel], game_points_total: Sequence[int]) -> bool:
+def match_over(rules: Rules, levels: Sequence[PlayerLevel], game_points_total: Sequence[int],
+               defended: bool = False) -> bool:
     """True when the match has ended.
 
-    - Without ``rules.joker_level``: someone's level has reached
-      ``rules.target_rank`` (A unless set lower).
+    - Without ``rules.joker_level``, with ``rules.match_end`` ``reach``:
+      someone's level has reached ``rules.target_rank`` (A unless set lower).
+    - With ``match_end`` ``defend``: ``defended``, that is the maker's side
+      has won a deal played at ``target_rank`` (levels stop at that rank until
+      then; :func:`defended_at_target` tells it).
     - With ``rules.target_points > 0``: someone's game points over the whole
       match (``game_points_total[seat]``) have reached it.
 
@@ -227,15 +245,34 @@ def match_over(rules: Rules, levels: Sequence[PlayerLevel], game_points_total: S
     True
     >>> match_over(Rules.preset("thirteen", players=5), [PlayerLevel(9, True)] * 5, [12, 13, 0, 0, 0])
     True
+    >>> hold = Rules.preset("pagat", players=5, match_end="defend")
+    >>> [match_over(hold, [PlayerLevel(14, True)] * 5, [0] * 5, d) for d in (False, True)]
+    [False, True]
     """
     _check_levels(rules, levels)
     if len(game_points_total) != rules.players:
         raise PengyouError(f"game_points_total: {len(game_points_total)} entries for {rules.players} players")
-    if not rules.joker_level and any(lv.level >= rules.target_rank for lv in levels):
+    if rules.match_end == "defend":
+        if defended:
+            return True
+    elif not rules.joker_level and any(lv.level >= rules.target_rank for lv in levels):
         return True
     if rules.target_points > 0 and any(t >= rules.target_points for t in game_points_total):
         return True
     return False
+
+
+def defended_at_target(rules: Rules, maker_level: PlayerLevel, maker_side_won: bool) -> bool:
+    """Whether a deal ends the match under ``rules.match_end`` ``defend``: the
+    maker's side won a deal whose maker played at ``rules.target_rank``.
+
+    >>> from core.rules import Rules
+    >>> hold = Rules.preset("pagat", players=5, match_end="defend")
+    >>> defended_at_target(hold, PlayerLevel(14, True), True), defended_at_target(hold, PlayerLevel(13, True), True)
+    (True, False)
+    """
+    return (rules.match_end == "defend" and maker_side_won
+            and level_rank(maker_level.level, rules) == rules.target_rank)
 
 
 def next_starter(rules: Rules, starter: int) -> int:

@@ -26,7 +26,9 @@ from collections.abc import Sequence
 from typing import Optional
 
 from .errors import PengyouError
-from .levels import PlayerLevel, apply_deal, match_over, next_maker, next_starter, start_levels
+from .levels import (
+    PlayerLevel, apply_deal, defended_at_target, match_over, next_maker, next_starter, start_levels,
+)
 from .rules import Rules
 from .scoring import MAKER
 from .state import State
@@ -110,12 +112,14 @@ class Match:
         self.level_history: list[list[PlayerLevel]] = []
         self._pending: Optional[State] = None
         self._pending_levels: list[PlayerLevel] = []
+        #: the maker's side has won a deal at the target rank (``rules.match_end`` ``defend``)
+        self.defended = False
 
     def is_over(self) -> bool:
         """True when the match has ended (a target reached, or ``max_deals`` played)."""
         if self.max_deals is not None and len(self.deals) >= self.max_deals:
             return True
-        return match_over(self.rules, self.levels, self.game_points_total)
+        return match_over(self.rules, self.levels, self.game_points_total, self.defended)
 
     def next_seed(self) -> int:
         """The shuffle seed of the next deal."""
@@ -147,7 +151,10 @@ class Match:
         if res is None:
             raise PengyouError(f"match: the deal is not over (seat {state.current_player()} to act)")
         winners = state.winners()
-        self.levels = apply_deal(self.rules, state.levels, winners, res.game_points, res.maker_side)
+        self.defended = self.defended or defended_at_target(self.rules, state.levels[res.maker],
+                                                            res.winner == MAKER)
+        self.levels = apply_deal(self.rules, state.levels, winners, res.game_points, res.maker_side,
+                                 jack=res.jack_last)
         if res.winner is not None:
             for seat in winners:
                 self.game_points_total[seat] += res.game_points

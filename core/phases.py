@@ -63,6 +63,9 @@ class DealResult:
     winner: Optional[str]
     game_points: int
     next_side: Optional[str]
+    #: the opponents took the last trick with a single jack in a deal played
+    #: at rank J (what ``rules.jack_reset`` reads; see :func:`core.levels.apply_deal`)
+    jack_last: bool = False
 
 
 @dataclass
@@ -479,8 +482,20 @@ def _finish(s: State) -> None:
     kitty_pts = points(s.kitty)
     opp, mult, to_opp = pc.opponents_points(r, kitty_pts)
     sc: DealScore = score_deal(r, opp, len(side))
-    s._result = DealResult(s.maker, side, opp, kitty_pts, mult, to_opp, sc.winner, sc.game_points, sc.next_side)
+    s._result = DealResult(s.maker, side, opp, kitty_pts, mult, to_opp, sc.winner, sc.game_points, sc.next_side,
+                           _jack_last(s, side))
     s.phase = DONE
+
+
+def _jack_last(s: State, side: frozenset[int]) -> bool:
+    """Whether an opponent won the last trick with a single jack at trump rank J."""
+    assert s.play is not None and s.trump is not None
+    if s.trump.rank != 11 or not s.tricks:
+        return False
+    winner = s.play.last_trick[0]
+    leader, plays = s.tricks[-1]
+    won_with = plays[(winner - leader) % s.rules.players]
+    return winner not in side and len(won_with) == 1 and rank_of(won_with[0]) == 11
 
 
 class PlayRules(PhaseRules):

@@ -321,7 +321,8 @@ def _check_version(rec: dict[str, Any], line: int) -> None:
 LATER_SETTINGS: dict[str, Any] = {"partners": "called", "bands_above_top": "capped", "call_points": True,
                                   "call_highest": True, "self_overcall": "none", "maker_by": "standing",
                                   "must_defend": "none", "no_declaration": "redeal",
-                                  "kitty_suit": "level_or_highest"}
+                                  "kitty_suit": "level_or_highest", "band_step": 20, "dead_zone": 1,
+                                  "match_end": "reach", "jack_reset": False, "short_side_bonus": False}
 
 
 def _rules_from(obj: object, line: int) -> Rules:

@@ -51,7 +51,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "bands_above_top": ("capped", "open"),
     "self_overcall": ("none", "reinforce", "any"),
     "maker_by": ("standing", "first"),
-    "must_defend": ("none", "points"),
+    "must_defend": ("none", "points", "ace", "points_ace"),
+    "match_end": ("reach", "defend"),
     "no_declaration": ("redeal", "kitty"),
     "kitty_suit": ("level_or_highest", "first_card"),
 }
@@ -85,7 +86,11 @@ SETTINGS: dict[str, str] = {
     "scoring": "the table from opponents' points to levels: pagat, bands (two-pack bands scaled by packs), "
                "heli",
     "bands_above_top": "opponents' points past the table's last band: capped (its gain, as written) or open "
-                       "(one more level for each further 20 points per pack, 40 with two packs)",
+                       "(one more level for each further band_step points per pack, 40 with two packs)",
+    "band_step": "card points per pack in one band of the bands and heli tables (20: bands of 40 with two "
+                 "packs); a whole divisor of 100 from 5 to 50",
+    "dead_zone": "bands of the bands and heli tables in which nobody scores and the opponents take the next "
+                 "deal (1 as written; 0: the opponents score from two bands up)",
     "partners": "who plays with the maker: called (the maker calls friend cards; the friends are hidden "
                 "until they play one) or fixed (every other seat, known from the start: 0 and 2 against 1 and 3 "
                 "at four players; needs an even table and no friend calls)",
@@ -106,12 +111,18 @@ SETTINGS: dict[str, str] = {
     "levels": "who goes up: active_passive (the maker's side and the opponents by their own rules) or "
               "plain",
     "must_defend": "levels that must be defended: none; points (a seat at 5, 10 or K climbs past it only from "
-                   "the maker's side, with the first level of its gain; its climb stops there otherwise)",
-    "target_rank": "a match ends when a level reaches this rank (14: ace)",
+                   "the maker's side, with the first level of its gain; its climb stops there otherwise); ace "
+                   "(the same at A, which needs joker_level); points_ace (5, 10, K and A)",
+    "match_end": "how levels end a match: reach (a level reaching target_rank) or defend (the maker's side "
+                 "winning a deal played at target_rank; levels stop there until then)",
+    "jack_reset": "at trump rank J, opponents who take the last trick with a single jack send every seat of "
+                  "the maker's side back to 2",
+    "target_rank": "the last rank of a match (14: ace); see match_end",
     "target_points": "a match also ends when a player's game points reach this (0: unused)",
     "joker_level": "a level above ace, played with jokers as the trump rank",
     "short_side_multiplier": "a maker side left short of its full size multiplies the game points it wins "
                              "by 1 + its missing members",
+    "short_side_bonus": "a maker side left short of its full size wins one more level when it wins",
 }
 
 #: The values a whole-number setting takes, in words (its checks are in
@@ -127,6 +138,8 @@ _RANGES: dict[str, str] = {
     "friend_calls": "0 to players - 1",
     "target_rank": "2 to 14",
     "target_points": "0 or more",
+    "band_step": "5, 10, 20, 25 or 50",
+    "dead_zone": "0 or more, while (2 + dead_zone) x band_step <= 100",
 }
 
 
@@ -190,6 +203,8 @@ class Rules:
     kitty_multiplier: str = "double"
     scoring: str = "pagat"
     bands_above_top: str = "capped"
+    band_step: int = 20
+    dead_zone: int = 1
     partners: str = "called"
     friend_calls: int = 2
     friend_other: bool = False
@@ -202,15 +217,18 @@ class Rules:
     maker_by: str = "standing"
     levels: str = "active_passive"
     must_defend: str = "none"
+    match_end: str = "reach"
+    jack_reset: bool = False
     target_rank: int = 14
     target_points: int = 0
     joker_level: bool = False
     short_side_multiplier: bool = True
+    short_side_bonus: bool = False
     name: str = field(default="custom", compare=False)
 
     _BOOLS: ClassVar[tuple[str, ...]] = (
         "follow_ladder", "protect_longer_sets", "tractor_past_ace", "friend_other", "call_points",
-        "call_highest", "joker_level", "short_side_multiplier",
+        "call_highest", "joker_level", "short_side_multiplier", "jack_reset", "short_side_bonus",
     )
 
     def __post_init__(self) -> None:
@@ -260,6 +278,36 @@ class Rules:
             raise RulesError(f"target_rank: {self.target_rank} is not a rank from 2 to 14 (ace)")
         if self.target_points < 0:
             raise RulesError("target_points: must not be negative (0 means unused)")
+        self._check_scoring()
+        self._check_levels()
+
+    def _check_scoring(self) -> None:
+        """The bands' shape, and settings that only the bands and heli tables read."""
+        if self.band_step not in (5, 10, 20, 25, 50):
+            raise RulesError(f"band_step: {self.band_step} is not 5, 10, 20, 25 or 50 (a band is a whole "
+                             "divisor of a pack's 100 points)")
+        if self.dead_zone < 0:
+            raise RulesError("dead_zone: must not be negative")
+        if (2 + self.dead_zone) * self.band_step > 100:
+            raise RulesError(f"dead_zone and band_step: {2 + self.dead_zone} bands of {self.band_step} points "
+                             "per pack pass a pack's 100 points, so the opponents could never score")
+        if self.scoring == "pagat":
+            for name, usual in (("band_step", 20), ("dead_zone", 1)):
+                if getattr(self, name) != usual:
+                    raise RulesError(f"{name} and scoring: the pagat table has no bands to change "
+                                     "(use scoring=bands or heli)")
+        if self.short_side_bonus and self.short_side_multiplier:
+            raise RulesError("short_side_bonus and short_side_multiplier: a short maker side gains either "
+                             "one more level or a multiple, not both")
+
+    def _check_levels(self) -> None:
+        """Settings of the climb and the match's end that contradict each other."""
+        if self.must_defend in ("ace", "points_ace") and not self.joker_level:
+            raise RulesError(f"must_defend and joker_level: must_defend {self.must_defend} holds seats at A, "
+                             "the last level without joker_level (match_end=defend asks a side to win at A)")
+        if self.match_end == "defend" and self.joker_level:
+            raise RulesError("match_end and joker_level: with the Joker level the levels never end a match, "
+                             "so there is no last rank to defend")
 
     @property
     def total_points(self) -> int:

@@ -176,30 +176,35 @@ class DealScore(NamedTuple):
 _NO_BOUND = 1 << 62
 
 
-def _bands(scoring: str, packs: int) -> list[tuple[int, Optional[str], int]]:
-    """The table of ``scoring`` as ``(below, winner, gain)`` rows: the first row
-    whose bound the opponents' points are below decides (the last has no bound)."""
-    p = packs
-    if scoring == "pagat":
+def _bands(rules: Rules) -> list[tuple[int, Optional[str], int]]:
+    """The table of ``rules.scoring`` as ``(below, winner, gain)`` rows: the first
+    row whose bound the opponents' points are below decides (the last has no bound)."""
+    p = rules.packs
+    if rules.scoring == "pagat":
         return [(1, MAKER, 2), (40 * p, MAKER, 1), (80 * p, OPPONENTS, 1), (100 * p, OPPONENTS, 2),
                 (_NO_BOUND, OPPONENTS, 3)]
-    s = 20 * p                              # "bands" and "heli": steps of 20 points per pack
-    return [(1, MAKER, 3), (s, MAKER, 2), (2 * s, MAKER, 1), (3 * s, None, 0), (4 * s, OPPONENTS, 1),
-            (5 * s, OPPONENTS, 2), (_NO_BOUND, OPPONENTS, 3)]
+    s = rules.band_step * p                 # "bands" and "heli": one band is band_step points per pack
+    low = (2 + rules.dead_zone) * s         # where the opponents begin to score
+    rows: list[tuple[int, Optional[str], int]] = [(1, MAKER, 3), (s, MAKER, 2), (2 * s, MAKER, 1)]
+    if rules.dead_zone:
+        rows.append((low, None, 0))
+    return rows + [(low + s, OPPONENTS, 1), (low + 2 * s, OPPONENTS, 2), (_NO_BOUND, OPPONENTS, 3)]
 
 
-def _band(scoring: str, packs: int, points: int) -> tuple[Optional[str], int]:
-    for below, winner, gain in _bands(scoring, packs):
+def _band(rules: Rules, points: int) -> tuple[Optional[str], int]:
+    for below, winner, gain in _bands(rules):
         if points < below:
             return winner, gain
     raise AssertionError("the last band has no bound")  # pragma: no cover
 
 
-def _past_top(scoring: str, packs: int, points: int) -> int:
+def _past_top(rules: Rules, points: int) -> int:
     """Levels past the start of the table's last band: one for each further
-    ``20 * packs`` points (``bands_above_top`` ``open``)."""
-    top = _bands(scoring, packs)[-2][0]            # where the last, unbounded band begins
-    return max(0, points - top) // (20 * packs)
+    ``band_step * packs`` points (``bands_above_top`` ``open``; the pagat table
+    steps by 20 points per pack)."""
+    top = _bands(rules)[-2][0]                     # where the last, unbounded band begins
+    step = (20 if rules.scoring == "pagat" else rules.band_step) * rules.packs
+    return max(0, points - top) // step
 
 
 def score_deal(rules: Rules, opponents_points: int, maker_side_size: int) -> DealScore:
@@ -224,14 +229,22 @@ def score_deal(rules: Rules, opponents_points: int, maker_side_size: int) -> Dea
     opponents take the next deal); below 4s opponents 1; below 5s opponents 2;
     5s or more opponents 3.
 
-    With ``rules.bands_above_top`` ``open`` the last band goes on: each
-    further ``20 * p`` points past its start give the opponents one more (with
-    two packs, 240 is opponents 4 and 280 opponents 5, where ``capped`` stays at 3).
+    In ``bands`` and ``heli`` a band is ``s = rules.band_step * p`` points
+    (20p as written) and ``rules.dead_zone`` bands (1 as written) score for
+    nobody: the opponents score 1 from ``(2 + dead_zone) * s``, 2 one band
+    higher and 3 from two bands higher. With ``dead_zone`` 0 the opponents
+    score 1 from ``2s``.
 
-    When ``rules.short_side_multiplier`` is set, a maker-side win is
-    multiplied by 1 + the members missing from a full side
-    (:attr:`Rules.side_size <core.rules.Rules.side_size>`);
-    the opponents' wins never are.
+    With ``rules.bands_above_top`` ``open`` the last band goes on: each
+    further band (``20 * p`` points in the pagat table) past its start gives
+    the opponents one more (with two packs, 240 is opponents 4 and 280
+    opponents 5, where ``capped`` stays at 3).
+
+    A maker side short of a full side
+    (:attr:`Rules.side_size <core.rules.Rules.side_size>`) that wins gains
+    more: with ``rules.short_side_multiplier`` its game points are
+    multiplied by 1 + the members missing; with ``rules.short_side_bonus``
+    it gains one more. The opponents' wins never change.
 
     >>> from core.rules import Rules
     >>> six = Rules.preset("pagat", players=6)
@@ -245,6 +258,11 @@ def score_deal(rules: Rules, opponents_points: int, maker_side_size: int) -> Dea
     DealScore(winner='maker', game_points=4, next_side='maker')
     >>> score_deal(Rules.preset("tractor", bands_above_top="open"), 245, maker_side_size=2)
     DealScore(winner='opponents', game_points=4, next_side='opponents')
+    >>> score_deal(Rules.preset("tractor", dead_zone=0), 85, maker_side_size=2)
+    DealScore(winner='opponents', game_points=1, next_side='opponents')
+    >>> bonus = Rules.preset("pagat", scoring="bands", short_side_multiplier=False, short_side_bonus=True)
+    >>> score_deal(bonus, 45, maker_side_size=2)
+    DealScore(winner='maker', game_points=2, next_side='maker')
     """
     points = opponents_points
     if not isinstance(points, int) or isinstance(points, bool) or points < 0:
@@ -252,11 +270,14 @@ def score_deal(rules: Rules, opponents_points: int, maker_side_size: int) -> Dea
     full = rules.side_size
     if not isinstance(maker_side_size, int) or not 1 <= maker_side_size <= full:
         raise PengyouError(f"maker_side_size: {maker_side_size!r} is not from 1 to {full} (a full maker side)")
-    winner, gain = _band(rules.scoring, rules.packs, points)
+    winner, gain = _band(rules, points)
     if rules.bands_above_top == "open":
-        gain += _past_top(rules.scoring, rules.packs, points)
+        gain += _past_top(rules, points)
     if winner is None:
         return DealScore(None, 0, OPPONENTS)
-    if winner == MAKER and rules.short_side_multiplier:
-        gain *= 1 + (full - maker_side_size)
+    if winner == MAKER and maker_side_size < full:
+        if rules.short_side_multiplier:
+            gain *= 1 + (full - maker_side_size)
+        elif rules.short_side_bonus:
+            gain += 1
     return DealScore(winner, gain, winner)
