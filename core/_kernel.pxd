@@ -65,7 +65,7 @@ cdef inline int xbelow(uint64_t* s, int n) noexcept nogil:
     return <int>((xrand(s) >> 33) % <uint64_t>n)
 
 cdef int multiplier_code(object kind) except -1
-cdef int c_kitty_multiplier(int code, int winning_cards, int unit_cards, int per_player) noexcept nogil
+cdef int c_kitty_multiplier(int code, int winning_cards, int unit_cards, int per_player, int pairs) noexcept nogil
 cdef int c_opponents_points(int n, const int* points, const int* penalty, const int* side,
                             int kitty_points, int to_opponents, int mult) noexcept nogil
 cdef inline int c_card_margin(int total_points, int opponents_points) noexcept nogil:

@@ -1338,7 +1338,7 @@ def throw_penalty(attempt, kept, rules) -> int:
 # ----------------------------------------------------------------------------
 
 #: The kitty multiplier settings, in the order of their codes.
-MULTIPLIERS = ("double", "by_cards", "unit_double", "unit_power", "cards_per_player")
+MULTIPLIERS = ("double", "by_cards", "unit_double", "unit_power", "cards_per_player", "pairs_power")
 
 
 cdef int multiplier_code(object kind) except -1:
@@ -1349,7 +1349,7 @@ cdef int multiplier_code(object kind) except -1:
         raise InvalidActionError(f"kitty_multiplier: unknown setting {kind!r}") from None
 
 
-cdef int c_kitty_multiplier(int code, int winning_cards, int unit_cards, int per_player) noexcept nogil:
+cdef int c_kitty_multiplier(int code, int winning_cards, int unit_cards, int per_player, int pairs) noexcept nogil:
     """How many times the kitty counts (``core.scoring.kitty_multiplier``, on
     checked arguments): the one definition, for the engine and the search."""
     if code == 0:
@@ -1360,6 +1360,8 @@ cdef int c_kitty_multiplier(int code, int winning_cards, int unit_cards, int per
         return 2 * unit_cards
     if code == 3:
         return 1 << unit_cards
+    if code == 5:
+        return 2 << pairs
     return 2 * per_player
 
 
@@ -1379,9 +1381,9 @@ cdef int c_opponents_points(int n, const int* points, const int* penalty, const 
     return total if total > 0 else 0
 
 
-def kitty_multiplier_of(kind, int winning_cards, int unit_cards, int per_player) -> int:
+def kitty_multiplier_of(kind, int winning_cards, int unit_cards, int per_player, int pairs=0) -> int:
     """:c:func:`c_kitty_multiplier` for a ``rules.kitty_multiplier`` setting (unchecked counts)."""
-    return c_kitty_multiplier(multiplier_code(kind), winning_cards, unit_cards, per_player)
+    return c_kitty_multiplier(multiplier_code(kind), winning_cards, unit_cards, per_player, pairs)
 
 
 def card_margin(int total_points, int opponents_points) -> int:

@@ -41,6 +41,7 @@ cdef struct PlayS:
     int last_winner
     int last_cards
     int last_unit
+    int last_pairs                # sets of two or more cards in the last lead (a tractor counts each)
     cnt_t played[NF]
     # the last lead attempt that failed (for the Python side)
     int failed

@@ -130,6 +130,10 @@ cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
     s.last_winner = w
     s.last_cards = s.lead.n
     s.last_unit = s.lead.u[0].k * s.lead.u[0].L
+    s.last_pairs = 0
+    for i in range(s.lead.nu):
+        if s.lead.u[i].k >= 2:
+            s.last_pairs += s.lead.u[i].L
     s.leader = w
     s.turn = 0
     if s.held[w] == 0:
@@ -148,7 +152,7 @@ cdef int deal_opponents_points(PlayS* s, int kitty_points, int mult_code, int* m
         mult[0] = 2
         to_opp[0] = 1
     else:
-        mult[0] = c_kitty_multiplier(mult_code, cards_n, unit_n, cards_n)
+        mult[0] = c_kitty_multiplier(mult_code, cards_n, unit_n, cards_n, s.last_pairs)
         to_opp[0] = not s.side[s.last_winner]
     return c_opponents_points(s.n, s.points, s.penalty, s.side, kitty_points, to_opp[0], mult[0])
 

@@ -9,7 +9,7 @@ fields, never preset names.
 >>> Rules.preset("pagat", players=6, kitty_multiplier="triple")
 Traceback (most recent call last):
 ...
-core.errors.RulesError: kitty_multiplier: 'triple' is not one of double, by_cards, unit_double, unit_power, cards_per_player
+core.errors.RulesError: kitty_multiplier: 'triple' is not one of double, by_cards, unit_double, unit_power, cards_per_player, pairs_power
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ FRIEND_CALLS = {4: 0, 5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 5}
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "failed_throw_unit": ("smallest_lowest", "first_found"),
-    "kitty_multiplier": ("double", "by_cards", "unit_double", "unit_power", "cards_per_player"),
+    "kitty_multiplier": ("double", "by_cards", "unit_double", "unit_power", "cards_per_player", "pairs_power"),
     "scoring": ("pagat", "bands", "heli"),
     "exposure": ("pagat", "heli", "bottom_eight", "stack"),
     "levels": ("active_passive", "plain"),
@@ -82,7 +82,8 @@ SETTINGS: dict[str, str] = {
     "throw_penalty": "card points moved to the other side per card withdrawn from a failed throw",
     "kitty_multiplier": "what the kitty's points count for the side that takes the last trick: double; "
                         "by_cards (x2, x3, x4 by the cards of the winning play); unit_double (2 x its "
-                        "largest unit); unit_power (2 ** its largest unit); cards_per_player (2 x its cards)",
+                        "largest unit); unit_power (2 ** its largest unit); cards_per_player (2 x its cards); pairs_power "
+                        "(2 ** (1 + the pairs in the last lead, each set of two or more cards one pair))",
     "scoring": "the table from opponents' points to levels: pagat, bands (two-pack bands scaled by packs), "
                "heli",
     "bands_above_top": "opponents' points past the table's last band: capped (its gain, as written) or open "

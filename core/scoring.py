@@ -50,20 +50,24 @@ MAKER, OPPONENTS = Side
 
 
 def kitty_multiplier(
-    rules: Rules, winning_play_cards: int, largest_unit_cards: int, cards_per_player: int
+    rules: Rules, winning_play_cards: int, largest_unit_cards: int, cards_per_player: int, lead_pairs: int = 0
 ) -> int:
     """How many times the kitty's points count when the opponents take the last trick.
 
     ``winning_play_cards``: cards in the play that won the last trick;
     ``largest_unit_cards``: cards in the largest unit of the last trick (a
     single 1, a pair 2, a tractor of two pairs 4); ``cards_per_player``: cards
-    each player put into the last trick. By ``rules.kitty_multiplier``:
+    each player put into the last trick; ``lead_pairs``: the pairs in the
+    last lead (each set of two or more cards counts one, so a tractor of
+    three pairs counts 3). By ``rules.kitty_multiplier``:
 
     - ``double``: always 2;
     - ``by_cards``: 2, 3 or 4 for a winning play of 1, 2, or 3 or more cards;
     - ``unit_double``: twice the largest unit's size;
     - ``unit_power``: 2 to the power of the largest unit's size;
-    - ``cards_per_player``: twice the cards each player played.
+    - ``cards_per_player``: twice the cards each player played;
+    - ``pairs_power``: 2 to the power of 1 + ``lead_pairs`` (a single 2, a
+      pair 4, a tractor of two pairs 8).
 
     >>> from core.rules import Rules
     >>> [kitty_multiplier(Rules(kitty_multiplier=k), 4, 4, 4)
@@ -71,6 +75,8 @@ def kitty_multiplier(
     [2, 4, 8, 16, 8]
     >>> kitty_multiplier(Rules(kitty_multiplier="by_cards"), 2, 2, 2)
     3
+    >>> kitty_multiplier(Rules(kitty_multiplier="pairs_power"), 6, 6, 6, lead_pairs=3)
+    16
     """
     for name, value in (
         ("winning_play_cards", winning_play_cards),
@@ -79,17 +85,22 @@ def kitty_multiplier(
     ):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise PengyouError(f"{name}: expected a whole number of cards, at least 1, got {value!r}")
+    if not isinstance(lead_pairs, int) or isinstance(lead_pairs, bool) or not 0 <= 2 * lead_pairs <= cards_per_player:
+        raise PengyouError(f"lead_pairs: {lead_pairs!r} pairs do not fit a lead of {cards_per_player} cards")
     if largest_unit_cards > cards_per_player or winning_play_cards > cards_per_player:
         raise PengyouError(
             f"the last trick has {cards_per_player} cards per player: a unit of {largest_unit_cards} "
             f"or a play of {winning_play_cards} cards does not fit"
         )
-    return _multiplier(rules.kitty_multiplier, winning_play_cards, largest_unit_cards, cards_per_player)
+    return _multiplier(rules.kitty_multiplier, winning_play_cards, largest_unit_cards, cards_per_player,
+                       lead_pairs)
 
 
-def _multiplier(kind: str, winning_play_cards: int, largest_unit_cards: int, cards_per_player: int) -> int:
+def _multiplier(kind: str, winning_play_cards: int, largest_unit_cards: int, cards_per_player: int,
+                lead_pairs: int) -> int:
     """:func:`kitty_multiplier` on checked arguments: the kernel's one definition."""
-    mult: int = kernel.kitty_multiplier_of(kind, winning_play_cards, largest_unit_cards, cards_per_player)
+    mult: int = kernel.kitty_multiplier_of(kind, winning_play_cards, largest_unit_cards, cards_per_player,
+                                           lead_pairs)
     return mult
 
 

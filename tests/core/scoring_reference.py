@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 
-def multiplier(kind: str, winning_play_cards: int, largest_unit_cards: int, cards_per_player: int) -> int:
+def multiplier(kind: str, winning_play_cards: int, largest_unit_cards: int, cards_per_player: int,
+               lead_pairs: int = 0) -> int:
     """How many times the kitty counts, by ``rules.kitty_multiplier`` (docs: RULES.md, scoring)."""
     table = {
         "double": lambda: 2,
@@ -15,6 +16,7 @@ def multiplier(kind: str, winning_play_cards: int, largest_unit_cards: int, card
         "unit_double": lambda: largest_unit_cards * 2,
         "unit_power": lambda: pow(2, largest_unit_cards),
         "cards_per_player": lambda: cards_per_player * 2,
+        "pairs_power": lambda: pow(2, lead_pairs + 1),
     }
     return table[kind]()
 

@@ -175,7 +175,8 @@ def test_bad_choice_lists_the_choices():
     with pytest.raises(RulesError) as ei:
         Rules.preset("pagat", players=6, kitty_multiplier="triple")
     assert str(ei.value) == (
-        "kitty_multiplier: 'triple' is not one of double, by_cards, unit_double, unit_power, cards_per_player"
+        "kitty_multiplier: 'triple' is not one of double, by_cards, unit_double, unit_power, cards_per_player, "
+        "pairs_power"
     )
 
 

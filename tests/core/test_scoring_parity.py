@@ -22,10 +22,10 @@ def test_kitty_multiplier_matches_the_reference():
     for _ in range(CASES):
         kind = rng.choice(_kernel.MULTIPLIERS)
         per = rng.randint(1, 24)
-        win, unit = rng.randint(1, per), rng.randint(1, per)
-        want = ref.multiplier(kind, win, unit, per)
-        assert _kernel.kitty_multiplier_of(kind, win, unit, per) == want
-        assert kitty_multiplier(Rules(kitty_multiplier=kind), win, unit, per) == want
+        win, unit, pairs = rng.randint(1, per), rng.randint(1, per), rng.randint(0, per // 2)
+        want = ref.multiplier(kind, win, unit, per, pairs)
+        assert _kernel.kitty_multiplier_of(kind, win, unit, per, pairs) == want
+        assert kitty_multiplier(Rules(kitty_multiplier=kind), win, unit, per, pairs) == want
 
 
 def test_opponents_points_and_margin_match_the_reference():

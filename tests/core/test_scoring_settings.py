@@ -9,12 +9,13 @@ import random
 
 import pytest
 
+from core import reference
 from core.cards import rank_of
-from core.errors import RulesError
+from core.errors import PengyouError, RulesError
 from core.levels import PlayerLevel, apply_deal, defended_at_target, level_rank, match_over
 from core.match import Match, play_random_match
 from core.rules import Rules
-from core.scoring import MAKER, OPPONENTS, score_deal
+from core.scoring import MAKER, OPPONENTS, kitty_multiplier, score_deal
 from core.state import State
 
 MK, OP, NO = MAKER, OPPONENTS, None
@@ -279,3 +280,34 @@ def test_random_matches_under_random_level_settings():
                 assert m.defended
             else:
                 assert any(lv.level >= r.target_rank for lv in m.levels)
+
+
+# (cards of the last play, largest unit, pairs in the lead, multiplier under pairs_power)
+PAIRS = [(1, 1, 0, 2), (2, 2, 1, 4), (4, 4, 2, 8), (6, 6, 3, 16), (3, 1, 1, 4), (5, 4, 2, 8), (3, 3, 1, 4),
+         (6, 4, 3, 16)]
+
+
+@pytest.mark.parametrize("cards,unit,pairs,mult", PAIRS)
+def test_kitty_pairs_power(cards, unit, pairs, mult):
+    r = Rules(kitty_multiplier="pairs_power")
+    assert kitty_multiplier(r, cards, unit, cards, lead_pairs=pairs) == mult
+
+
+def test_kitty_pairs_power_refuses_pairs_that_do_not_fit():
+    with pytest.raises(PengyouError, match="^lead_pairs: 2 pairs do not fit a lead of 3 cards$"):
+        kitty_multiplier(Rules(kitty_multiplier="pairs_power"), 3, 2, 3, lead_pairs=2)
+
+
+def test_deals_count_the_pairs_of_the_last_lead():
+    """The engine's multiplier against the pairs of the last lead, read by the
+    reference's own decomposition, on random deals at 5, 6 and 9 seats."""
+    seen = set()
+    for seed in range(150):
+        players = (5, 6, 9)[seed % 3]
+        r = Rules.preset("pagat", players=players, kitty_multiplier="pairs_power")
+        s = _random_deal(r, seed, 2)
+        lead = s.tricks[-1][1][0]
+        pairs = sum(u.length for u in reference.decompose(lead, s.trump, r) if u.width >= 2)
+        assert s.result.kitty_multiplier == 2 ** (1 + pairs), (seed, str(lead))
+        seen.add(pairs)
+    assert {0, 1} <= seen, seen

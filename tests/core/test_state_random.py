@@ -314,6 +314,7 @@ HOUSE = {
     "short_side_multiplier": (True, False),
     "short_side_bonus": (False, True),
     "jack_reset": (False, True),
+    "kitty_multiplier": ("double", "unit_double", "pairs_power"),
 }
 HOUSE_DEALS = 500
 
