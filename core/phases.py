@@ -393,12 +393,12 @@ def _to_call(s: State) -> None:
 
 # ---------------------------------------------------------------------- call
 def call_error(s: State, action: Action) -> Optional[str]:
-    """Why a friend call is refused: a trump, a point card or the suit's
-    highest card where the rules forbid them, no 'other' call, an ordinal
-    past the packs, a repeat."""
+    """Why a friend call is refused: a trump (unless ``rules.call_trumps``), a
+    point card or the suit's highest card where the rules forbid them, no
+    'other' call, an ordinal past the packs or the face's copies, a repeat."""
     f = action.cards[0]
     ctx = kernel.context(s.trump, s.rules.tractor_past_ace)
-    if f >= 52 or ctx.is_trump(f):
+    if not s.rules.call_trumps and (f >= 52 or ctx.is_trump(f)):
         return f"{card_name(f)} is a trump: only non-trump cards can be called"
     if not s.rules.call_points and points((f,)):
         return f"{card_name(f)} is a point card: these rules call no point cards"
@@ -408,6 +408,10 @@ def call_error(s: State, action: Action) -> Optional[str]:
         return "these rules have no 'other' call: give an ordinal"
     if action.ordinal > s.rules.packs:
         return f"ordinal {action.ordinal} is more than the {s.rules.packs} packs"
+    copies = s.rules.copies(f)
+    if action.ordinal > copies:
+        return (f"ordinal {action.ordinal} is more than the {copies} {card_name(f)} in the deal" if copies else
+                f"the deal has no {card_name(f)}")
     if (f, action.ordinal) in s.calls:
         return "that card is already called"
     return None
@@ -443,7 +447,7 @@ class CallRules(PhaseRules):
     def actions(self, s: State, seat: int) -> Iterator[Action]:
         """Each allowed (card, ordinal) call."""
         lo = 0 if s.rules.friend_other else 1
-        for f in range(52):
+        for f in range(54 if s.rules.call_trumps else 52):
             for o in range(lo, s.rules.packs + 1):
                 a = Action.call(f, o)
                 if call_error(s, a) is None:

@@ -97,6 +97,7 @@ SETTINGS: dict[str, str] = {
                 "at four players; needs an even table and no friend calls)",
     "friend_calls": "friend cards the maker calls",
     "friend_other": "a call may name \"the other\" copy (ordinal 0)",
+    "call_trumps": "a call may name a trump: a joker, a trump-rank card or a card of the trump suit",
     "call_points": "a call may name a point card (5, 10, K)",
     "call_highest": "a call may name the highest card of its suit (A; K when A is the trump rank)",
     "exposure": "how trump is made: pagat (exposing trump-rank cards), heli, bottom_eight, stack",
@@ -209,6 +210,7 @@ class Rules:
     partners: str = "called"
     friend_calls: int = 2
     friend_other: bool = False
+    call_trumps: bool = False
     call_points: bool = True
     call_highest: bool = True
     exposure: str = "pagat"
@@ -229,7 +231,7 @@ class Rules:
 
     _BOOLS: ClassVar[tuple[str, ...]] = (
         "follow_ladder", "protect_longer_sets", "tractor_past_ace", "friend_other", "call_points",
-        "call_highest", "joker_level", "short_side_multiplier", "jack_reset", "short_side_bonus",
+        "call_highest", "call_trumps", "joker_level", "short_side_multiplier", "jack_reset", "short_side_bonus",
     )
 
     def __post_init__(self) -> None:
@@ -346,6 +348,19 @@ class Rules:
         if self.partners == "fixed":
             return frozenset(range(maker % 2, self.players, 2))
         return frozenset((maker,))
+
+    def copies(self, face: int) -> int:
+        """Copies of ``face`` in a deal: one a pack, or the jokers of its colour.
+
+        >>> r = Rules.preset("pagat", players=7)
+        >>> r.copies(0), r.copies(BJ), Rules.preset("pagat", players=9).copies(RJ)
+        (2, 0, 3)
+        """
+        if face == BJ:
+            return self.black_jokers
+        if face == RJ:
+            return self.red_jokers
+        return self.packs
 
     def deck(self) -> list[int]:
         """Every card of a deal, as a sorted list of faces (each face once a pack, then the jokers).

@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from core import kernel
 from core.actions import Action
 from core.cards import card_name, parse_card, points, rank_of
 from core.errors import IllegalActionError, PengyouError, RulesError
@@ -88,6 +89,52 @@ def test_no_highest_card_called(level, highest):
         f"{card_name(top)} is the highest card of its suit: these rules do not call it"
     free = _call_state(3, Rules.preset("pagat", players=6), level)
     assert {f for f in _called_faces(free) if rank_of(f) != highest} == faces
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_trumps_called_only_with_call_trumps(seed):
+    free = _call_state(seed, Rules.preset("pagat", players=6))
+    trumps = _call_state(seed, Rules.preset("pagat", players=6, call_trumps=True))
+    assert trumps.trump == free.trump
+    ctx = kernel.context(free.trump, False)
+    assert not any(ctx.is_trump(f) for f in _called_faces(free))
+    added = _called_faces(trumps) - _called_faces(free)
+    assert added == {f for f in range(54) if ctx.is_trump(f)}
+    rj = parse_card("RJ")
+    assert free.action_error(Action.call(rj, 1)) == "RJ is a trump: only non-trump cards can be called"
+    assert trumps.action_error(Action.call(rj, 2)) is None
+    assert trumps.action_error(Action.call(rj, 3)) == "ordinal 3 is more than the 2 packs"
+
+
+def test_a_joker_the_deal_lacks_cannot_be_called():
+    r = Rules.preset("pagat", players=7, call_trumps=True)          # seven seats: no jokers
+    s = _call_state(1, r)
+    assert s.action_error(Action.call(parse_card("BJ"), 1)) == "the deal has no BJ"
+    nine = _call_state(1, Rules.preset("pagat", players=9, call_trumps=True))    # 3 red jokers, no black
+    assert nine.action_error(Action.call(parse_card("RJ"), 3)) is None
+    assert nine.action_error(Action.call(parse_card("BJ"), 1)) == "the deal has no BJ"
+
+
+def test_a_called_trump_reveals_its_player():
+    """Deals whose maker calls a trump: the seat playing the called copy joins the side."""
+    r = Rules.preset("pagat", players=6, call_trumps=True, friend_calls=1)
+    joined = 0
+    for seed in range(30):
+        s = _call_state(seed, r)
+        ctx = kernel.context(s.trump, False)
+        call = next(a for a in s.legal_actions() if ctx.is_trump(a.cards[0]) and a.ordinal == 1)
+        s.apply(call)
+        rng = random.Random(seed)
+        first = None
+        while not s.is_terminal():
+            a = s.random_legal_action(rng)
+            if first is None and call.cards[0] in a.cards:
+                first = s.current_player()
+            s.apply(a)
+        if first is not None and first != s.maker:
+            assert first in s.result.maker_side
+            joined += 1
+    assert joined >= 10
 
 
 @pytest.mark.parametrize("text,setting", [("bands_above_top", "sometimes"), ("call_points", 0),

@@ -301,6 +301,7 @@ def test_random_pagat_deals_every_table_size(players):
 HOUSE = {
     "bands_above_top": ("capped", "open"),
     "call_points": (True, False),
+    "call_trumps": (False, True),
     "call_highest": (True, False),
     "self_overcall": ("none", "reinforce", "any"),
     "maker_by": ("standing", "first"),
