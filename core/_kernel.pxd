@@ -76,9 +76,10 @@ cdef int c_unit_before(const CUnit* a, const CUnit* b) noexcept nogil
 cdef int c_kept_unit(const Ctx* c, const cnt_t** hands, int nh, const CLead* lead, int first_found,
                      int* by) noexcept nogil
 
-cdef inline int c_throw_penalty(int attempted, int kept, int per_card) noexcept nogil:
-    """The card points a failed throw costs: ``per_card`` for each card taken back."""
-    return (attempted - kept) * per_card
+cdef inline int c_throw_penalty(int attempted, int kept, int per_card, bint per_attempt) noexcept nogil:
+    """The card points a failed throw costs: ``per_card`` for each card taken
+    back, or once for the attempt (``rules.throw_penalty_per`` ``attempt``)."""
+    return per_card if per_attempt else (attempted - kept) * per_card
 
 cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, uint64_t* rng, cnt_t* out) noexcept nogil
 cdef int beats_unit(const Ctx* c, const cnt_t* cnt, int e, const CUnit* u) noexcept nogil

@@ -1320,7 +1320,8 @@ def check_throw(lead, others, trump, rules) -> ThrowResult:
         return ThrowResult(True, None, 0, 0, None)
     kept = ld.units[j].cards
     withdrawn = ld.cl.n - len(kept)
-    return ThrowResult(False, kept, withdrawn, c_throw_penalty(ld.cl.n, len(kept), rules.throw_penalty), by)
+    return ThrowResult(False, kept, withdrawn, c_throw_penalty(ld.cl.n, len(kept), rules.throw_penalty,
+                                                                 rules.throw_penalty_per == "attempt"), by)
 
 
 def throw_penalty(attempt, kept, rules) -> int:
@@ -1330,7 +1331,8 @@ def throw_penalty(attempt, kept, rules) -> int:
     >>> throw_penalty("AS KS QS", "QS", Rules.preset("pagat"))
     20
     """
-    return c_throw_penalty(len(parse_cards(attempt)), len(parse_cards(kept)), rules.throw_penalty)
+    return c_throw_penalty(len(parse_cards(attempt)), len(parse_cards(kept)), rules.throw_penalty,
+                           rules.throw_penalty_per == "attempt")
 
 
 # ----------------------------------------------------------------------------

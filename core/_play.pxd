@@ -21,6 +21,7 @@ cdef struct PlayS:
     int ntricks
     int done
     int throw_penalty
+    int penalty_per_attempt       # rules.throw_penalty_per == "attempt"
     int first_found
     cnt_t hand[MAXP][NF]
     cnt_t trick[MAXP][NF]

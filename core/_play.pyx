@@ -109,7 +109,7 @@ cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
                 u = &s.lead.u[best]
                 for i in range(u.L):
                     cards[u.faces[i]] += u.k
-                s.penalty[seat] += c_throw_penalty(s.lead.n, u.k * u.L, s.throw_penalty)
+                s.penalty[seat] += c_throw_penalty(s.lead.n, u.k * u.L, s.throw_penalty, s.penalty_per_attempt)
                 c_read_lead(&s.ctx, cards, &s.lead)
     for f in range(NF):
         if cards[f]:
@@ -211,6 +211,7 @@ cdef class PlayCore:
         pc.s.maker = maker
         pc.s.leader = maker
         pc.s.throw_penalty = rules.throw_penalty
+        pc.s.penalty_per_attempt = rules.throw_penalty_per == "attempt"
         pc.s.first_found = rules.failed_throw_unit == "first_found"
         if rules.partners == "called":
             pc.s.side[maker] = 1

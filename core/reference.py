@@ -531,7 +531,8 @@ def check_throw(lead: Cards, others: Sequence[Cards], trump: Trump, rules: Rules
 
     def fail(u: _IUnit, by: int) -> ThrowResult:
         withdrawn = len(ms) - u[0] * u[1]
-        return ThrowResult(False, Cards(_unit_faces(u)), withdrawn, rules.throw_penalty * withdrawn, by)
+        cost = rules.throw_penalty if rules.throw_penalty_per == "attempt" else rules.throw_penalty * withdrawn
+        return ThrowResult(False, Cards(_unit_faces(u)), withdrawn, cost, by)
 
     if rules.failed_throw_unit == "first_found":
         for hi, hs in enumerate(hands):

@@ -43,6 +43,7 @@ FRIEND_CALLS = {4: 0, 5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 5}
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "failed_throw_unit": ("smallest_lowest", "first_found"),
+    "throw_penalty_per": ("card", "attempt"),
     "kitty_multiplier": ("double", "by_cards", "unit_double", "unit_power", "cards_per_player", "pairs_power"),
     "scoring": ("pagat", "bands", "heli"),
     "exposure": ("pagat", "heli", "bottom_eight", "stack"),
@@ -79,7 +80,9 @@ SETTINGS: dict[str, str] = {
                         "jokers form one chain for tractors",
     "failed_throw_unit": "which beatable unit a failed throw leaves: the fewest cards, then the lowest "
                          "(smallest_lowest), or the first one found (first_found)",
-    "throw_penalty": "card points moved to the other side per card withdrawn from a failed throw",
+    "throw_penalty": "card points moved to the other side for a failed throw, per throw_penalty_per",
+    "throw_penalty_per": "what throw_penalty is counted by: card (each card withdrawn from the failed throw) "
+                         "or attempt (once for each failed throw)",
     "kitty_multiplier": "what the kitty's points count for the side that takes the last trick: double; "
                         "by_cards (x2, x3, x4 by the cards of the winning play); unit_double (2 x its "
                         "largest unit); unit_power (2 ** its largest unit); cards_per_player (2 x its cards); pairs_power "
@@ -202,6 +205,7 @@ class Rules:
     tractor_past_ace: bool = False
     failed_throw_unit: str = "smallest_lowest"
     throw_penalty: int = 10
+    throw_penalty_per: str = "card"
     kitty_multiplier: str = "double"
     scoring: str = "pagat"
     bands_above_top: str = "capped"

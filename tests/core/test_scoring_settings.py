@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from core import reference
+from core import kernel, reference
 from core.cards import rank_of
 from core.errors import PengyouError, RulesError
 from core.levels import PlayerLevel, apply_deal, defended_at_target, level_rank, match_over
@@ -311,3 +311,30 @@ def test_deals_count_the_pairs_of_the_last_lead():
         assert s.result.kitty_multiplier == 2 ** (1 + pairs), (seed, str(lead))
         seen.add(pairs)
     assert {0, 1} <= seen, seen
+
+
+# (attempt, kept, penalty per card, per attempt)
+PENALTY = [("AS KS QS", "QS", 20, 10), ("AS AS KS QS", "QS", 30, 10), ("AS AS KS KS 3S", "3S", 40, 10),
+           ("AS AS KS KS 3S", "KS KS", 30, 10)]
+
+
+@pytest.mark.parametrize("attempt,kept,by_card,by_attempt", PENALTY)
+def test_throw_penalty_per_card_or_attempt(attempt, kept, by_card, by_attempt):
+    r = Rules.preset("pagat", players=6)
+    assert kernel.throw_penalty(attempt, kept, r) == by_card
+    assert kernel.throw_penalty(attempt, kept, r.replace(throw_penalty_per="attempt")) == by_attempt
+
+
+def test_deals_charge_a_failed_throw_once_per_attempt():
+    """Random deals under throw_penalty_per=attempt: each seat's penalty is
+    throw_penalty times its failed throws, whatever their size."""
+    r = Rules.preset("pagat", players=6, throw_penalty_per="attempt", throw_penalty=15)
+    failed = 0
+    for seed in range(120):
+        s = _random_deal(r, seed, 2)
+        per_seat = [0] * 6
+        for seat, _attempt, _kept in s.failed_throws:
+            per_seat[seat] += 15
+            failed += 1
+        assert list(s.play.penalties) == per_seat, seed
+    assert failed >= 20, failed

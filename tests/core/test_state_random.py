@@ -316,6 +316,7 @@ HOUSE = {
     "short_side_bonus": (False, True),
     "jack_reset": (False, True),
     "kitty_multiplier": ("double", "unit_double", "pairs_power"),
+    "throw_penalty_per": ("card", "attempt"),
 }
 HOUSE_DEALS = 500
 

@@ -2,7 +2,7 @@
 ``c_unit_before`` and ``c_throw_penalty``); the naive reference is its independent twin.
 
 On 10,000 random throws (two or more units) under both ``failed_throw_unit`` settings and
-several penalties, the kernel's check (which the play engine's own check calls) gives the
+several penalties counted by card or by attempt, the kernel's check (which the play engine's own check calls) gives the
 reference's result: whether the throw stands, the unit kept, the cards withdrawn, the
 penalty and the hand that showed the beating cards; ``kernel.throw_penalty`` agrees with it.
 """
@@ -25,10 +25,10 @@ def test_failed_throws_match_the_reference():
     while throws < THROWS:
         players = rng.choice((5, 6, 8, 12))
         key = (players, rng.choice(("smallest_lowest", "first_found")), rng.choice((0, 5, 10)),
-               rng.random() < 0.3)
+               rng.random() < 0.3, rng.choice(("card", "attempt")))
         if key not in tables:
             tables[key] = Rules.preset("pagat", players=players, failed_throw_unit=key[1],
-                                       throw_penalty=key[2], tractor_past_ace=key[3])
+                                       throw_penalty=key[2], tractor_past_ace=key[3], throw_penalty_per=key[4])
         rules = tables[key]
         p = random_position(rng, rules, max_lead=8, max_suit=10, others=rng.randint(1, 4))
         if len(kernel.decompose(p.lead, p.trump, rules)) < 2:
