@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Optional
 
 from core.cards import Cards, Trump, card_points, parse_card
+from core.view import calls_seen
 from core.play import PlayCore
 from core.rules import Rules
 
@@ -81,7 +82,7 @@ class Friends:
         calls = [(parse_card(c), o) for c, o in v.calls]
         self.known = known = set(v.known_side)
         cnt, unseen = turn.cnt, turn.unseen
-        seen = [turn.played[f] for f, _ in calls]
+        seen = calls_seen(v)
         leader = v.current_trick[0] if turn.plays else seat
         self.unfilled = [(f, o) for (f, o), s in zip(calls, filled) if s is None]
         open_faces = sorted({f for f, _ in self.unfilled})

@@ -23,6 +23,7 @@ cdef struct PlayS:
     int throw_penalty
     int penalty_per_attempt       # rules.throw_penalty_per == "attempt"
     int first_found
+    int call_skip_side            # rules.call_by_side == "skipped"
     cnt_t hand[MAXP][NF]
     cnt_t trick[MAXP][NF]
     CLead lead

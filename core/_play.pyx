@@ -17,7 +17,7 @@ from core._kernel cimport (
     seed_from, to_counts, from_counts, ctx_of, flags_of,
 )
 
-from .cards import Cards, card_name, points as card_points
+from .cards import Cards, card_name, parse_cards, points as card_points
 from ._kernel import follow_error
 from .errors import IllegalActionError, InvalidActionError
 
@@ -65,10 +65,12 @@ cdef void reveal(PlayS* s, int seat, const cnt_t* cards) noexcept nogil:
         if not cards[f]:
             continue
         if s.call_ord[i] == 0:          # "the other": first copy by anyone but the maker
-            if seat != s.maker:
+            if seat != s.maker and not (s.call_skip_side and s.side[seat]):
                 s.call_by[i] = seat
                 s.side[seat] = 1
             continue
+        if s.call_skip_side and s.side[seat]:
+            continue                    # call_by_side "skipped": the side's copies do not count
         for j in range(cards[f]):
             s.call_seen[i] += 1
             if s.call_seen[i] == s.call_ord[i]:
@@ -213,6 +215,7 @@ cdef class PlayCore:
         pc.s.throw_penalty = rules.throw_penalty
         pc.s.penalty_per_attempt = rules.throw_penalty_per == "attempt"
         pc.s.first_found = rules.failed_throw_unit == "first_found"
+        pc.s.call_skip_side = rules.call_by_side == "skipped"
         if rules.partners == "called":
             pc.s.side[maker] = 1
         else:
@@ -230,6 +233,31 @@ cdef class PlayCore:
             pc.s.held[i] = len(hands[i])
         pc.s.done = pc.s.held[maker] == 0
         return pc
+
+    @staticmethod
+    def calls_after(rules, trump, int maker, calls, plays):
+        """The friend calls after ``plays`` (``(seat, cards)`` in the order
+        played): the seat that filled each call (or None) and the copies of
+        each called face that counted, by the one rule the engine plays by.
+
+        >>> from core.rules import Rules
+        >>> from core.cards import Trump, parse_card
+        >>> r = Rules.preset("pagat", players=5, friend_calls=1)
+        >>> ac = [(parse_card("AC"), 1)]
+        >>> PlayCore.calls_after(r, Trump(2, 0), 0, ac, [(0, "AC"), (3, "AC")])
+        ([0], [1])
+        >>> PlayCore.calls_after(r.replace(call_by_side="skipped"), Trump(2, 0), 0, ac, [(0, "AC"), (3, "AC")])
+        ([3], [1])
+        """
+        cdef int n = rules.players, seat
+        cdef PlayCore pc = PlayCore.start(rules, trump, maker, [Cards() for _ in range(n)], calls)
+        cdef cnt_t tmp[NF]
+        for seat, cards in plays:
+            if not 0 <= seat < n:
+                raise InvalidActionError(f"seat {seat} is not a seat from 0 to {n - 1}")
+            to_counts(parse_cards(cards), tmp, rules, f"the play of seat {seat}")
+            reveal(&pc.s, seat, tmp)
+        return pc.calls_filled, [pc.s.call_seen[i] for i in range(pc.s.ncalls)]
 
     @staticmethod
     def resume(rules, trump, int maker, hands, calls, calls_filled, call_seen, points, penalties,
@@ -334,6 +362,11 @@ cdef class PlayCore:
     def maker_side(self) -> frozenset:
         """The maker and every friend revealed so far."""
         return frozenset(i for i in range(self.s.n) if self.s.side[i])
+
+    @property
+    def calls_seen(self) -> list:
+        """For each friend call, the copies of its face that have counted toward it."""
+        return [self.s.call_seen[i] for i in range(self.s.ncalls)]
 
     @property
     def calls_filled(self) -> list:

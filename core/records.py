@@ -323,7 +323,8 @@ LATER_SETTINGS: dict[str, Any] = {"partners": "called", "bands_above_top": "capp
                                   "must_defend": "none", "no_declaration": "redeal",
                                   "kitty_suit": "level_or_highest", "band_step": 20, "dead_zone": 1,
                                   "match_end": "reach", "jack_reset": False, "short_side_bonus": False,
-                                  "call_trumps": False, "throw_penalty_per": "card"}
+                                  "call_trumps": False, "throw_penalty_per": "card",
+                                  "call_by_side": "counts"}
 
 
 def _rules_from(obj: object, line: int) -> Rules:

@@ -44,6 +44,7 @@ FRIEND_CALLS = {4: 0, 5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 5}
 _CHOICES: dict[str, tuple[str, ...]] = {
     "failed_throw_unit": ("smallest_lowest", "first_found"),
     "throw_penalty_per": ("card", "attempt"),
+    "call_by_side": ("counts", "skipped"),
     "kitty_multiplier": ("double", "by_cards", "unit_double", "unit_power", "cards_per_player", "pairs_power"),
     "scoring": ("pagat", "bands", "heli"),
     "exposure": ("pagat", "heli", "bottom_eight", "stack"),
@@ -100,6 +101,9 @@ SETTINGS: dict[str, str] = {
                 "at four players; needs an even table and no friend calls)",
     "friend_calls": "friend cards the maker calls",
     "friend_other": "a call may name \"the other\" copy (ordinal 0)",
+    "call_by_side": "a called copy played by a seat already on the maker's side: counts (it counts toward the "
+                    "ordinal, and the called copy itself uses the call up, no friend joining) or skipped (it "
+                    "does not count: the call waits for a seat off the side)",
     "call_trumps": "a call may name a trump: a joker, a trump-rank card or a card of the trump suit",
     "call_points": "a call may name a point card (5, 10, K)",
     "call_highest": "a call may name the highest card of its suit (A; K when A is the trump rank)",
@@ -214,6 +218,7 @@ class Rules:
     partners: str = "called"
     friend_calls: int = 2
     friend_other: bool = False
+    call_by_side: str = "counts"
     call_trumps: bool = False
     call_points: bool = True
     call_highest: bool = True

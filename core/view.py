@@ -26,7 +26,7 @@ from .rules import Rules
 if TYPE_CHECKING:
     from .state import State
 
-__all__ = ["PlayerView", "play_actions", "play_options", "play_from_view", "random_legal", "no_set_width", "holds_set", "view_of"]
+__all__ = ["PlayerView", "calls_seen", "play_actions", "play_options", "play_from_view", "random_legal", "no_set_width", "holds_set", "view_of"]
 
 
 def play_from_view(view: PlayerView, hands: list[Cards]) -> PlayCore:
@@ -35,11 +35,11 @@ def play_from_view(view: PlayerView, hands: list[Cards]) -> PlayCore:
     determinized search."""
     r = view.rules
     calls = [(parse_card(name), o) for name, o in view.calls]
-    played: list[Cards] = [parse_cards(p) for _, ps in view.tricks for p in ps]
-    played += [parse_cards(p) for p in view.current_trick[1]]
-    seen = []
-    for face, _ in calls:
-        seen.append(sum(p.count(face) for p in played))
+    if _last_seen[0] is view:                   # a search rebuilds one view for every world
+        seen = _last_seen[1]
+    else:
+        seen = calls_seen(view)
+        _last_seen[:] = [view, seen]
     penalties = [0] * r.players
     for seat, attempt, forced in view.failed_throws:
         penalties[seat] += kernel.throw_penalty(attempt, forced, r)
@@ -50,6 +50,36 @@ def play_from_view(view: PlayerView, hands: list[Cards]) -> PlayCore:
         r, view.trump, view.maker, hands, calls, list(view.calls_filled) or [None] * len(calls), seen,
         list(view.points), penalties, len(view.tricks), leader, [parse_cards(p) for p in plays],
     )
+
+
+#: the view :func:`play_from_view` last read and its :func:`calls_seen`
+_last_seen: list[Any] = [None, []]
+
+
+def calls_seen(view: PlayerView) -> list[int]:
+    """The copies of each called face that have counted toward its call so
+    far (every copy played, or with ``rules.call_by_side`` ``skipped`` those
+    played off the maker's side): the play engine replays the view's tricks.
+
+    >>> from core.rules import Rules
+    >>> from core.state import State
+    >>> import random
+    >>> s, rng = State(Rules.preset("pagat", players=5), seed=3), random.Random(3)
+    >>> while len(s.tricks) < 8:
+    ...     s.apply(s.random_legal_action(rng))
+    >>> v = s.view(0)
+    >>> calls_seen(v) == [sum(p.count(f) for _, ps in s.tricks for p in ps) for f, _ in s.calls]
+    True
+    """
+    if view.maker is None or view.trump is None or not view.calls:
+        return []
+    n = view.rules.players
+    plays = [((leader + j) % n, p) for leader, ps in view.tricks for j, p in enumerate(ps)]
+    leader, current = view.current_trick
+    plays += [((leader + j) % n, p) for j, p in enumerate(current)]
+    calls = [(parse_card(name), o) for name, o in view.calls]
+    _filled, seen = PlayCore.calls_after(view.rules, view.trump, view.maker, calls, plays)
+    return list(seen)
 
 
 def random_legal(phase: str, hand: Cards, lead: Optional[Cards], trump: Optional[Trump], rules: Rules,

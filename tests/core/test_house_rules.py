@@ -303,3 +303,46 @@ def test_a_set_maker_turns_the_kitty_by_the_same_rule():
         kitty = s.decks[-1][5 * r.hand_size:]
         plain = [f for f in kitty if f < 52]
         assert s.maker == 2 and s.trump.suit == (plain[0] // 13 if plain else None)
+
+
+# (calls, plays as (seat, cards), filled by counts, filled by skipped): maker 0, seven seats
+BY_SIDE = [
+    ([("AC", 1)], [(0, "AC"), (3, "AC")], [0], [3]),
+    ([("AC", 2)], [(0, "AC"), (3, "AC")], [3], [None]),
+    ([("AC", 2)], [(0, "AC"), (3, "AC"), (5, "AC")], [3], [5]),
+    ([("AC", 1), ("KD", 1)], [(2, "AC"), (2, "KD"), (4, "KD")], [2, 2], [2, 4]),
+    ([("AC", 1), ("AC", 2)], [(1, "AC AC"), (3, "AC")], [1, 1], [1, None]),
+    ([("AC", 0), ("KD", 1)], [(2, "KD"), (0, "AC"), (2, "AC"), (6, "AC")], [2, 2], [6, 2]),
+]
+
+
+@pytest.mark.parametrize("calls,plays,counts,skipped", BY_SIDE)
+def test_call_by_side(calls, plays, counts, skipped):
+    from core.cards import Trump
+    from core.play import PlayCore
+    r = Rules.preset("pagat", players=7, friend_other=True, friend_calls=len(calls))
+    faces = [(parse_card(c), o) for c, o in calls]
+    for setting, want in (("counts", counts), ("skipped", skipped)):
+        filled, _ = PlayCore.calls_after(r.replace(call_by_side=setting), Trump(3, 0), 0, faces, plays)
+        assert filled == want, setting
+
+
+@pytest.mark.parametrize("setting", ["counts", "skipped"])
+def test_views_count_the_calls_as_the_engine_does(setting):
+    """At random points of random deals, the calls a view's replay counts are the engine's own,
+    and under skipped no call is ever filled by a seat already on the maker's side."""
+    from core.view import calls_seen
+    r = Rules.preset("pagat", players=8, call_by_side=setting)
+    rng = random.Random(17)
+    checked = 0
+    for seed in range(40):
+        s = State(r, seed=seed)
+        while not s.is_terminal():
+            if s.play is not None and rng.random() < 0.1:
+                assert calls_seen(s.view(rng.randrange(8))) == s.play.calls_seen
+                checked += 1
+            s.apply(s.random_legal_action(rng))
+        filled = [x for x in s.play.calls_filled if x is not None]
+        if setting == "skipped":
+            assert s.maker not in filled and len(set(filled)) == len(filled)
+    assert checked > 100

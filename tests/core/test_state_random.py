@@ -302,6 +302,7 @@ HOUSE = {
     "bands_above_top": ("capped", "open"),
     "call_points": (True, False),
     "call_trumps": (False, True),
+    "call_by_side": ("counts", "skipped"),
     "call_highest": (True, False),
     "self_overcall": ("none", "reinforce", "any"),
     "maker_by": ("standing", "first"),
