@@ -229,8 +229,12 @@ class HeuristicBot:
         nh = max(1, len(hand))
         jokers = sum(1 for f in hand if f >= 52)
 
+        level_ranks = {f % 13 + 2 for a in exposes for f in a.cards if f < 52}
+
         def trumps_for(a: Action) -> int:
             f = a.cards[0]
+            if f >= 52:                            # a joker bid: no trump suit, the level cards still trumps
+                return jokers + sum(1 for g in hand if g < 52 and g % 13 + 2 in level_ranks)
             rank, suit = f % 13 + 2, f // 13
             return jokers + sum(1 for g in hand if g < 52 and (g % 13 + 2 == rank or g // 13 == suit))
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Optional, cast
 
 from . import kernel
 from .actions import BURY, CALL, EXPOSE, KIND_NAMES, PASS, PLAY, Action, NumberEnum
-from .cards import Cards, Trump, card_name, format_cards, points, rank_of, suit_of
+from .cards import BJ, RJ, Cards, Trump, card_name, format_cards, points, rank_of, suit_of
 from .errors import IllegalActionError, InvalidActionError
 from .levels import level_rank, redeal_levels
 from .play import PlayCore, holds_set, no_set_width, play_actions, play_options
@@ -147,19 +147,36 @@ def _rank_for(s: State, seat: int) -> Optional[int]:
     return level_rank(lv[seat].level, r)
 
 
+def exposure_key(face: int, count: int) -> tuple[int, int]:
+    """How exposures compare: more copies first, then (``rules.joker_bids``)
+    a joker above a trump-rank card of as many copies, and the red joker
+    above the black. An override must have a greater key.
+
+    >>> from core.cards import BJ, RJ
+    >>> exposure_key(3, 2) < exposure_key(BJ, 2) < exposure_key(RJ, 2) < exposure_key(3, 3)
+    True
+    """
+    return count, (face - 51 if face >= 52 else 0)
+
+
 def expose_options(s: State, seat: int) -> list[Action]:
-    """Exposures the drawer may make now."""
+    """Exposures the drawer may make now: one card of its rank first, then
+    overrides with more copies; with ``rules.joker_bids`` ``pairs`` also two
+    or more copies of one joker (a no-trump bid) where their key is greater."""
     rank = _rank_for(s, seat)
     if rank is None:
         return []
     h = s._hands[seat]
     exp = s._exp
     out = []
+    jokers = s.rules.joker_bids == "pairs"
     if exp is None:
         for suit in range(4):
             f = suit * 13 + rank - 2
             if h[f] >= 1:
                 out.append(Action.expose(Cards((f,))))
+        if jokers and s.rules.exposure != "bottom_eight":
+            out += [Action.expose(Cards((j,) * 2)) for j in (BJ, RJ) if h[j] >= 2]
         return out
     own = exp.seat == seat
     if own and s.rules.self_overcall == "none":
@@ -167,14 +184,16 @@ def expose_options(s: State, seat: int) -> list[Action]:
     if s.rules.exposure == "bottom_eight" and (s._overrides >= 1 or exp.count != 1):
         return []                                  # one pair override per hand
     need = exp.count + 1
-    if need > s.rules.packs:
-        return []
-    for suit in range(4):
-        f = suit * 13 + rank - 2
+    faces = [suit * 13 + rank - 2 for suit in range(4)]
+    if jokers:
+        faces += [BJ, RJ]
+    standing = exposure_key(exp.face, exp.count)
+    for f in faces:
         if own and s.rules.self_overcall == "reinforce" and f != exp.face:
             continue                               # reinforcing: the same face only
-        if h[f] >= need:
-            out.append(Action.expose(Cards((f,) * need)))
+        k = need if f < 52 else max(2, exp.count + (exposure_key(f, exp.count) <= standing))
+        if k <= min(h[f], s.rules.copies(f)) and (f < 52 or s.rules.exposure != "bottom_eight" or k == 2):
+            out.append(Action.expose(Cards((f,) * k)))
     return out
 
 
@@ -205,7 +224,7 @@ def _finish_draw(s: State) -> None:
         if rank is None:
             trump = Trump(None, None)
         elif exp is not None:
-            trump = Trump(rank, suit_of(exp.face))
+            trump = Trump(rank, None if exp.face >= 52 else suit_of(exp.face))
         else:
             trump = _turn_up(s, maker, kitty, rank)
     elif exp is None and r.no_declaration == "kitty":
@@ -216,7 +235,10 @@ def _finish_draw(s: State) -> None:
         maker = exp.seat
         if r.maker_by == "first":
             maker = next(seat for seat, kind, _ in s.exposures if kind == "expose")
-        trump = Trump(rank_of(exp.face), suit_of(exp.face))
+        if exp.face >= 52:                         # a joker bid: no trump suit, the bidder's rank
+            trump = Trump(_rank_for(s, exp.seat), None)
+        else:
+            trump = Trump(rank_of(exp.face), suit_of(exp.face))
     else:
         # nobody made trump: a fresh deal by the same starter, everyone active
         s.redeals += 1
@@ -291,7 +313,8 @@ class DrawRules(PhaseRules):
         s.exposures.append((seat, "expose", action.cards))
         if old is not None:
             s._overrides += 1
-            if old.seat != seat and s._hands[old.seat][old.face] >= new.count:
+            if (old.seat != seat and s._hands[old.seat][old.face] >= new.count
+                    and exposure_key(old.face, new.count) >= exposure_key(new.face, new.count)):
                 s._defender = old.seat
                 s._challenger = new
                 return

@@ -52,6 +52,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "partners": ("called", "fixed"),
     "bands_above_top": ("capped", "open"),
     "self_overcall": ("none", "reinforce", "any"),
+    "joker_bids": ("none", "pairs"),
     "maker_by": ("standing", "first"),
     "must_defend": ("none", "points", "ace", "points_ace"),
     "match_end": ("reach", "defend"),
@@ -108,6 +109,8 @@ SETTINGS: dict[str, str] = {
     "call_points": "a call may name a point card (5, 10, K)",
     "call_highest": "a call may name the highest card of its suit (A; K when A is the trump rank)",
     "exposure": "how trump is made: pagat (exposing trump-rank cards), heli, bottom_eight, stack",
+    "joker_bids": "none, or pairs: two or more copies of one joker may be exposed as a bid for no trump suit "
+                  "(at the bidder's rank), above as many trump-rank cards, the red joker above the black",
     "no_declaration": "when nobody exposes and no maker is set by the deal before: redeal, or kitty (the "
                       "starter makes trump at its level, the kitty naming the suit)",
     "kitty_suit": "how a turned-up kitty names the trump suit: level_or_highest (the first card of the trump "
@@ -223,6 +226,7 @@ class Rules:
     call_points: bool = True
     call_highest: bool = True
     exposure: str = "pagat"
+    joker_bids: str = "none"
     no_declaration: str = "redeal"
     kitty_suit: str = "level_or_highest"
     self_overcall: str = "none"

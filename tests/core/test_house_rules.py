@@ -346,3 +346,57 @@ def test_views_count_the_calls_as_the_engine_does(setting):
         if setting == "skipped":
             assert s.maker not in filled and len(set(filled)) == len(filled)
     assert checked > 100
+
+
+def _draw_decisions(rules: Rules, seed: int, prefer_jokers: bool):
+    """A deal played to its end, preferring joker bids when ``prefer_jokers``;
+    yields (state, options) at each draw decision before the choice."""
+    from core.actions import EXPOSE
+    from core.state import DRAW as DRAW_PHASE
+    rng = random.Random(seed)
+    s = State(rules, seed=seed)
+    while not s.is_terminal():
+        if s.phase == DRAW_PHASE:
+            opts = list(s.legal_actions())
+            yield s, opts
+            bids = [a for a in opts if a.kind == EXPOSE and a.cards[0] >= 52]
+            if prefer_jokers and bids and rng.random() < 0.8:
+                s.apply(rng.choice(bids))
+                continue
+        s.apply(s.random_legal_action(rng))
+    yield s, []
+
+
+@pytest.mark.parametrize("preset,players", [("pagat", 6), ("heli", 6), ("tractor", 4), ("bottom-eight", 5)])
+def test_joker_bids(preset, players):
+    """Joker pairs bid for no trump: offered only as pairs or more, only where
+    they outrank the standing exposure; a defence never beats a higher bid;
+    a standing joker bid makes the bidder's rank trump with no trump suit."""
+    from core.phases import exposure_key
+    r = Rules.preset(preset, players=players, joker_bids="pairs")
+    stood = 0
+    for seed in range(60):
+        last = None
+        for s, opts in _draw_decisions(r, seed, prefer_jokers=True):
+            if s._defender is not None:
+                ch, ex = s._challenger, s._exp
+                assert exposure_key(ex.face, ch.count) >= exposure_key(ch.face, ch.count)
+            elif s.phase == DRAW:
+                for a in opts:
+                    f = a.cards[0] if a.cards else None
+                    if f is not None and f >= 52:
+                        assert len(a.cards) >= 2 and s._hands[s.current_player()][f] >= len(a.cards)
+                        if s._exp is not None:
+                            assert exposure_key(f, len(a.cards)) > exposure_key(s._exp.face, s._exp.count)
+            last = s
+        if last._exp is not None and last._exp.face >= 52 and last.fixed_maker is None:
+            stood += 1
+            from core.levels import level_rank
+            assert last.trump.suit is None
+            assert last.trump.rank == level_rank(last.levels[last._exp.seat].level, r)
+    free = Rules.preset(preset, players=players)
+    for seed in range(10):
+        for _s, opts in _draw_decisions(free, seed, prefer_jokers=False):
+            assert not any(a.cards and a.cards[0] >= 52 for a in opts)
+    if preset != "bottom-eight":
+        assert stood >= 5, stood

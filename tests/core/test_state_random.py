@@ -303,6 +303,7 @@ HOUSE = {
     "call_points": (True, False),
     "call_trumps": (False, True),
     "call_by_side": ("counts", "skipped"),
+    "joker_bids": ("none", "pairs"),
     "call_highest": (True, False),
     "self_overcall": ("none", "reinforce", "any"),
     "maker_by": ("standing", "first"),
