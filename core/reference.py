@@ -8,8 +8,9 @@ sub-multiset of the right size, and trick strengths by trying *every*
 assignment of a play to the lead's units. It exists to be compared with the
 fast implementation, so it only relies on :mod:`core.cards`,
 :mod:`core.rules` (the fields ``packs``, ``follow_ladder``,
-``protect_longer_sets``, ``tractor_past_ace``, ``failed_throw_unit`` and
-``throw_penalty``) and :mod:`core.errors`.
+``protect_longer_sets``, ``tractor_past_ace``, ``follow_format``,
+``set_reading``, ``ladder``, ``tractor_owed``, ``shorter_tractor``,
+``failed_throw_unit`` and ``throw_penalty``) and :mod:`core.errors`.
 
 Multisets of faces are handled internally as sorted tuples of ints, so that
 copies of a face are never told apart and memoised results can be shared.
@@ -27,7 +28,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from functools import lru_cache
-from typing import Optional
+from typing import NamedTuple, Optional
 from collections.abc import Iterable, Sequence
 
 from .cards import BJ, RJ, Cards, CardsLike, ThrowResult, Trump, Unit, parse_cards, rank_of, suit_of
@@ -300,68 +301,119 @@ def decompose(lead: Cards, trump: Trump, rules: Rules) -> list[Unit]:
 # Following
 # --------------------------------------------------------------------------
 
-def _shape_order(lead_shapes: tuple[tuple[int, int], ...], ladder: bool) -> tuple[tuple[int, int], ...]:
-    """The component shapes indexing a matching's value vector, highest priority first."""
+class _Way(NamedTuple):
+    """How the components of a matching are read (docs/kernel.md, Following):
+    ``ladder`` (``follow_ladder``), ``cards`` (``ladder=cards``: a unit's room
+    is counted in cards), ``tractors`` (whether tractor components are owed at
+    all: not in a throw under ``tractor_owed=lone``) and ``free_short``
+    (``shorter_tractor=free``: no tractor shorter than the unit it goes to)."""
+
+    ladder: bool
+    cards: bool = False
+    tractors: bool = True
+    free_short: bool = False
+
+
+def _way(rules: Rules, lead_shapes: tuple[tuple[int, int], ...]) -> _Way:
+    """The reading of matchings that ``rules`` make for a lead of these unit shapes."""
+    throw = len(lead_shapes) >= 2
+    return _Way(rules.follow_ladder, rules.ladder == "cards",
+                not (throw and rules.tractor_owed == "lone"), rules.shorter_tractor == "free")
+
+
+def _shape_order(lead_shapes: tuple[tuple[int, int], ...], way: _Way) -> tuple[tuple[int, int], ...]:
+    """The component shapes indexing a matching's value vector, highest priority first.
+
+    A shape no unit may take only adds a column that is always 0, which
+    changes no comparison.
+    """
     takers = [(k, L) for k, L in lead_shapes if k >= 2]
     if not takers:
         return ()
-    if not ladder:
+    if not way.ladder:
         return tuple((k, 1) for k in sorted({k for k, _ in takers}, reverse=True))
     max_k = max(k for k, _ in takers)
+    if way.cards:
+        room = max(k * L for k, L in takers)
+        shapes = [(k2, l2) for k2 in range(2, max_k + 1) for l2 in range(1, room // k2 + 1)]
+        return tuple(sorted(shapes, key=lambda s: (s[0] * s[1], s[0]), reverse=True))
     max_L = max(L for _, L in takers)
     shapes = [(k2, l2) for k2 in range(2, max_k + 1) for l2 in range(1, max_L + 1)]
     return tuple(sorted(shapes, key=lambda s: (s[1] >= 2, s[0] * s[1], s[0]), reverse=True))
 
 
-def _allowed(k: int, L: int, ladder: bool) -> list[tuple[int, int]]:
-    """Component shapes a lead unit of shape ``(k, L)`` may receive."""
+def _room(k: int, L: int, way: _Way) -> int:
+    """The room of a lead unit of shape ``(k, L)``: its length, or its cards under ``ladder=cards``."""
+    return k * L if way.cards else L
+
+
+def _cost(k2: int, l2: int, way: _Way) -> int:
+    """The room a ``(k2, l2)`` component takes up: its length, or its cards under ``ladder=cards``."""
+    return k2 * l2 if way.cards else l2
+
+
+def _allowed(k: int, L: int, way: _Way) -> list[tuple[int, int]]:
+    """Component shapes a lead unit of shape ``(k, L)`` may receive (each must
+    also fit the room the unit has left)."""
     if k < 2:
         return []
-    if not ladder:
+    if not way.ladder:
         return [(k, 1)]
-    return [(k2, l2) for k2 in range(2, k + 1) for l2 in range(1, L + 1)]
+    out = []
+    for k2 in range(2, k + 1):
+        for l2 in range(1, k * L + 1):
+            if _cost(k2, l2, way) > _room(k, L, way):
+                continue
+            if l2 >= 2 and not way.tractors:
+                continue
+            if l2 >= 2 and way.free_short and l2 < L:
+                continue
+            out.append((k2, l2))
+    return out
 
 
 @lru_cache(maxsize=1 << 16)
-def _f(x: _MSet, lead_shapes: tuple[tuple[int, int], ...], ladder: bool,
+def _f(x: _MSet, lead_shapes: tuple[tuple[int, int], ...], way: _Way,
        only_exact: Optional[tuple[tuple[int, int], ...]], trump: Trump, past_ace: bool) -> tuple[int, ...]:
     """``f(X)``: the lexicographically largest value over all matchings of ``x``.
 
     ``lead_shapes`` are the lead units' shapes in order. A matching is built
     unit by unit: a unit keeps receiving components (any allowed shape that
-    still fits its remaining length budget, taken from the cards still free)
+    still fits its remaining room, taken from the cards still free)
     until it is closed, then the next unit is served. Every matching is
     reached this way; the memo only merges identical sub-problems (same unit,
-    same budget, same free cards), whose best completions are equal, and
+    same room, same free cards), whose best completions are equal, and
     vector addition preserves the lexicographic order.
 
     ``only_exact`` (face counts of the holding), when given, restricts the
     components to faces whose count there equals the component width
-    (``protect_longer_sets``).
+    (``protect_longer_sets`` for the obligation, ``set_reading=genuine`` for
+    the play).
     """
-    order = _shape_order(lead_shapes, ladder)
+    order = _shape_order(lead_shapes, way)
     index = {s: i for i, s in enumerate(order)}
     zero = (0,) * len(order)
     exact = dict(only_exact) if only_exact is not None else None
     units = list(lead_shapes)
     memo: dict[tuple[int, _MSet, int], tuple[int, ...]] = {}
 
-    def best(i: int, free: _MSet, budget: int) -> tuple[int, ...]:
+    def best(i: int, free: _MSet, room: int) -> tuple[int, ...]:
         if i == len(units):
             return zero
-        key = (i, free, budget)
+        key = (i, free, room)
         if key in memo:
             return memo[key]
-        nxt_budget = units[i + 1][1] if i + 1 < len(units) else 0
-        result = best(i + 1, free, nxt_budget)  # close unit i
+        nxt_room = _room(*units[i + 1], way) if i + 1 < len(units) else 0
+        result = best(i + 1, free, nxt_room)  # close unit i
         k, L = units[i]
-        for k2, l2 in _allowed(k, L, ladder):
-            if l2 > budget:
+        for k2, l2 in _allowed(k, L, way):
+            cost = _cost(k2, l2, way)
+            if cost > room:
                 continue
             for comp in _units_of_shape(free, k2, l2, trump, past_ace):
                 if exact is not None and any(exact.get(f, 0) != k2 for f in comp[3]):
                     continue
-                v = list(best(i, _minus(free, _unit_faces(comp)), budget - l2))
+                v = list(best(i, _minus(free, _unit_faces(comp)), room - cost))
                 v[index[(k2, l2)]] += 1
                 if tuple(v) > result:
                     result = tuple(v)
@@ -370,17 +422,22 @@ def _f(x: _MSet, lead_shapes: tuple[tuple[int, int], ...], ladder: bool,
 
     if not units:
         return zero
-    return best(0, x, units[0][1])
+    return best(0, x, _room(*units[0], way))
 
 
 def _lead_shapes(lead: _MSet, trump: Trump, past_ace: bool) -> tuple[tuple[int, int], ...]:
     return tuple((u[0], u[1]) for u in _canonical(lead, trump, past_ace))
 
 
+def _exact(hs: _MSet) -> tuple[tuple[int, int], ...]:
+    """The face counts of a holding, as ``_f``'s ``only_exact`` takes them."""
+    return tuple(sorted(Counter(hs).items()))
+
+
 def _obligation(hs: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, rules: Rules) -> tuple[int, ...]:
     """``g``: ``f`` of the led-suit holding (only exact-count faces when protecting)."""
-    only = tuple(sorted(Counter(hs).items())) if rules.protect_longer_sets else None
-    return _f(hs, shapes, rules.follow_ladder, only, trump, rules.tractor_past_ace)
+    only = _exact(hs) if rules.protect_longer_sets else None
+    return _f(hs, shapes, _way(rules, shapes), only, trump, rules.tractor_past_ace)
 
 
 def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Trump, rules: Rules) -> bool:
@@ -401,9 +458,12 @@ def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Tr
         return _is_sub(hs, play_ms)
     if any(effective_suit(f, trump) != suit for f in play_ms):
         return False
+    if rules.follow_format == "count":
+        return True  # enough cards of the suit, and nothing else is owed
     shapes = _lead_shapes(lead_ms, trump, rules.tractor_past_ace)
     g = _obligation(hs, shapes, trump, rules)
-    fp = _f(play_ms, shapes, rules.follow_ladder, None, trump, rules.tractor_past_ace)
+    only = _exact(hs) if rules.set_reading == "genuine" else None
+    fp = _f(play_ms, shapes, _way(rules, shapes), only, trump, rules.tractor_past_ace)
     return fp >= g
 
 
