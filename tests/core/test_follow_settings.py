@@ -18,6 +18,7 @@ import pytest
 from core import kernel, reference
 from core.cards import HEARTS, Cards, Trump, parse_cards
 from core.errors import RulesError
+from core.play import no_set_width
 from core.rules import Rules, setting_values
 
 TRUMP = Trump(2, HEARTS)
@@ -173,3 +174,10 @@ def test_defaults_are_todays_and_every_value_has_a_valid_table():
             assert getattr(Rules.preset("pagat", **ok, **{name: value}), name) == value
     assert Rules.preset("pagat", follow_format="count").follow_format == "count"
 
+
+def test_a_follow_by_count_shows_no_missing_set():
+    """Under follow_format=count a follow without a pair to a led pair shows nothing (the seat may have
+    kept one back), so no no-set fact is drawn from it."""
+    lead = parse_cards("5S 5S")
+    assert no_set_width(lead, TRUMP, Rules.preset("pagat")) == 2
+    assert no_set_width(lead, TRUMP, Rules.preset("pagat", follow_format="count")) == 0
