@@ -897,24 +897,40 @@ cdef struct RInfo:
 
 cdef object _last_rules = None
 cdef RInfo _last_info
+# the settings read for recent rules objects: id -> (rules, the RInfo as bytes);
+# callers often alternate between a few tables, and reading the fields again
+# for each call would cost more than the kernel's work on small positions
+cdef dict _INFO_CACHE = {}
 
 
 cdef RInfo* rinfo(object rules) except NULL:
     """Settings the kernel reads, fetched once per rules object."""
     global _last_rules
-    if rules is not _last_rules:
-        _last_info.packs = rules.packs
-        _last_info.bj = rules.black_jokers
-        _last_info.rj = rules.red_jokers
-        _last_info.fl.ladder = rules.follow_ladder
-        _last_info.fl.protect = rules.protect_longer_sets
-        _last_info.fl.past_ace = rules.tractor_past_ace
-        _last_info.fl.count = rules.follow_format == "count"
-        _last_info.fl.genuine = rules.set_reading == "genuine"
-        _last_info.fl.cards = rules.ladder == "cards"
-        _last_info.fl.lone = rules.tractor_owed == "lone"
-        _last_info.fl.free_short = rules.shorter_tractor == "free"
+    cdef tuple hit
+    cdef bytes raw
+    if rules is _last_rules:
+        return &_last_info
+    hit = _INFO_CACHE.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        raw = hit[1]
+        memcpy(&_last_info, <const char*>raw, sizeof(RInfo))
         _last_rules = rules
+        return &_last_info
+    _last_info.packs = rules.packs
+    _last_info.bj = rules.black_jokers
+    _last_info.rj = rules.red_jokers
+    _last_info.fl.ladder = rules.follow_ladder
+    _last_info.fl.protect = rules.protect_longer_sets
+    _last_info.fl.past_ace = rules.tractor_past_ace
+    _last_info.fl.count = rules.follow_format == "count"
+    _last_info.fl.genuine = rules.set_reading == "genuine"
+    _last_info.fl.cards = rules.ladder == "cards"
+    _last_info.fl.lone = rules.tractor_owed == "lone"
+    _last_info.fl.free_short = rules.shorter_tractor == "free"
+    if len(_INFO_CACHE) >= 64:
+        _INFO_CACHE.clear()
+    _INFO_CACHE[id(rules)] = (rules, (<char*>&_last_info)[:sizeof(RInfo)])
+    _last_rules = rules
     return &_last_info
 
 
