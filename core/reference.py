@@ -10,7 +10,9 @@ fast implementation, so it only relies on :mod:`core.cards`,
 :mod:`core.rules` (the fields ``packs``, ``follow_ladder``,
 ``protect_longer_sets``, ``tractor_past_ace``, ``follow_format``,
 ``set_reading``, ``ladder``, ``tractor_owed``, ``shorter_tractor``,
-``failed_throw_unit`` and ``throw_penalty``) and :mod:`core.errors`.
+``failed_throw_unit`` and ``throw_penalty``) and :mod:`core.errors`; its
+trump context (effective suits, levels, tractor eligibility) is
+:mod:`core.reference_trump`, whose names it re-exports.
 
 Multisets of faces are handled internally as sorted tuples of ints, so that
 copies of a face are never told apart and memoised results can be shared.
@@ -31,8 +33,9 @@ from functools import lru_cache
 from typing import NamedTuple, Optional
 from collections.abc import Iterable, Sequence
 
-from .cards import BJ, RJ, Cards, CardsLike, ThrowResult, Trump, Unit, parse_cards, rank_of, suit_of
+from .cards import Cards, CardsLike, ThrowResult, Trump, Unit, parse_cards, rank_of
 from .errors import IllegalActionError
+from .reference_trump import TRUMPS, as_trump, effective_suit, is_trump, level, tractor_eligible
 from .rules import Rules
 
 __all__ = [
@@ -40,79 +43,9 @@ __all__ = [
     "decompose", "is_legal_follow", "legal_follows", "trick_winner", "check_throw", "points",
 ]
 
-#: The effective suit number shared by all trumps.
-TRUMPS = 4
-
 # An internal unit: (width k, length L, top level t, faces from the top level down).
 _IUnit = tuple[int, int, int, tuple[int, ...]]
 _MSet = tuple[int, ...]  # a sorted tuple of faces
-
-
-# --------------------------------------------------------------------------
-# Trump context: effective suits, levels, tractor eligibility
-# --------------------------------------------------------------------------
-
-def _trump(trump: Trump) -> Trump:
-    return trump if isinstance(trump, Trump) else Trump(*trump)
-
-
-def effective_suit(face: int, trump: Trump) -> int:
-    """The effective suit of a face: its printed suit 0..3, or 4 for any trump.
-
-    Trumps are both jokers, every card of the trump rank and every card of the
-    trump suit.
-    """
-    trump = _trump(trump)
-    if face == BJ or face == RJ:
-        return TRUMPS
-    if trump.rank is not None and rank_of(face) == trump.rank:
-        return TRUMPS
-    if trump.suit is not None and suit_of(face) == trump.suit:
-        return TRUMPS
-    return suit_of(face)
-
-
-def is_trump(face: int, trump: Trump) -> bool:
-    """True when the face belongs to the trump effective suit."""
-    return effective_suit(face, trump) == TRUMPS
-
-
-def level(face: int, trump: Trump) -> int:
-    """The order level of a face inside its effective suit (higher beats lower).
-
-    Plain ranks count from 0 with the trump rank left out; off-suit trump-rank
-    cards are 12 (13 when there is no trump suit); the trump-rank card of the
-    trump suit is 13; BJ is 14 and RJ is 15.
-    """
-    trump = _trump(trump)
-    if face == RJ:
-        return 15
-    if face == BJ:
-        return 14
-    rank, suit = rank_of(face), suit_of(face)
-    if trump.rank is not None and rank == trump.rank:
-        if trump.suit is None:
-            # Read literally: with no trump suit, level 12 stays empty, so even
-            # with tractor_past_ace an ace and the trump-rank cards are not
-            # adjacent (nor is a trump-suit ace, 12, and BJ, 14, at no rank).
-            return 13
-        return 13 if suit == trump.suit else 12
-    lvl = rank - 2
-    if trump.rank is not None and rank > trump.rank:
-        lvl -= 1  # the trump rank is left out of the plain order
-    return lvl
-
-
-def tractor_eligible(face: int, trump: Trump, past_ace: bool) -> bool:
-    """Whether a face may be part of a tractor.
-
-    By default: not a joker and not of the trump rank. With ``past_ace``
-    (``Rules.tractor_past_ace``) every trump face is eligible as well.
-    """
-    trump = _trump(trump)
-    if face not in (BJ, RJ) and rank_of(face) != trump.rank:
-        return True
-    return past_ace and is_trump(face, trump)
 
 
 # --------------------------------------------------------------------------
@@ -291,7 +224,7 @@ def decompose(lead: Cards, trump: Trump, rules: Rules) -> list[Unit]:
     :class:`IllegalActionError` when the lead is empty or mixes effective
     suits.
     """
-    trump = _trump(trump)
+    trump = as_trump(trump)
     ms = _mset(lead)
     _lead_suit(ms, trump)
     return [_to_unit(u) for u in _canonical(ms, trump, rules.tractor_past_ace)]
@@ -447,7 +380,7 @@ def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Tr
     not have the lead's card count. A bad lead still raises
     :class:`IllegalActionError`.
     """
-    trump = _trump(trump)
+    trump = as_trump(trump)
     hand_ms, lead_ms, play_ms = _mset(hand), _mset(lead), _mset(play)
     suit = _lead_suit(lead_ms, trump)
     n = len(lead_ms)
@@ -475,7 +408,7 @@ def legal_follows(hand: Cards, lead: Cards, trump: Trump, rules: Rules) -> set[C
     distinct completion from the other cards: nothing else can be legal),
     each filtered with :func:`is_legal_follow`.
     """
-    trump = _trump(trump)
+    trump = as_trump(trump)
     hand_ms, lead_ms = _mset(hand), _mset(lead)
     suit = _lead_suit(lead_ms, trump)
     n = len(lead_ms)
@@ -526,7 +459,7 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
     unit matching the lead's biggest unit), strictly, earlier plays winning
     ties.
     """
-    trump = _trump(trump)
+    trump = as_trump(trump)
     past_ace = rules.tractor_past_ace
     lead = _mset(plays[0])
     suit = _lead_suit(lead, trump)
@@ -580,7 +513,7 @@ def check_throw(lead: Cards, others: Sequence[Cards], trump: Trump, rules: Rules
     card count, the penalty and the index in ``others`` of the hand that
     showed the beating cards.
     """
-    trump = _trump(trump)
+    trump = as_trump(trump)
     past_ace = rules.tractor_past_ace
     ms = _mset(lead)
     suit = _lead_suit(ms, trump)
