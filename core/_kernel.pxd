@@ -35,9 +35,14 @@ cdef struct CLead:
     CUnit u[MAXU]
 
 cdef struct Flags:
-    int ladder
-    int protect
-    int past_ace
+    int ladder          # follow_ladder
+    int protect         # protect_longer_sets
+    int past_ace        # tractor_past_ace
+    int count           # follow_format == "count"
+    int genuine         # set_reading == "genuine"
+    int cards           # ladder == "cards"
+    int lone            # tractor_owed == "lone"
+    int free_short      # shorter_tractor == "free"
 
 cdef class TrumpContext:
     cdef Ctx c

@@ -292,7 +292,10 @@ cdef struct Match:
     int cl[MAXCLS]
     int nu
     int uk[MAXU]
+    int uL[MAXU]
     int cap[MAXU]
+    int cards                     # room counted in cards (ladder=cards), else in levels
+    int free_short                # a unit takes no tractor shorter than itself
     const cnt_t* restr
     cnt_t cnt[NF]
     int cur[MAXCLS]
@@ -313,36 +316,49 @@ cdef inline int lex_cmp(const int* a, const int* b, int n) noexcept nogil:
             return 1 if a[i] > b[i] else -1
     return 0
 
-cdef void ladder_classes(const CLead* lead, Match* m) noexcept nogil:
-    """Component shapes in priority order: tractors before sets, bigger first, wider first."""
-    cdef int K = 0, Lm = 0, i, k, l, j, tk, tl
+cdef void ladder_classes(const CLead* lead, Match* m, Flags fl) noexcept nogil:
+    """Component shapes in priority order. ``subset``: widths 2..K and lengths up
+    to the longest led unit, tractors before sets, bigger first, wider first.
+    ``cards``: every width 2..K and length whose cards fit the roomiest led
+    unit, more cards first, wider first. No tractor shapes when a throw owes
+    none (tractor_owed=lone)."""
+    cdef int K = 0, Lm = 0, room = 0, i, k, l, j, tk, tl, lmax
     for i in range(lead.nu):
         if lead.u[i].k >= 2:
             if lead.u[i].k > K:
                 K = lead.u[i].k
             if lead.u[i].L > Lm:
                 Lm = lead.u[i].L
+            if lead.u[i].k * lead.u[i].L > room:
+                room = lead.u[i].k * lead.u[i].L
     m.ncls = 0
     for k in range(2, K + 1):
-        for l in range(1, Lm + 1):
+        lmax = room // k if fl.cards else Lm
+        if lmax > MAXLEN:
+            lmax = MAXLEN
+        if fl.lone and lead.nu >= 2:
+            lmax = 1
+        for l in range(1, lmax + 1):
             if m.ncls < MAXCLS:
                 m.ck[m.ncls] = k
                 m.cl[m.ncls] = l
                 m.ncls += 1
-    # insertion sort by (l >= 2, k*l, k) descending
+    # insertion sort, highest priority first
     for i in range(1, m.ncls):
         tk = m.ck[i]
         tl = m.cl[i]
         j = i - 1
-        while j >= 0 and _cls_lt(m.ck[j], m.cl[j], tk, tl):
+        while j >= 0 and _cls_lt(m.ck[j], m.cl[j], tk, tl, fl.cards):
             m.ck[j + 1] = m.ck[j]
             m.cl[j + 1] = m.cl[j]
             j -= 1
         m.ck[j + 1] = tk
         m.cl[j + 1] = tl
 
-cdef inline int _cls_lt(int k1, int l1, int k2, int l2) noexcept nogil:
-    if (l1 >= 2) != (l2 >= 2):
+cdef inline int _cls_lt(int k1, int l1, int k2, int l2, int cards) noexcept nogil:
+    """Is shape (k1, l1) of lower priority than (k2, l2)? ``subset``: by
+    (l >= 2, k*l, k); ``cards``: by (k*l, k)."""
+    if not cards and (l1 >= 2) != (l2 >= 2):
         return l2 >= 2
     if k1 * l1 != k2 * l2:
         return k1 * l1 < k2 * l2
@@ -350,18 +366,21 @@ cdef inline int _cls_lt(int k1, int l1, int k2, int l2) noexcept nogil:
 
 cdef inline int unit_takes(const Match* m, int u, int k, int l) noexcept nogil:
     """Can lead unit u take a (k, l) component? Units equal to an earlier one
-    (same width, same room left) are skipped: trying one of them is enough."""
+    (same width, same room left, and with free_short the same length) are
+    skipped: trying one of them is enough."""
     cdef int v
-    if m.uk[u] < k or m.cap[u] < l or m.depth + l > 64:
+    if m.uk[u] < k or m.cap[u] < (k * l if m.cards else l) or m.depth + l > 64:
+        return 0
+    if m.free_short and l >= 2 and l < m.uL[u]:
         return 0
     for v in range(u):
-        if m.uk[v] == m.uk[u] and m.cap[v] == m.cap[u]:
+        if m.uk[v] == m.uk[u] and m.cap[v] == m.cap[u] and (not m.free_short or m.uL[v] == m.uL[u]):
             return 0
     return 1
 
 
 cdef void match_dfs(Match* m, int ci, int pos) noexcept nogil:
-    cdef int k, l, p, f, u, t, combo, i
+    cdef int k, l, p, f, u, t, combo, i, cost
     cdef RunOpts ro
     cdef int8_t faces[MAXLEN]
     if ci == m.ncls:
@@ -376,6 +395,7 @@ cdef void match_dfs(Match* m, int ci, int pos) noexcept nogil:
         return
     k = m.ck[ci]
     l = m.cl[ci]
+    cost = k * l if m.cards else l
     if l == 1:
         for p in range(pos, m.c.nsf[m.e]):
             f = m.c.sf[m.e][p]
@@ -387,7 +407,7 @@ cdef void match_dfs(Match* m, int ci, int pos) noexcept nogil:
                 if not unit_takes(m, u, k, 1):
                     continue
                 m.cnt[f] -= k
-                m.cap[u] -= 1
+                m.cap[u] -= cost
                 m.cur[ci] += 1
                 m.pf[m.depth] = f
                 m.pk[m.depth] = k
@@ -395,7 +415,7 @@ cdef void match_dfs(Match* m, int ci, int pos) noexcept nogil:
                 match_dfs(m, ci, p)
                 m.depth -= 1
                 m.cur[ci] -= 1
-                m.cap[u] += 1
+                m.cap[u] += cost
                 m.cnt[f] += k
     else:
         for t in range(pos, NLVL):
@@ -411,28 +431,32 @@ cdef void match_dfs(Match* m, int ci, int pos) noexcept nogil:
                         m.pf[m.depth + i] = faces[i]
                         m.pk[m.depth + i] = k
                     m.depth += l
-                    m.cap[u] -= l
+                    m.cap[u] -= cost
                     m.cur[ci] += 1
                     match_dfs(m, ci, t)
                     m.cur[ci] -= 1
-                    m.cap[u] += l
+                    m.cap[u] += cost
                     m.depth -= l
                     for i in range(l):
                         m.cnt[faces[i]] += k
     match_dfs(m, ci + 1, 0)
 
 cdef void ladder_value(const Ctx* c, const cnt_t* cnt, const cnt_t* restr, const CLead* lead,
-                       Match* m) noexcept nogil:
-    """Lexicographically best matching under follow_ladder (value in m.best)."""
+                       Flags fl, Match* m) noexcept nogil:
+    """Lexicographically best matching under follow_ladder (value in m.best).
+    ``restr``: only faces held exactly as many times there as the component's width."""
     cdef int i
     m.c = c
     m.e = lead.esuit
-    ladder_classes(lead, m)
+    ladder_classes(lead, m, fl)
+    m.cards = fl.cards
+    m.free_short = fl.free_short
     m.nu = 0
     for i in range(lead.nu):
         if lead.u[i].k >= 2:
             m.uk[m.nu] = lead.u[i].k
-            m.cap[m.nu] = lead.u[i].L
+            m.uL[m.nu] = lead.u[i].L
+            m.cap[m.nu] = lead.u[i].k * lead.u[i].L if fl.cards else lead.u[i].L
             m.nu += 1
     m.restr = restr
     memcpy(m.cnt, cnt, NF)
@@ -452,20 +476,23 @@ cdef void demand(const CLead* lead, int* d) noexcept nogil:
         if lead.u[i].k >= 2:
             d[lead.u[i].k] += lead.u[i].L
 
-cdef void greedy_value(const Ctx* c, const cnt_t* cnt, int protect, const CLead* lead,
+cdef void greedy_value(const Ctx* c, const cnt_t* cnt, const cnt_t* restr, const CLead* lead,
                        int* vec) noexcept nogil:
-    """Default-rule value (sets of width 4, 3, 2 matched) of the suit cards in cnt."""
+    """Default-rule value (sets of width 4, 3, 2 matched) of the suit cards in
+    cnt; with ``restr``, only sets of faces held exactly their width's number
+    of times there."""
     cdef int d[5]
     cdef int e = lead.esuit
     cdef int i, f, n4 = 0, n3 = 0, n3b = 0, n2 = 0, m4, m3, use3, x
     cdef int have[5]
     demand(lead, d)
-    if protect:
+    if restr != NULL:
         for i in range(5):
             have[i] = 0
         for i in range(c.nsf[e]):
-            x = cnt[c.sf[e][i]]
-            if 2 <= x <= 4:
+            f = c.sf[e][i]
+            x = restr[f]
+            if 2 <= x <= 4 and cnt[f] >= x:
                 have[x] += 1
         vec[0] = d[4] if d[4] < have[4] else have[4]
         vec[1] = d[3] if d[3] < have[3] else have[3]
@@ -500,12 +527,10 @@ cdef void greedy_value(const Ctx* c, const cnt_t* cnt, int protect, const CLead*
 
 cdef int c_follow_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play,
                      const CLead* lead, Flags fl) noexcept nogil:
+    """Is ``play`` a legal follow to ``lead`` from ``hand``? (docs/kernel.md, Following)"""
     cdef int f, tot = 0, hs, ps, e = lead.esuit, n = lead.n
     cdef int gv[3]
     cdef int pv[3]
-    cdef Match* m1
-    cdef Match* m2
-    cdef int r
     for f in range(NF):
         if play[f] > hand[f]:
             return 0
@@ -518,9 +543,11 @@ cdef int c_follow_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play,
         return ps == hs
     if ps != n:
         return 0
+    if fl.count:
+        return 1
     if not fl.ladder:
-        greedy_value(c, hand, fl.protect, lead, gv)
-        greedy_value(c, play, 0, lead, pv)
+        greedy_value(c, hand, hand if fl.protect else NULL, lead, gv)
+        greedy_value(c, play, hand if fl.genuine else NULL, lead, pv)
         return lex_cmp(pv, gv, 3) >= 0
     return ladder_ok(c, hand, play, lead, fl)
 
@@ -528,8 +555,8 @@ cdef int ladder_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play, const CLe
                    Flags fl) noexcept nogil:
     cdef Match a
     cdef Match b
-    ladder_value(c, hand, hand if fl.protect else NULL, lead, &a)
-    ladder_value(c, play, NULL, lead, &b)
+    ladder_value(c, hand, hand if fl.protect else NULL, lead, fl, &a)
+    ladder_value(c, play, hand if fl.genuine else NULL, lead, fl, &b)
     return lex_cmp(b.best, a.best, a.ncls) >= 0
 
 # ----------------------------------------------------------------------------
@@ -609,8 +636,10 @@ cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
             f = c.sf[e][i]
             out[f] = hand[f]
         return fill_random(c, hand, out, n - hs, -1, rng)
+    if fl.count:
+        return fill_random(c, hand, out, n, e, rng)
     if fl.ladder:
-        ladder_value(c, hand, hand if fl.protect else NULL, lead, &m)
+        ladder_value(c, hand, hand if fl.protect else NULL, lead, fl, &m)
         for i in range(m.bdepth):
             out[m.bpf[i]] += m.bpk[i]
             used += m.bpk[i]
@@ -868,19 +897,40 @@ cdef struct RInfo:
 
 cdef object _last_rules = None
 cdef RInfo _last_info
+# the settings read for recent rules objects: id -> (rules, the RInfo as bytes);
+# callers often alternate between a few tables, and reading the fields again
+# for each call would cost more than the kernel's work on small positions
+cdef dict _INFO_CACHE = {}
 
 
 cdef RInfo* rinfo(object rules) except NULL:
     """Settings the kernel reads, fetched once per rules object."""
     global _last_rules
-    if rules is not _last_rules:
-        _last_info.packs = rules.packs
-        _last_info.bj = rules.black_jokers
-        _last_info.rj = rules.red_jokers
-        _last_info.fl.ladder = rules.follow_ladder
-        _last_info.fl.protect = rules.protect_longer_sets
-        _last_info.fl.past_ace = rules.tractor_past_ace
+    cdef tuple hit
+    cdef bytes raw
+    if rules is _last_rules:
+        return &_last_info
+    hit = _INFO_CACHE.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        raw = hit[1]
+        memcpy(&_last_info, <const char*>raw, sizeof(RInfo))
         _last_rules = rules
+        return &_last_info
+    _last_info.packs = rules.packs
+    _last_info.bj = rules.black_jokers
+    _last_info.rj = rules.red_jokers
+    _last_info.fl.ladder = rules.follow_ladder
+    _last_info.fl.protect = rules.protect_longer_sets
+    _last_info.fl.past_ace = rules.tractor_past_ace
+    _last_info.fl.count = rules.follow_format == "count"
+    _last_info.fl.genuine = rules.set_reading == "genuine"
+    _last_info.fl.cards = rules.ladder == "cards"
+    _last_info.fl.lone = rules.tractor_owed == "lone"
+    _last_info.fl.free_short = rules.shorter_tractor == "free"
+    if len(_INFO_CACHE) >= 64:
+        _INFO_CACHE.clear()
+    _INFO_CACHE[id(rules)] = (rules, (<char*>&_last_info)[:sizeof(RInfo)])
+    _last_rules = rules
     return &_last_info
 
 

@@ -324,7 +324,9 @@ LATER_SETTINGS: dict[str, Any] = {"partners": "called", "bands_above_top": "capp
                                   "kitty_suit": "level_or_highest", "band_step": 20, "dead_zone": 1,
                                   "match_end": "reach", "jack_reset": False, "short_side_bonus": False,
                                   "call_trumps": False, "throw_penalty_per": "card",
-                                  "call_by_side": "counts", "joker_bids": "none"}
+                                  "call_by_side": "counts", "joker_bids": "none", "follow_format": "shape",
+                                  "set_reading": "counting", "ladder": "subset", "tractor_owed": "always",
+                                  "shorter_tractor": "owed"}
 
 
 def _rules_from(obj: object, line: int) -> Rules:

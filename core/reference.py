@@ -8,8 +8,11 @@ sub-multiset of the right size, and trick strengths by trying *every*
 assignment of a play to the lead's units. It exists to be compared with the
 fast implementation, so it only relies on :mod:`core.cards`,
 :mod:`core.rules` (the fields ``packs``, ``follow_ladder``,
-``protect_longer_sets``, ``tractor_past_ace``, ``failed_throw_unit`` and
-``throw_penalty``) and :mod:`core.errors`.
+``protect_longer_sets``, ``tractor_past_ace``, ``follow_format``,
+``set_reading``, ``ladder``, ``tractor_owed``, ``shorter_tractor``,
+``failed_throw_unit`` and ``throw_penalty``) and :mod:`core.errors`; its
+trump context (effective suits, levels, tractor eligibility) is
+:mod:`core.reference_trump`, whose names it re-exports.
 
 Multisets of faces are handled internally as sorted tuples of ints, so that
 copies of a face are never told apart and memoised results can be shared.
@@ -27,11 +30,12 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from functools import lru_cache
-from typing import Optional
+from typing import NamedTuple, Optional
 from collections.abc import Iterable, Sequence
 
-from .cards import BJ, RJ, Cards, CardsLike, ThrowResult, Trump, Unit, parse_cards, rank_of, suit_of
+from .cards import Cards, CardsLike, ThrowResult, Trump, Unit, parse_cards, rank_of
 from .errors import IllegalActionError
+from .reference_trump import TRUMPS, as_trump, effective_suit, is_trump, level, tractor_eligible
 from .rules import Rules
 
 __all__ = [
@@ -39,79 +43,9 @@ __all__ = [
     "decompose", "is_legal_follow", "legal_follows", "trick_winner", "check_throw", "points",
 ]
 
-#: The effective suit number shared by all trumps.
-TRUMPS = 4
-
 # An internal unit: (width k, length L, top level t, faces from the top level down).
 _IUnit = tuple[int, int, int, tuple[int, ...]]
 _MSet = tuple[int, ...]  # a sorted tuple of faces
-
-
-# --------------------------------------------------------------------------
-# Trump context: effective suits, levels, tractor eligibility
-# --------------------------------------------------------------------------
-
-def _trump(trump: Trump) -> Trump:
-    return trump if isinstance(trump, Trump) else Trump(*trump)
-
-
-def effective_suit(face: int, trump: Trump) -> int:
-    """The effective suit of a face: its printed suit 0..3, or 4 for any trump.
-
-    Trumps are both jokers, every card of the trump rank and every card of the
-    trump suit.
-    """
-    trump = _trump(trump)
-    if face == BJ or face == RJ:
-        return TRUMPS
-    if trump.rank is not None and rank_of(face) == trump.rank:
-        return TRUMPS
-    if trump.suit is not None and suit_of(face) == trump.suit:
-        return TRUMPS
-    return suit_of(face)
-
-
-def is_trump(face: int, trump: Trump) -> bool:
-    """True when the face belongs to the trump effective suit."""
-    return effective_suit(face, trump) == TRUMPS
-
-
-def level(face: int, trump: Trump) -> int:
-    """The order level of a face inside its effective suit (higher beats lower).
-
-    Plain ranks count from 0 with the trump rank left out; off-suit trump-rank
-    cards are 12 (13 when there is no trump suit); the trump-rank card of the
-    trump suit is 13; BJ is 14 and RJ is 15.
-    """
-    trump = _trump(trump)
-    if face == RJ:
-        return 15
-    if face == BJ:
-        return 14
-    rank, suit = rank_of(face), suit_of(face)
-    if trump.rank is not None and rank == trump.rank:
-        if trump.suit is None:
-            # Read literally: with no trump suit, level 12 stays empty, so even
-            # with tractor_past_ace an ace and the trump-rank cards are not
-            # adjacent (nor is a trump-suit ace, 12, and BJ, 14, at no rank).
-            return 13
-        return 13 if suit == trump.suit else 12
-    lvl = rank - 2
-    if trump.rank is not None and rank > trump.rank:
-        lvl -= 1  # the trump rank is left out of the plain order
-    return lvl
-
-
-def tractor_eligible(face: int, trump: Trump, past_ace: bool) -> bool:
-    """Whether a face may be part of a tractor.
-
-    By default: not a joker and not of the trump rank. With ``past_ace``
-    (``Rules.tractor_past_ace``) every trump face is eligible as well.
-    """
-    trump = _trump(trump)
-    if face not in (BJ, RJ) and rank_of(face) != trump.rank:
-        return True
-    return past_ace and is_trump(face, trump)
 
 
 # --------------------------------------------------------------------------
@@ -290,7 +224,7 @@ def decompose(lead: Cards, trump: Trump, rules: Rules) -> list[Unit]:
     :class:`IllegalActionError` when the lead is empty or mixes effective
     suits.
     """
-    trump = _trump(trump)
+    trump = as_trump(trump)
     ms = _mset(lead)
     _lead_suit(ms, trump)
     return [_to_unit(u) for u in _canonical(ms, trump, rules.tractor_past_ace)]
@@ -300,68 +234,119 @@ def decompose(lead: Cards, trump: Trump, rules: Rules) -> list[Unit]:
 # Following
 # --------------------------------------------------------------------------
 
-def _shape_order(lead_shapes: tuple[tuple[int, int], ...], ladder: bool) -> tuple[tuple[int, int], ...]:
-    """The component shapes indexing a matching's value vector, highest priority first."""
+class _Way(NamedTuple):
+    """How the components of a matching are read (docs/kernel.md, Following):
+    ``ladder`` (``follow_ladder``), ``cards`` (``ladder=cards``: a unit's room
+    is counted in cards), ``tractors`` (whether tractor components are owed at
+    all: not in a throw under ``tractor_owed=lone``) and ``free_short``
+    (``shorter_tractor=free``: no tractor shorter than the unit it goes to)."""
+
+    ladder: bool
+    cards: bool = False
+    tractors: bool = True
+    free_short: bool = False
+
+
+def _way(rules: Rules, lead_shapes: tuple[tuple[int, int], ...]) -> _Way:
+    """The reading of matchings that ``rules`` make for a lead of these unit shapes."""
+    throw = len(lead_shapes) >= 2
+    return _Way(rules.follow_ladder, rules.ladder == "cards",
+                not (throw and rules.tractor_owed == "lone"), rules.shorter_tractor == "free")
+
+
+def _shape_order(lead_shapes: tuple[tuple[int, int], ...], way: _Way) -> tuple[tuple[int, int], ...]:
+    """The component shapes indexing a matching's value vector, highest priority first.
+
+    A shape no unit may take only adds a column that is always 0, which
+    changes no comparison.
+    """
     takers = [(k, L) for k, L in lead_shapes if k >= 2]
     if not takers:
         return ()
-    if not ladder:
+    if not way.ladder:
         return tuple((k, 1) for k in sorted({k for k, _ in takers}, reverse=True))
     max_k = max(k for k, _ in takers)
+    if way.cards:
+        room = max(k * L for k, L in takers)
+        shapes = [(k2, l2) for k2 in range(2, max_k + 1) for l2 in range(1, room // k2 + 1)]
+        return tuple(sorted(shapes, key=lambda s: (s[0] * s[1], s[0]), reverse=True))
     max_L = max(L for _, L in takers)
     shapes = [(k2, l2) for k2 in range(2, max_k + 1) for l2 in range(1, max_L + 1)]
     return tuple(sorted(shapes, key=lambda s: (s[1] >= 2, s[0] * s[1], s[0]), reverse=True))
 
 
-def _allowed(k: int, L: int, ladder: bool) -> list[tuple[int, int]]:
-    """Component shapes a lead unit of shape ``(k, L)`` may receive."""
+def _room(k: int, L: int, way: _Way) -> int:
+    """The room of a lead unit of shape ``(k, L)``: its length, or its cards under ``ladder=cards``."""
+    return k * L if way.cards else L
+
+
+def _cost(k2: int, l2: int, way: _Way) -> int:
+    """The room a ``(k2, l2)`` component takes up: its length, or its cards under ``ladder=cards``."""
+    return k2 * l2 if way.cards else l2
+
+
+def _allowed(k: int, L: int, way: _Way) -> list[tuple[int, int]]:
+    """Component shapes a lead unit of shape ``(k, L)`` may receive (each must
+    also fit the room the unit has left)."""
     if k < 2:
         return []
-    if not ladder:
+    if not way.ladder:
         return [(k, 1)]
-    return [(k2, l2) for k2 in range(2, k + 1) for l2 in range(1, L + 1)]
+    out = []
+    for k2 in range(2, k + 1):
+        for l2 in range(1, k * L + 1):
+            if _cost(k2, l2, way) > _room(k, L, way):
+                continue
+            if l2 >= 2 and not way.tractors:
+                continue
+            if l2 >= 2 and way.free_short and l2 < L:
+                continue
+            out.append((k2, l2))
+    return out
 
 
 @lru_cache(maxsize=1 << 16)
-def _f(x: _MSet, lead_shapes: tuple[tuple[int, int], ...], ladder: bool,
+def _f(x: _MSet, lead_shapes: tuple[tuple[int, int], ...], way: _Way,
        only_exact: Optional[tuple[tuple[int, int], ...]], trump: Trump, past_ace: bool) -> tuple[int, ...]:
     """``f(X)``: the lexicographically largest value over all matchings of ``x``.
 
     ``lead_shapes`` are the lead units' shapes in order. A matching is built
     unit by unit: a unit keeps receiving components (any allowed shape that
-    still fits its remaining length budget, taken from the cards still free)
+    still fits its remaining room, taken from the cards still free)
     until it is closed, then the next unit is served. Every matching is
     reached this way; the memo only merges identical sub-problems (same unit,
-    same budget, same free cards), whose best completions are equal, and
+    same room, same free cards), whose best completions are equal, and
     vector addition preserves the lexicographic order.
 
     ``only_exact`` (face counts of the holding), when given, restricts the
     components to faces whose count there equals the component width
-    (``protect_longer_sets``).
+    (``protect_longer_sets`` for the obligation, ``set_reading=genuine`` for
+    the play).
     """
-    order = _shape_order(lead_shapes, ladder)
+    order = _shape_order(lead_shapes, way)
     index = {s: i for i, s in enumerate(order)}
     zero = (0,) * len(order)
     exact = dict(only_exact) if only_exact is not None else None
     units = list(lead_shapes)
     memo: dict[tuple[int, _MSet, int], tuple[int, ...]] = {}
 
-    def best(i: int, free: _MSet, budget: int) -> tuple[int, ...]:
+    def best(i: int, free: _MSet, room: int) -> tuple[int, ...]:
         if i == len(units):
             return zero
-        key = (i, free, budget)
+        key = (i, free, room)
         if key in memo:
             return memo[key]
-        nxt_budget = units[i + 1][1] if i + 1 < len(units) else 0
-        result = best(i + 1, free, nxt_budget)  # close unit i
+        nxt_room = _room(*units[i + 1], way) if i + 1 < len(units) else 0
+        result = best(i + 1, free, nxt_room)  # close unit i
         k, L = units[i]
-        for k2, l2 in _allowed(k, L, ladder):
-            if l2 > budget:
+        for k2, l2 in _allowed(k, L, way):
+            cost = _cost(k2, l2, way)
+            if cost > room:
                 continue
             for comp in _units_of_shape(free, k2, l2, trump, past_ace):
                 if exact is not None and any(exact.get(f, 0) != k2 for f in comp[3]):
                     continue
-                v = list(best(i, _minus(free, _unit_faces(comp)), budget - l2))
+                v = list(best(i, _minus(free, _unit_faces(comp)), room - cost))
                 v[index[(k2, l2)]] += 1
                 if tuple(v) > result:
                     result = tuple(v)
@@ -370,17 +355,22 @@ def _f(x: _MSet, lead_shapes: tuple[tuple[int, int], ...], ladder: bool,
 
     if not units:
         return zero
-    return best(0, x, units[0][1])
+    return best(0, x, _room(*units[0], way))
 
 
 def _lead_shapes(lead: _MSet, trump: Trump, past_ace: bool) -> tuple[tuple[int, int], ...]:
     return tuple((u[0], u[1]) for u in _canonical(lead, trump, past_ace))
 
 
+def _exact(hs: _MSet) -> tuple[tuple[int, int], ...]:
+    """The face counts of a holding, as ``_f``'s ``only_exact`` takes them."""
+    return tuple(sorted(Counter(hs).items()))
+
+
 def _obligation(hs: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, rules: Rules) -> tuple[int, ...]:
     """``g``: ``f`` of the led-suit holding (only exact-count faces when protecting)."""
-    only = tuple(sorted(Counter(hs).items())) if rules.protect_longer_sets else None
-    return _f(hs, shapes, rules.follow_ladder, only, trump, rules.tractor_past_ace)
+    only = _exact(hs) if rules.protect_longer_sets else None
+    return _f(hs, shapes, _way(rules, shapes), only, trump, rules.tractor_past_ace)
 
 
 def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Trump, rules: Rules) -> bool:
@@ -390,7 +380,7 @@ def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Tr
     not have the lead's card count. A bad lead still raises
     :class:`IllegalActionError`.
     """
-    trump = _trump(trump)
+    trump = as_trump(trump)
     hand_ms, lead_ms, play_ms = _mset(hand), _mset(lead), _mset(play)
     suit = _lead_suit(lead_ms, trump)
     n = len(lead_ms)
@@ -401,9 +391,12 @@ def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Tr
         return _is_sub(hs, play_ms)
     if any(effective_suit(f, trump) != suit for f in play_ms):
         return False
+    if rules.follow_format == "count":
+        return True  # enough cards of the suit, and nothing else is owed
     shapes = _lead_shapes(lead_ms, trump, rules.tractor_past_ace)
     g = _obligation(hs, shapes, trump, rules)
-    fp = _f(play_ms, shapes, rules.follow_ladder, None, trump, rules.tractor_past_ace)
+    only = _exact(hs) if rules.set_reading == "genuine" else None
+    fp = _f(play_ms, shapes, _way(rules, shapes), only, trump, rules.tractor_past_ace)
     return fp >= g
 
 
@@ -415,7 +408,7 @@ def legal_follows(hand: Cards, lead: Cards, trump: Trump, rules: Rules) -> set[C
     distinct completion from the other cards: nothing else can be legal),
     each filtered with :func:`is_legal_follow`.
     """
-    trump = _trump(trump)
+    trump = as_trump(trump)
     hand_ms, lead_ms = _mset(hand), _mset(lead)
     suit = _lead_suit(lead_ms, trump)
     n = len(lead_ms)
@@ -466,7 +459,7 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
     unit matching the lead's biggest unit), strictly, earlier plays winning
     ties.
     """
-    trump = _trump(trump)
+    trump = as_trump(trump)
     past_ace = rules.tractor_past_ace
     lead = _mset(plays[0])
     suit = _lead_suit(lead, trump)
@@ -520,7 +513,7 @@ def check_throw(lead: Cards, others: Sequence[Cards], trump: Trump, rules: Rules
     card count, the penalty and the index in ``others`` of the hand that
     showed the beating cards.
     """
-    trump = _trump(trump)
+    trump = as_trump(trump)
     past_ace = rules.tractor_past_ace
     ms = _mset(lead)
     suit = _lead_suit(ms, trump)

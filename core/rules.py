@@ -58,6 +58,23 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "match_end": ("reach", "defend"),
     "no_declaration": ("redeal", "kitty"),
     "kitty_suit": ("level_or_highest", "first_card"),
+    "follow_format": ("shape", "count"),
+    "set_reading": ("counting", "genuine"),
+    "ladder": ("subset", "cards"),
+    "tractor_owed": ("always", "lone"),
+    "shorter_tractor": ("owed", "free"),
+}
+
+#: Follow settings that only mean something under another one: setting ->
+#: (its value that needs it, the setting needed, the value needed, why).
+#: :meth:`Rules.__post_init__` refuses any other combination in one line.
+_NEEDS: dict[str, tuple[object, str, object, str]] = {
+    "follow_ladder": (True, "follow_format", "shape", "following by count owes no shape to fall back from"),
+    "protect_longer_sets": (True, "follow_format", "shape", "following by count asks for no set to protect"),
+    "set_reading": ("genuine", "protect_longer_sets", True, "it tells protected sets from the others"),
+    "ladder": ("cards", "follow_ladder", True, "there is no ladder without it"),
+    "tractor_owed": ("lone", "follow_ladder", True, "without the ladder no tractor is owed, only its sets"),
+    "shorter_tractor": ("free", "follow_ladder", True, "without the ladder no tractor is owed, only its sets"),
 }
 
 PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor")
@@ -80,6 +97,19 @@ SETTINGS: dict[str, str] = {
     "protect_longer_sets": "a set larger than the one asked for never has to be broken to follow",
     "tractor_past_ace": "trump-suit A, the off-suit trump-rank sets, the trump-suit trump-rank set and the "
                         "jokers form one chain for tractors",
+    "follow_format": "what a follow with enough cards of the led suit owes: shape (the sets and tractors the "
+                     "lead asks for, as the other follow settings read them) or count (the cards only, any "
+                     "of them; follow_ladder and protect_longer_sets stay off)",
+    "set_reading": "what meets a set the lead asks for when longer sets are protected: counting (any set the "
+                   "play holds, one broken out of a longer set too) or genuine (only a set whose face the hand "
+                   "held exactly that many times; needs protect_longer_sets)",
+    "ladder": "how far the follow_ladder falls: subset (a led unit of k x L takes sets or tractors no wider "
+              "than k and no longer than L, L of them at most) or cards (any sets or tractors no wider than "
+              "k, up to its k*L cards: a quad owes a tractor or two pairs); cards needs follow_ladder",
+    "tractor_owed": "which led tractors owe tractors under follow_ladder: always, or lone (only a tractor led "
+                    "alone; in a throw its sets are owed instead; needs follow_ladder)",
+    "shorter_tractor": "under follow_ladder, whether a tractor shorter than the led one is owed (owed) or "
+                       "only its sets are (free; needs follow_ladder)",
     "failed_throw_unit": "which beatable unit a failed throw leaves: the fewest cards, then the lowest "
                          "(smallest_lowest), or the first one found (first_found)",
     "throw_penalty": "card points moved to the other side for a failed throw, per throw_penalty_per",
@@ -184,6 +214,11 @@ def setting_values(name: str) -> str:
     return _RANGES[name]
 
 
+def _word(value: object) -> str:
+    """A setting's value as ``pengyou rules`` and the settings files spell it."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def _setting_name(name: object) -> str:
     """A setting name fit for a one-line message."""
     text = str(name)
@@ -210,6 +245,11 @@ class Rules:
     follow_ladder: bool = False
     protect_longer_sets: bool = False
     tractor_past_ace: bool = False
+    follow_format: str = "shape"
+    set_reading: str = "counting"
+    ladder: str = "subset"
+    tractor_owed: str = "always"
+    shorter_tractor: str = "owed"
     failed_throw_unit: str = "smallest_lowest"
     throw_penalty: int = 10
     throw_penalty_per: str = "card"
@@ -271,6 +311,10 @@ class Rules:
         elif self.players < 5:
             raise RulesError(f"players and partners: {self.players} players play with fixed partners only "
                              "(partners=fixed, or the preset tractor)")
+        for name, (value, needed, wanted, why) in _NEEDS.items():
+            if getattr(self, name) == value and getattr(self, needed) != wanted:
+                raise RulesError(f"{name} and {needed}: {name}={_word(value)} needs {needed}={_word(wanted)} "
+                                 f"({why})")
         if not 1 <= self.packs <= 4:
             raise RulesError(f"packs: {self.packs} is not from 1 to 4")
         for name in ("red_jokers", "black_jokers"):

@@ -49,7 +49,8 @@ What the view knows, and how each fact is used:
 - *Follows* the void and no-set facts do not capture (answers to tractors
   and throws, and every set lead under ``follow_ladder`` or
   ``protect_longer_sets``) are checked with the kernel on the sampled hands
-  as they were at that trick.
+  as they were at that trick. Under ``follow_format=count`` a follow owes
+  only cards of the led suit, so the voids are all it shows.
 
 So every sampled world is one in which replaying the public history gives
 the viewer the same view (``tests/core/test_sample.py`` checks exactly that).
@@ -103,6 +104,7 @@ from .cards import Cards, parse_cards
 from .dealing import Bounds, ClassKey, deal_demoting, place_known, room
 from .errors import SamplingError
 from .history import NF, Trick, counts, no_set_tricks, public_history, since_table, suits, unseen_cards
+from .play import no_set_width
 
 if TYPE_CHECKING:
     from .cards import Unit
@@ -281,11 +283,12 @@ class Sampler:
                      lvl: list[int], suit_faces: list[list[int]], copies: list[int]) -> None:
         """Leads and follows, trick by trick: a throw (two or more units, whether it stood or failed) lowers
         ``cap`` and adds to ``_checks`` and ``_beats`` (:meth:`_throw_facts`); a lead other than a single card
-        (or, without ``follow_ladder`` and ``protect_longer_sets``, a single set) adds the follows the voids
-        and no-set facts do not capture to ``_checks`` (:meth:`_follow_facts`)."""
+        (or a single set whose follows the no-set facts read, :func:`~core.play.no_set_width`) adds the
+        follows the voids and no-set facts do not capture to ``_checks`` (:meth:`_follow_facts`). Under
+        ``follow_format=count`` a follow owes no shape, so the voids say all it shows."""
         rules = self.rules
         trump = self.view.trump
-        flags = (rules.follow_ladder, rules.protect_longer_sets)
+        by_count = rules.follow_format == "count"
         for t, (ld, ps) in enumerate(tricks):
             lead = ps[0]
             attempt = attempts.get(t)
@@ -294,9 +297,11 @@ class Sampler:
             e = esuit[lead[0]]
             if len(units) >= 2:
                 self._throw_facts(t, ld, thrown, units, attempt, lead, lvl, suit_faces[e], cap)
+            if by_count:
+                continue
             lead_units = units if attempt is None else kernel.decompose(lead, trump, rules)
             simple = len(lead_units) == 1 and lead_units[0].length == 1 and (
-                lead_units[0].width == 1 or not any(flags))
+                lead_units[0].width == 1 or no_set_width(lead, trump, rules) > 0)
             if not simple:
                 self._follow_facts(t, ld, ps, esuit, suit_faces[e], copies)
 

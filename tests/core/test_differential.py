@@ -1,7 +1,10 @@
 """The compiled kernel against the naive reference on many random positions.
 
-12 groups (2, 3 and 4 packs, times the four follow settings) of 900 seeded
-positions each: 10,800 positions per run. On each, both implementations must
+12 groups (2, 3 and 4 packs, times ``follow_ladder`` and
+``protect_longer_sets``) of 900 seeded positions each: 10,800 positions per
+run. Each position draws the other follow settings that its group allows
+(:func:`follow_settings`): ``follow_format``, ``set_reading``, ``ladder``,
+``tractor_owed``, ``shorter_tractor``. On each, both implementations must
 agree on the lead's reading, the full set of legal follows, the legality of
 random (often illegal) plays, the trick winner (the kernel's, and the play
 engine's running best play) and the throw check; and the kernel's random
@@ -17,8 +20,8 @@ import pytest
 
 from core import kernel, reference
 from core.play import PlayCore
-from core.cards import Cards, format_cards
-from arena.bench.positions import random_position
+from core.cards import Cards, Trump, format_cards
+from arena.bench.positions import random_position, random_trump
 from core.rules import Rules
 
 POSITIONS_PER_GROUP = 900
@@ -28,6 +31,21 @@ PLAYERS = {2: 6, 3: 8, 4: 12}
 def _describe(p, extra=""):
     hands = " / ".join(format_cards(h) for h in p.hands)
     return f"trump={p.trump} lead={format_cards(p.lead)} hands={hands} {extra}"
+
+
+def follow_settings(rng: random.Random, ladder: bool, protect: bool) -> dict[str, object]:
+    """Random values of the follow settings that depend on ``follow_ladder``
+    and ``protect_longer_sets`` (each value where the rules allow it)."""
+    out: dict[str, object] = {"follow_ladder": ladder, "protect_longer_sets": protect}
+    if not ladder and not protect and rng.random() < 0.25:
+        out["follow_format"] = "count"
+    if protect:
+        out["set_reading"] = rng.choice(("counting", "genuine"))
+    if ladder:
+        out["ladder"] = rng.choice(("subset", "cards"))
+        out["tractor_owed"] = rng.choice(("always", "lone"))
+        out["shorter_tractor"] = rng.choice(("owed", "free"))
+    return out
 
 
 def _random_play(rng: random.Random, hand: Cards, n: int) -> Cards:
@@ -44,7 +62,7 @@ def test_kernel_matches_reference(packs, ladder, protect):
     checked = 0
     for _ in range(POSITIONS_PER_GROUP):
         rules = Rules.preset(
-            "pagat", players=PLAYERS[packs], follow_ladder=ladder, protect_longer_sets=protect,
+            "pagat", players=PLAYERS[packs], **follow_settings(rng, ladder, protect),
             tractor_past_ace=rng.random() < 0.3,
             failed_throw_unit=rng.choice(("smallest_lowest", "first_found")),
         )
@@ -92,3 +110,77 @@ def test_kernel_matches_reference(packs, ladder, protect):
             reference.check_throw(p.lead, p.hands, p.trump, rules), where
         checked += 1
     assert checked == POSITIONS_PER_GROUP
+
+
+# --------------------------------------------------------------------------
+# positions rich in sets and tractors, where the ladder settings tell apart
+
+SHAPED_POSITIONS = 2_000
+#: lead shapes as units (width, length), tractors' sets on adjacent faces
+LEAD_SHAPES = [((4, 1),), ((3, 2),), ((2, 3),), ((2, 2),), ((3, 1),), ((2, 2), (1, 1)), ((2, 3), (2, 1)),
+               ((4, 1), (2, 1)), ((2, 2), (2, 2)), ((3, 2), (1, 1)), ((2, 4),), ((4, 2),)]
+
+
+def _shaped_position(rng: random.Random, rules: Rules) -> tuple[Trump, Cards, Cards]:
+    """A trump, a lead of sets and tractors (as ``LEAD_SHAPES`` draws them; it may read otherwise) and a
+    follower whose holding in the led suit is runs of sets of random widths, plus a few other cards."""
+    trump = random_trump(rng)
+    ctx = kernel.context(trump, rules.tractor_past_ace)
+    suits: dict[int, list[int]] = {}
+    for f in range(54):
+        suits.setdefault(ctx.effective_suit(f), []).append(f)
+    e = rng.choice(sorted(suits))
+    faces = sorted(suits[e], key=lambda f: (ctx.level(f), f))
+    left = {f: (rules.black_jokers if f == 52 else rules.red_jokers if f == 53 else rules.packs) for f in faces}
+    lead: list[int] = []
+    for k, L in rng.choice(LEAD_SHAPES):
+        at = rng.randrange(len(faces))
+        for f in faces[at:at + L]:
+            take = min(k, left[f])
+            lead += [f] * take
+            left[f] -= take
+    hand: list[int] = []
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randrange(len(faces))
+        for f in faces[at:at + rng.randint(1, 5)]:
+            take = min(rng.randint(1, rules.packs), left[f])
+            hand += [f] * take
+            left[f] -= take
+    others = [f for f in rules.deck() if ctx.effective_suit(f) != e]
+    hand += rng.sample(others, rng.randint(0, 3))
+    return trump, Cards(lead), Cards(hand[:14])
+
+
+def test_kernel_matches_reference_on_sets_and_tractors():
+    """2,000 positions with set and tractor leads and holdings (3 and 4 packs), the follow settings drawn
+    per position: both implementations agree on every legal follow and on random plays, and the kernel's
+    random follow is legal for the reference. Each value of a ladder setting changes the answer somewhere."""
+    rng = random.Random(4242)
+    changed: dict[str, int] = {}
+    default = Rules()
+    for _ in range(SHAPED_POSITIONS):
+        packs = rng.choice((3, 4))
+        settings = follow_settings(rng, rng.random() < 0.75, rng.random() < 0.4)
+        rules = Rules.preset("pagat", players=PLAYERS[packs], tractor_past_ace=rng.random() < 0.3, **settings)
+        trump, lead, hand = _shaped_position(rng, rules)
+        if not lead:
+            continue
+        where = f"trump={trump} lead={format_cards(lead)} hand={format_cards(hand)} settings={settings}"
+        k_set = set(kernel.legal_follows(hand, lead, trump, rules))
+        r_set = reference.legal_follows(hand, lead, trump, rules)
+        assert k_set == r_set, f"{where} kernel-only={sorted(map(str, k_set - r_set))[:5]} " \
+                               f"reference-only={sorted(map(str, r_set - k_set))[:5]}"
+        if len(hand) >= len(lead):
+            for _ in range(3):
+                play = _random_play(rng, hand, len(lead))
+                assert kernel.is_legal_follow(hand, lead, play, trump, rules) == \
+                    reference.is_legal_follow(hand, lead, play, trump, rules), f"{where} play={play}"
+            f = kernel.random_follow(hand, lead, trump, rules, rng)
+            assert f in r_set, f"{where} random follow {f}"
+        for name in ("ladder", "tractor_owed", "shorter_tractor", "set_reading", "follow_format"):
+            if getattr(rules, name) != getattr(default, name):
+                plain = rules.replace(**{name: getattr(default, name)})
+                if set(kernel.legal_follows(hand, lead, trump, plain)) != k_set:
+                    changed[name] = changed.get(name, 0) + 1
+    assert all(changed.get(name, 0) >= 10 for name in
+               ("ladder", "tractor_owed", "shorter_tractor", "set_reading", "follow_format")), changed

@@ -212,6 +212,9 @@ CONFIGS = [
     ("pagat", 6, {"follow_ladder": True}, 4, None),
     ("pagat", 7, {"protect_longer_sets": True, "follow_ladder": True}, 4, None),
     ("pagat", 6, {"failed_throw_unit": "first_found"}, 4, None),
+    ("pagat", 6, {"follow_format": "count"}, 4, None),
+    ("pagat", 8, {"follow_ladder": True, "protect_longer_sets": True, "set_reading": "genuine",
+                  "ladder": "cards", "tractor_owed": "lone", "shorter_tractor": "free"}, 3, None),
     ("pagat", 9, {"tractor_past_ace": True}, 3, None),
     ("heli", 6, {}, 4, "fixed"),
     ("bottom-eight", 5, {}, 4, None),
@@ -246,7 +249,10 @@ def test_sampled_worlds_agree_with_the_view(preset, players, overrides, seeds, m
 @pytest.mark.parametrize("overrides,kind", [
     ({}, "beats"), ({}, "follows"), ({"follow_ladder": True}, "follows"),
     ({"failed_throw_unit": "first_found"}, "throws"), ({"protect_longer_sets": True}, "follows"),
-], ids=["beats", "follows", "ladder-follows", "first_found-throws", "protect-follows"])
+    ({"follow_ladder": True, "ladder": "cards", "tractor_owed": "lone", "shorter_tractor": "free"}, "follows"),
+    ({"protect_longer_sets": True, "set_reading": "genuine"}, "follows"),
+], ids=["beats", "follows", "ladder-follows", "first_found-throws", "protect-follows", "ladder-settings-follows",
+        "genuine-follows"])
 def test_facts_checked_per_sample_hold(overrides, kind):
     """Views whose sampler checks throws and follows on each sample (what no
     void or no-set fact states: someone could beat a failed throw, what a

@@ -319,16 +319,36 @@ HOUSE = {
     "jack_reset": (False, True),
     "kitty_multiplier": ("double", "unit_double", "pairs_power"),
     "throw_penalty_per": ("card", "attempt"),
+    "follow_format": ("shape", "count"),
+    "set_reading": ("counting", "genuine"),
+    "ladder": ("subset", "cards"),
+    "tractor_owed": ("always", "lone"),
+    "shorter_tractor": ("owed", "free"),
 }
 HOUSE_DEALS = 500
 
 
+def _house_settings(rng: random.Random) -> dict[str, object]:
+    """One value of each house-rule setting, drawn independently; then a
+    follow setting the others leave without meaning goes back to its default
+    (the rules refuse it: ``core.rules._NEEDS``)."""
+    s = {k: rng.choice(v) for k, v in HOUSE.items()}
+    if s["follow_ladder"] or s["protect_longer_sets"]:
+        s["follow_format"] = "shape"
+    if not s["protect_longer_sets"]:
+        s["set_reading"] = "counting"
+    if not s["follow_ladder"]:
+        s.update(ladder="subset", tractor_owed="always", shorter_tractor="owed")
+    return s
+
+
 def _house_rules(rng: random.Random, preset: str, players: int) -> Rules:
-    """A random combination of :data:`HOUSE` on a preset; a combination that
-    contradicts itself or the preset (a one-line RulesError) is drawn again."""
+    """A random combination of :data:`HOUSE` on a preset (:func:`_house_settings`);
+    one that still contradicts itself or the preset (a scoring setting the
+    pagat table lacks, two short-side rules) is drawn again."""
     while True:
         try:
-            return Rules.preset(preset, players=players, **{k: rng.choice(v) for k, v in HOUSE.items()})
+            return Rules.preset(preset, players=players, **_house_settings(rng))
         except RulesError:
             continue
 
