@@ -50,10 +50,22 @@ from .heuristic import HeuristicBot
 from .protocol import Bot, Param, keep_params
 from .search import Node, SearchTree, play_key, playout, policy_play
 
-__all__ = ["IsmctsBot", "OracleBot", "Node", "ROLLOUTS"]
+__all__ = ["IsmctsBot", "OracleBot", "Node", "ROLLOUTS", "rollout_for"]
 
 #: playout policies, in the order of :data:`bots.search.POLICIES`
 ROLLOUTS = ("random", "greedy", "informed")
+
+
+def rollout_for(rules: Rules) -> str:
+    """The playout policy ``rollout="auto"`` picks for a table: ``informed``
+    where partners are fixed (every seat knows its partner from the first
+    trick, so a partner-aware playout has something to use all deal long),
+    ``greedy`` where they are called (the default measured there).
+
+    >>> rollout_for(Rules.preset("tractor")), rollout_for(Rules.preset("pagat", players=6))
+    ('informed', 'greedy')
+    """
+    return "informed" if rules.partners == "fixed" else "greedy"
 
 
 class IsmctsBot:
@@ -64,7 +76,10 @@ class IsmctsBot:
 
     >>> bot = IsmctsBot(iterations=200, root="halving")
     >>> (bot.root, bot.rollout, bot.others)
-    ('halving', 'greedy', 'search')
+    ('halving', 'auto', 'search')
+    >>> bot.restart(Rules.preset("tractor"), 0, random.Random(0))
+    >>> ROLLOUTS[bot.policy]
+    'informed'
     """
 
     #: The parameters' meanings and tuning spans.
@@ -79,8 +94,9 @@ class IsmctsBot:
         "reward": Param("what the search maximises: the card-point margin or game points",
                         choices=("points", "game")),
         "rollout": Param("the playout policy: random play; greedy follows (cheap wins, small losses); "
-                         "informed (leads no other sampled hand beats, feeding a known partner)",
-                         choices=ROLLOUTS),
+                         "informed (leads no opponent's sampled hand beats, feeding a known partner); "
+                         "auto: informed with fixed partners, else greedy",
+                         choices=("auto",) + ROLLOUTS),
         "others": Param("the other seats inside the tree: searched by UCB on their own reward, or playing "
                         "the rollout policy", choices=("search", "policy")),
         "root": Param("the root search: the UCB tree, or flat Monte Carlo with sequential halving and "
@@ -100,7 +116,7 @@ class IsmctsBot:
 
     def __init__(self, iterations: int = 1000, seconds: float = 0.0, c: float = 0.7,
                  widen_c: float = 2.0, widen_alpha: float = 0.5, reward: str = "points",
-                 rollout: str = "greedy", others: str = "search", root: str = "ucb",
+                 rollout: str = "auto", others: str = "search", root: str = "ucb",
                  fallback: Union[str, Bot] = "heuristic") -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -111,7 +127,8 @@ class IsmctsBot:
         keep_params(self, {"iterations": iterations, "seconds": seconds, "c": c, "widen_c": widen_c,
                            "widen_alpha": widen_alpha, "reward": reward, "rollout": rollout, "others": others,
                            "root": root})
-        self._policy = ROLLOUTS.index(rollout)
+        # "auto" is settled by the rules in restart(); greedy until then
+        self._policy = ROLLOUTS.index("greedy" if rollout == "auto" else rollout)
         #: the bot that exposes, buries and calls: built by the registry from the spec and handed in;
         #: a bot built directly with the default spec makes its own heuristic bot
         self.fallback: Bot = _fallback(fallback)
@@ -133,6 +150,8 @@ class IsmctsBot:
         self.rules = rules
         self.seat = seat
         self.rng = rng
+        if self.rollout == "auto":
+            self._policy = ROLLOUTS.index(rollout_for(rules))
         self.fallback.restart(rules, seat, random.Random(rng.getrandbits(64)))
 
     def step(self, view: PlayerView) -> Action:
@@ -154,7 +173,8 @@ class IsmctsBot:
     # ------------------------------------------------------------------ search
     @property
     def policy(self) -> int:
-        """The playout policy's number (:data:`bots.search.POLICIES`), from ``rollout``."""
+        """The playout policy's number (:data:`bots.search.POLICIES`), from
+        ``rollout`` (``auto``: :func:`rollout_for` the rules of the deal)."""
         return self._policy
 
     def rewards(self, pc: PlayCore, kitty_points: int) -> list[float]:
