@@ -5,7 +5,7 @@ statistics tree, on the play engine that ``core/_play.pxd`` exports.
 Policies (the ``policy`` numbers): 0 plays at random (the engine's random
 legal play), 1 follows greedily (of a few random legal follows, win a trick
 worth points cheaply, else give away little), 2 also leads greedily (a card
-or pair nobody can beat) and feeds points to a partner known to hold the trick.
+or pair no opponent can beat) and feeds points to a partner known to hold the trick.
 """
 
 from libc.string cimport memset, memcpy, memcmp
