@@ -23,6 +23,12 @@ searched), and ``root="halving"`` replaces the tree by flat Monte Carlo at
 the root with sequential halving, every remaining play scored on the same
 sampled worlds and playout seeds so that plays are compared in pairs.
 
+Defaults per table: ``rollout`` and ``others`` are ``auto``. Where partners
+are fixed (``tractor``: every seat knows its partner from the first trick)
+the playouts are the partner-aware ``informed`` ones and the other seats play
+them inside the tree; where partners are called, greedy playouts and a
+searched tree, as before (:func:`rollout_for`, :func:`others_for`).
+
 Scope: the search plays the *play phase*. Exposing during the draw, burying
 and calling friends are handed to the ``fallback`` bot (the heuristic bot by
 default: the registry builds the bot a ``fallback`` spec names and hands it
@@ -50,10 +56,35 @@ from .heuristic import HeuristicBot
 from .protocol import Bot, Param, keep_params
 from .search import Node, SearchTree, play_key, playout, policy_play
 
-__all__ = ["IsmctsBot", "OracleBot", "Node", "ROLLOUTS"]
+__all__ = ["IsmctsBot", "OracleBot", "Node", "ROLLOUTS", "rollout_for", "others_for"]
 
 #: playout policies, in the order of :data:`bots.search.POLICIES`
 ROLLOUTS = ("random", "greedy", "informed")
+
+
+def rollout_for(rules: Rules) -> str:
+    """The playout policy ``rollout="auto"`` picks for a table: ``informed``
+    where partners are fixed (every seat knows its partner from the first
+    trick, so a partner-aware playout has something to use all deal long),
+    ``greedy`` where they are called (the default measured there).
+
+    >>> rollout_for(Rules.preset("tractor")), rollout_for(Rules.preset("pagat", players=6))
+    ('informed', 'greedy')
+    """
+    return "informed" if rules.partners == "fixed" else "greedy"
+
+
+def others_for(rules: Rules) -> str:
+    """How ``others="auto"`` treats the other seats inside the tree: with
+    fixed partners they play the (informed) rollout policy, a fair model of
+    play when every seat knows its side, so the whole budget goes to the
+    bot's own choices; with called partners they are searched, as measured
+    there.
+
+    >>> others_for(Rules.preset("tractor")), others_for(Rules.preset("pagat", players=6))
+    ('policy', 'search')
+    """
+    return "policy" if rules.partners == "fixed" else "search"
 
 
 class IsmctsBot:
@@ -64,7 +95,10 @@ class IsmctsBot:
 
     >>> bot = IsmctsBot(iterations=200, root="halving")
     >>> (bot.root, bot.rollout, bot.others)
-    ('halving', 'greedy', 'search')
+    ('halving', 'auto', 'auto')
+    >>> bot.restart(Rules.preset("tractor"), 0, random.Random(0))
+    >>> ROLLOUTS[bot.policy], bot.others_policy
+    ('informed', True)
     """
 
     #: The parameters' meanings and tuning spans.
@@ -79,10 +113,12 @@ class IsmctsBot:
         "reward": Param("what the search maximises: the card-point margin or game points",
                         choices=("points", "game")),
         "rollout": Param("the playout policy: random play; greedy follows (cheap wins, small losses); "
-                         "informed (leads no other sampled hand beats, feeding a known partner)",
-                         choices=ROLLOUTS),
+                         "informed (leads no opponent's sampled hand beats, feeding a known partner); "
+                         "auto: informed with fixed partners, else greedy",
+                         choices=("auto",) + ROLLOUTS),
         "others": Param("the other seats inside the tree: searched by UCB on their own reward, or playing "
-                        "the rollout policy", choices=("search", "policy")),
+                        "the rollout policy; auto: policy with fixed partners, else search",
+                        choices=("auto", "search", "policy")),
         "root": Param("the root search: the UCB tree, or flat Monte Carlo with sequential halving and "
                       "paired worlds", choices=("ucb", "halving")),
         "fallback": Param("bot spec for exposing, burying and calling", bot=True),
@@ -100,7 +136,7 @@ class IsmctsBot:
 
     def __init__(self, iterations: int = 1000, seconds: float = 0.0, c: float = 0.7,
                  widen_c: float = 2.0, widen_alpha: float = 0.5, reward: str = "points",
-                 rollout: str = "greedy", others: str = "search", root: str = "ucb",
+                 rollout: str = "auto", others: str = "auto", root: str = "ucb",
                  fallback: Union[str, Bot] = "heuristic") -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -111,7 +147,9 @@ class IsmctsBot:
         keep_params(self, {"iterations": iterations, "seconds": seconds, "c": c, "widen_c": widen_c,
                            "widen_alpha": widen_alpha, "reward": reward, "rollout": rollout, "others": others,
                            "root": root})
-        self._policy = ROLLOUTS.index(rollout)
+        # "auto" is settled by the rules in restart(); greedy until then
+        self._policy = ROLLOUTS.index("greedy" if rollout == "auto" else rollout)
+        self._others_policy = others == "policy"            # likewise for "auto"
         #: the bot that exposes, buries and calls: built by the registry from the spec and handed in;
         #: a bot built directly with the default spec makes its own heuristic bot
         self.fallback: Bot = _fallback(fallback)
@@ -133,6 +171,10 @@ class IsmctsBot:
         self.rules = rules
         self.seat = seat
         self.rng = rng
+        if self.rollout == "auto":
+            self._policy = ROLLOUTS.index(rollout_for(rules))
+        if self.others == "auto":
+            self._others_policy = others_for(rules) == "policy"
         self.fallback.restart(rules, seat, random.Random(rng.getrandbits(64)))
 
     def step(self, view: PlayerView) -> Action:
@@ -154,8 +196,15 @@ class IsmctsBot:
     # ------------------------------------------------------------------ search
     @property
     def policy(self) -> int:
-        """The playout policy's number (:data:`bots.search.POLICIES`), from ``rollout``."""
+        """The playout policy's number (:data:`bots.search.POLICIES`), from
+        ``rollout`` (``auto``: :func:`rollout_for` the rules of the deal)."""
         return self._policy
+
+    @property
+    def others_policy(self) -> bool:
+        """Whether the other seats play the rollout policy inside the tree
+        (``others``; ``auto``: :func:`others_for` the rules of the deal)."""
+        return self._others_policy
 
     def rewards(self, pc: PlayCore, kitty_points: int) -> list[float]:
         """Each seat's reward for the finished play ``pc`` on its final side,
@@ -241,7 +290,7 @@ class IsmctsBot:
         rng = self.rng
         game_value = self._game_value if self.reward == "game" else None
         tree = SearchTree(self.rules, view.seat, self.c, self.widen_c, self.widen_alpha, self._policy,
-                          self.others == "policy", game_value)
+                          self._others_policy, game_value)
         iterate = tree.iterate
         for world, kitty in self.worlds(view):
             iterate(play_from_view(view, list(world.hands)), rng, kitty)

@@ -5,7 +5,7 @@ statistics tree, on the play engine that ``core/_play.pxd`` exports.
 Policies (the ``policy`` numbers): 0 plays at random (the engine's random
 legal play), 1 follows greedily (of a few random legal follows, win a trick
 worth points cheaply, else give away little), 2 also leads greedily (a card
-or pair nobody can beat) and feeds points to a partner known to hold the trick.
+or pair no opponent can beat) and feeds points to a partner known to hold the trick.
 """
 
 from libc.string cimport memset, memcpy, memcmp
@@ -53,17 +53,22 @@ cdef inline int face_cost(PlayS* s, int f) noexcept nogil:
     return s.ctx.lvl[f] + (16 if s.ctx.esuit[f] == 4 else 0)
 
 
-cdef int mate_holds(PlayS* s, int seat) noexcept nogil:
-    """Is the trick's best play so far known to be by the seat's own side?
-    Known when both have shown they are on the maker's side, or when every
-    friend is found (then an unrevealed seat is an opponent)."""
-    cdef int w = (s.leader + s.win_turn) % s.n, i
-    if s.side[w] and s.side[seat]:
+cdef int known_mates(PlayS* s, int a, int b) noexcept nogil:
+    """Are seats ``a`` and ``b`` known to be on one side? Known when both have
+    shown they are on the maker's side, or when every friend is found (then an
+    unrevealed seat is an opponent); with fixed partners (no calls) always."""
+    cdef int i
+    if s.side[a] and s.side[b]:
         return 1
     for i in range(s.ncalls):
         if s.call_by[i] < 0:
             return 0
-    return s.side[w] == s.side[seat]
+    return s.side[a] == s.side[b]
+
+
+cdef inline int mate_holds(PlayS* s, int seat) noexcept nogil:
+    """Is the trick's best play so far known to be by the seat's own side?"""
+    return known_mates(s, (s.leader + s.win_turn) % s.n, seat)
 
 
 cdef void greedy_single(PlayS* s, const cnt_t* hand, uint64_t* rng, cnt_t* out, int sides) noexcept nogil:
@@ -126,9 +131,12 @@ cdef void greedy_follow(PlayS* s, uint64_t* rng, cnt_t* out, int sides) noexcept
 
 
 cdef void greedy_lead(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
-    """Lead in a known world: a single or a pair that no other seat can beat
+    """Lead in a known world: a single or a pair that no opponent can beat
     (no higher card of its suit, no void seat to trump it), the more points
-    the better; with none, the cheapest card without points."""
+    the better; with none, the cheapest card without points. A seat known to
+    be a partner (:func:`known_mates`: always with fixed partners) is no
+    threat: if it wins the trick, the points stay with the side, and its own
+    greedy follow feeds the trick rather than taking it over."""
     cdef const cnt_t* hand = s.hand[s.leader]
     cdef int me = s.leader, p, f, e, i, k, c, x, pts, score, best = -1000000, ties = 0, pick = -1, size = 1
     cdef int top1[NSUIT]
@@ -143,7 +151,7 @@ cdef void greedy_lead(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
         ruff1[e] = 0
         ruff2[e] = 0
     for p in range(s.n):
-        if p == me or s.held[p] == 0:
+        if p == me or s.held[p] == 0 or known_mates(s, p, me):
             continue
         for e in range(NSUIT):
             cnt[e] = 0

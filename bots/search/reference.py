@@ -46,7 +46,7 @@ def search_reference(bot: IsmctsBot, view: PlayerView) -> Node:
     root = Node(None)
     policy = bot.policy
     me = view.seat
-    model_others = bot.others == "policy"
+    model_others = bot.others_policy
     for world, kitty_points in bot.worlds(view):
         pc = play_from_view(view, list(world.hands))
         node = root

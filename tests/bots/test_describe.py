@@ -52,7 +52,7 @@ def test_ismcts_every_parameter_has_a_meaning_and_the_numbers_a_span() -> None:
     assert all(p.doc for p in params)
     assert (by["c"].type, by["c"].default, by["c"].low, by["c"].high) == ("float", 0.7, 0.0, 3.0)
     assert by["iterations"].type == "int" and by["iterations"].default == 1000
-    assert by["rollout"].choices == ("random", "greedy", "informed")
+    assert by["rollout"].choices == ("auto", "random", "greedy", "informed") and by["rollout"].default == "auto"
     # the oracle takes **params and passes them on: its parameters are the search's
     assert [p.name for p in describe_bot("oracle")[1]] == [p.name for p in params]
 
@@ -79,7 +79,7 @@ def test_the_command_lists_the_bots_and_shows_one() -> None:
     p = pengyou("bots", "ismcts")
     assert p.returncode == 0, p.stderr
     assert "  c (float, default 0.7)  tune 0..3" in p.stdout
-    assert "  rollout (str, default 'greedy')  one of random, greedy, informed" in p.stdout
+    assert "  rollout (str, default 'auto')  one of auto, random, greedy, informed" in p.stdout
     p = pengyou("bots", "heuristic", "--json")
     data = json.loads(p.stdout)
     assert data["name"] == "heuristic" and len(data["params"]) == 13

@@ -94,3 +94,28 @@ def test_informed_policy_table(hands, before, expected, why):
         pc.play(parse_cards(text))
     for seed in range(5):
         assert policy_play(pc, random.Random(seed), 2) == parse_cards(expected), why
+
+
+TRACTOR_CASES = [
+    # (hands of the 4 seats, maker 0 with partner 2: policy 2's lead, why)
+    (["KS 4C", "5S 6C", "AS 7C", "5S 6C"], "KS",
+     "only the partner's ace beats the king: the points stay with the side"),
+    (["KS 4C", "5S 6C", "3H 7C", "5S 6C"], "KS",
+     "only the partner could trump the king"),
+    (["KS 4C", "AS 6C", "5S 7C", "5S 6C"], "4C",
+     "an opponent's ace beats the king: lead the cheapest card"),
+]
+
+
+@pytest.mark.parametrize("hands,expected,why", TRACTOR_CASES)
+def test_informed_lead_does_not_fear_a_fixed_partner(hands, expected, why):
+    """With fixed partners (``tractor``) the leader knows its partner from the
+    start: a card only the partner can beat or trump is a safe lead."""
+    from core.cards import HEARTS, Trump, parse_cards
+    from core.play import PlayCore
+
+    rules = Rules.preset("tractor")
+    assert rules.partners == "fixed" and rules.first_side(0) == frozenset({0, 2})
+    pc = PlayCore.start(rules, Trump(rank=2, suit=HEARTS), 0, [parse_cards(h) for h in hands])
+    for seed in range(5):
+        assert policy_play(pc, random.Random(seed), 2) == parse_cards(expected), why
