@@ -59,7 +59,7 @@ class CardTable:
         self.at: dict[tuple[int, int], list[int]] = {}
         for f in range(54):
             self.at.setdefault((self.es[f], self.lv[f]), []).append(f)
-        self.total = [rules.packs] * 52 + [rules.black_jokers, rules.red_jokers]
+        self.total = [rules.copies(f) for f in range(54)]
         self.top_level = [max((self.lv[f] for f in self.suit_faces[e]), default=-1) for e in range(5)]
 
     def beatable(self, cnt: list[int], e: int, k: int, L: int, top: int) -> bool:

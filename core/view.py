@@ -35,11 +35,7 @@ def play_from_view(view: PlayerView, hands: list[Cards]) -> PlayCore:
     determinized search."""
     r = view.rules
     calls = [(parse_card(name), o) for name, o in view.calls]
-    if _last_seen[0] is view:                   # a search rebuilds one view for every world
-        seen = _last_seen[1]
-    else:
-        seen = calls_seen(view)
-        _last_seen[:] = [view, seen]
+    seen = calls_seen(view)
     penalties = [0] * r.players
     for seat, attempt, forced in view.failed_throws:
         penalties[seat] += kernel.throw_penalty(attempt, forced, r)
@@ -52,14 +48,16 @@ def play_from_view(view: PlayerView, hands: list[Cards]) -> PlayCore:
     )
 
 
-#: the view :func:`play_from_view` last read and its :func:`calls_seen`
+#: the view :func:`calls_seen` last read and its answer (a search rebuilds
+#: one view for every world, and a bot asks again within one decision)
 _last_seen: list[Any] = [None, []]
 
 
 def calls_seen(view: PlayerView) -> list[int]:
     """The copies of each called face that have counted toward its call so
     far (every copy played, or with ``rules.call_by_side`` ``skipped`` those
-    played off the maker's side): the play engine replays the view's tricks.
+    played off the maker's side): the play engine replays the view's tricks,
+    once per view (views are frozen; the last one's answer is kept).
 
     >>> from core.rules import Rules
     >>> from core.state import State
@@ -71,6 +69,8 @@ def calls_seen(view: PlayerView) -> list[int]:
     >>> calls_seen(v) == [sum(p.count(f) for _, ps in s.tricks for p in ps) for f, _ in s.calls]
     True
     """
+    if _last_seen[0] is view:
+        return list(_last_seen[1])
     if view.maker is None or view.trump is None or not view.calls:
         return []
     n = view.rules.players
@@ -79,6 +79,7 @@ def calls_seen(view: PlayerView) -> list[int]:
     plays += [((leader + j) % n, p) for j, p in enumerate(current)]
     calls = [(parse_card(name), o) for name, o in view.calls]
     _filled, seen = PlayCore.calls_after(view.rules, view.trump, view.maker, calls, plays)
+    _last_seen[:] = [view, seen]
     return list(seen)
 
 
