@@ -43,6 +43,8 @@ cdef struct Flags:
     int cards           # ladder == "cards"
     int lone            # tractor_owed == "lone"
     int free_short      # shorter_tractor == "free"
+    int no_trump_throws # not trump_throws
+    int safe            # throw_check == "safe"
 
 cdef class TrumpContext:
     cdef Ctx c
@@ -86,7 +88,9 @@ cdef inline int c_throw_penalty(int attempted, int kept, int per_card, bint per_
     back, or once for the attempt (``rules.throw_penalty_per`` ``attempt``)."""
     return per_card if per_attempt else (attempted - kept) * per_card
 
-cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, uint64_t* rng, cnt_t* out) noexcept nogil
+cdef int c_lead_rule(const Ctx* c, const CLead* lead, Flags fl, const cnt_t* unseen) noexcept nogil
+cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, Flags fl, const cnt_t* unseen,
+                        uint64_t* rng, cnt_t* out) noexcept nogil
 cdef int beats_unit(const Ctx* c, const cnt_t* cnt, int e, const CUnit* u) noexcept nogil
 cdef int suit_total(const Ctx* c, const cnt_t* cnt, int e) noexcept nogil
 cdef uint64_t seed_from(object rng) except? 0

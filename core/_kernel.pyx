@@ -927,6 +927,8 @@ cdef RInfo* rinfo(object rules) except NULL:
     _last_info.fl.cards = rules.ladder == "cards"
     _last_info.fl.lone = rules.tractor_owed == "lone"
     _last_info.fl.free_short = rules.shorter_tractor == "free"
+    _last_info.fl.no_trump_throws = not rules.trump_throws
+    _last_info.fl.safe = rules.throw_check == "safe"
     if len(_INFO_CACHE) >= 64:
         _INFO_CACHE.clear()
     _INFO_CACHE[id(rules)] = (rules, (<char*>&_last_info)[:sizeof(RInfo)])
@@ -1195,12 +1197,35 @@ cdef inline int _free_face(const Ctx* c, const cnt_t* hand, const cnt_t* out, in
     return b
 
 
-cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, uint64_t* rng, cnt_t* out) noexcept nogil:
+cdef int c_lead_rule(const Ctx* c, const CLead* lead, Flags fl, const cnt_t* unseen) noexcept nogil:
+    """The lead rules past the reading, written once: 0 when ``lead`` (read by
+    :func:`c_read_lead`) may be led; 1 when it is a throw in trumps and
+    ``trump_throws`` is off; 2 when ``throw_check`` is ``safe`` and the cards
+    the leader cannot see (``unseen``: counts by face) could beat one of its
+    units with their cards of the led suit. A single unit is always allowed."""
+    cdef int i
+    if lead.nu < 2:
+        return 0
+    if fl.no_trump_throws and lead.esuit == 4:
+        return 1
+    if fl.safe:
+        for i in range(lead.nu):
+            if beats_unit(c, unseen, lead.esuit, &lead.u[i]):
+                return 2
+    return 0
+
+
+cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, Flags fl, const cnt_t* unseen,
+                        uint64_t* rng, cnt_t* out) noexcept nogil:
     """The random lead of ``hand`` (``held`` cards): a unit around a card drawn
     with its copies' weight, and one time in eight a second unit of the same
-    suit (a throw). The one random lead of the engine and of every random player."""
+    suit (a throw), kept only if :func:`c_lead_rule` allows it (``unseen``: the
+    cards the leader cannot see, read under ``throw_check`` ``safe`` only).
+    The one random lead of the engine and of every random player."""
     cdef int f, g, i, e, left
     cdef cnt_t rest[NF]
+    cdef cnt_t first[NF]
+    cdef CLead ld
     memset(out, 0, NF)
     f = _pick_card(hand, held, rng)
     _add_unit_at(c, hand, f, rng, out)
@@ -1213,23 +1238,91 @@ cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, uint64_t* rng
             rest[g] = hand[g] - out[g]
             left += rest[g]
         if left > 0:
+            if fl.no_trump_throws or fl.safe:
+                memcpy(first, out, NF)
             g = _pick_card(rest, left, rng)
             _add_unit_at(c, hand, g, rng, out)
+            if (fl.no_trump_throws or fl.safe) and (c_read_lead(c, out, &ld) != 0
+                                                     or c_lead_rule(c, &ld, fl, unseen) != 0):
+                memcpy(out, first, NF)
 
 
-def random_lead(hand, trump, rules, rng) -> Cards:
+def lead_error(cards, hand, played, trump, rules):
+    """Why ``cards`` may not be led from ``hand`` (``played``: every card played
+    in the deal's earlier tricks), or None when they may: the reading of
+    :func:`make_lead`, then :func:`c_lead_rule` (``trump_throws``, ``throw_check``).
+
+    >>> from core.cards import parse_cards, Trump
+    >>> from core.rules import Rules
+    >>> r = Rules.preset("pagat", trump_throws=False)
+    >>> lead_error("AH KH", "AH KH 3C", "", Trump(2, 1), r) is None
+    True
+    >>> lead_error("AH KH", "AH KH 3C", "", Trump(2, 2), r)
+    'a throw may not be led in trumps (trump_throws is off)'
+    """
+    cdef cnt_t h[NF]
+    cdef cnt_t p[NF]
+    cdef cnt_t u[NF]
+    cdef CLead cl
+    cdef TrumpContext ctx
+    cdef RInfo* ri
+    cdef int f, code
+    cards = as_cards(cards)
+    to_counts(parse_cards(hand), h, rules, "hand")
+    to_counts(cards, p, rules, "lead")
+    for f in range(NF):
+        if p[f] > h[f]:
+            return f"{card_name(f)} is not in the hand"
+    ctx = ctx_of(trump, rinfo(rules).fl.past_ace)
+    try:
+        read_lead(cards, ctx, rules, &cl)
+    except IllegalActionError as exc:
+        return str(exc)
+    unseen_counts(rules, h, parse_cards(played), u)
+    code = c_lead_rule(&ctx.c, &cl, rinfo(rules).fl, u)
+    return LEAD_RULE_ERRORS.get(code)
+
+
+#: What :func:`c_lead_rule`'s codes mean, in the play engine's words too.
+LEAD_RULE_ERRORS = {
+    1: "a throw may not be led in trumps (trump_throws is off)",
+    2: "a throw may be led only when no unseen card could beat one of its units (throw_check is safe)",
+}
+
+
+cdef int unseen_counts(object rules, const cnt_t* hand, object played, cnt_t* out) except -1:
+    """Counts by face of the cards of a deal under ``rules`` that are neither
+    in ``hand`` nor among ``played``."""
+    cdef cnt_t p[NF]
+    cdef int f, x
+    to_counts(played, p, rules, "played")
+    for f in range(NF):
+        x = rules.copies(f) - hand[f] - p[f]
+        if x < 0:
+            raise InvalidActionError(f"{card_name(f)}: the hand and the played cards hold more than the deal")
+        out[f] = x
+    return 0
+
+
+def random_lead(hand, trump, rules, rng, played=()) -> Cards:
     """A random lead of ``hand`` (see ``c_random_lead``), built directly: the
-    cards drawn from ``rng`` are the ones the play engine draws for the same hand."""
+    cards drawn from ``rng`` are the ones the play engine draws for the same
+    hand (``played``: the cards of the deal's earlier tricks, read under
+    ``throw_check`` ``safe``)."""
     cdef cnt_t h[NF]
     cdef cnt_t out[NF]
+    cdef cnt_t u[NF]
     cdef TrumpContext ctx
     cdef uint64_t s = seed_from(rng)
+    cdef Flags fl = flags_of(rules)
     hand = parse_cards(hand)
     if not hand:
         raise IllegalActionError("an empty hand cannot lead")
     to_counts(hand, h, rules, "hand")
+    if fl.safe:
+        unseen_counts(rules, h, parse_cards(played), u)
     ctx = ctx_of(trump, rules.tractor_past_ace)
-    c_random_lead(&ctx.c, h, len(hand), &s, out)
+    c_random_lead(&ctx.c, h, len(hand), fl, u, &s, out)
     return from_counts(out)
 
 

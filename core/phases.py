@@ -566,11 +566,13 @@ class PlayRules(PhaseRules):
         if pc.done:
             _finish(s)
 
-    def _position(self, s: State, seat: int) -> tuple[Cards, Optional[Cards], Trump, Rules]:
-        """The seat's hand, the lead to follow (None: it leads), the trump and the rules."""
+    def _position(self, s: State, seat: int) -> tuple[Cards, Optional[Cards], Trump, Rules, Cards]:
+        """The seat's hand, the lead to follow (None: it leads), the trump, the
+        rules and, for a lead under ``throw_check`` ``safe``, the cards played so far."""
         assert s.play is not None and s.trump is not None     # both set before the play phase
         lead = None if s.play.is_leading else s._trick[1][0]
-        return s.play.hand(seat), lead, s.trump, s.rules
+        played = s.play.played() if lead is None and s.rules.throw_check == "safe" else Cards()
+        return s.play.hand(seat), lead, s.trump, s.rules, played
 
     def actions(self, s: State, seat: int) -> Iterator[Action]:
         """Every legal lead or follow."""

@@ -10,7 +10,7 @@ fast implementation, so it only relies on :mod:`core.cards`,
 :mod:`core.rules` (the fields ``packs``, ``follow_ladder``,
 ``protect_longer_sets``, ``tractor_past_ace``, ``follow_format``,
 ``set_reading``, ``ladder``, ``tractor_owed``, ``shorter_tractor``,
-``failed_throw_unit`` and ``throw_penalty``) and :mod:`core.errors`; its
+``failed_throw_unit``, ``throw_penalty``, ``trump_throws`` and ``throw_check``) and :mod:`core.errors`; its
 trump context (effective suits, levels, tractor eligibility) is
 :mod:`core.reference_trump`, whose names it re-exports.
 
@@ -40,7 +40,7 @@ from .rules import Rules
 
 __all__ = [
     "TRUMPS", "level", "effective_suit", "is_trump", "tractor_eligible",
-    "decompose", "is_legal_follow", "legal_follows", "trick_winner", "check_throw", "points",
+    "decompose", "is_legal_follow", "legal_follows", "trick_winner", "check_throw", "lead_rule", "points",
 ]
 
 # An internal unit: (width k, length L, top level t, faces from the top level down).
@@ -543,6 +543,30 @@ def check_throw(lead: Cards, others: Sequence[Cards], trump: Trump, rules: Rules
     chosen = min(beatable, key=lambda u: (u[0] * u[1], u[2], max(u[3]), u[3]))
     by = next(hi for hi, hs in enumerate(hands) if _beats(hs, chosen, suit, trump, past_ace))
     return fail(chosen, by)
+
+
+def lead_rule(lead: Cards, hand: Cards, played: Cards, trump: Trump, rules: Rules) -> int:
+    """Which lead rule forbids leading ``lead`` from ``hand`` (docs/kernel.md,
+    Throws): 0 none; 1 a throw in trumps while ``rules.trump_throws`` is off;
+    2 under ``rules.throw_check`` ``safe``, a throw with a unit that the cards
+    out of the leader's sight (every card of the deal but ``hand`` and
+    ``played``, the cards of the earlier tricks) could beat.
+    """
+    trump = as_trump(trump)
+    ms = _mset(lead)
+    suit = _lead_suit(ms, trump)
+    units = list(_canonical(ms, trump, rules.tractor_past_ace))
+    if len(units) < 2:
+        return 0
+    if not rules.trump_throws and suit == TRUMPS:
+        return 1
+    if rules.throw_check == "safe":
+        deck = Counter(f for f in range(54) for _ in range(rules.copies(f)))
+        unseen = deck - Counter(_mset(hand)) - Counter(_mset(played))
+        hidden = tuple(sorted(unseen.elements()))
+        if any(_beats(hidden, u, suit, trump, rules.tractor_past_ace) for u in units):
+            return 2
+    return 0
 
 
 # --------------------------------------------------------------------------

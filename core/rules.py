@@ -42,6 +42,7 @@ PLAYER_TABLE: dict[int, tuple[int, int, int, int]] = {
 FRIEND_CALLS = {4: 0, 5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 5}
 
 _CHOICES: dict[str, tuple[str, ...]] = {
+    "throw_check": ("others_hands", "safe"),
     "failed_throw_unit": ("smallest_lowest", "first_found"),
     "throw_penalty_per": ("card", "attempt"),
     "call_by_side": ("counts", "skipped"),
@@ -110,6 +111,12 @@ SETTINGS: dict[str, str] = {
                     "alone; in a throw its sets are owed instead; needs follow_ladder)",
     "shorter_tractor": "under follow_ladder, whether a tractor shorter than the led one is owed (owed) or "
                        "only its sets are (free; needs follow_ladder)",
+    "trump_throws": "whether a throw (a lead of two or more units) may be led in trumps; false: a trump lead "
+                    "is one unit",
+    "throw_check": "when a throw stands: others_hands (it is led freely and fails when another hand could "
+                   "beat one of its units) or safe (it may be led only when no card the leader cannot see, "
+                   "every card but its hand and the cards played in earlier tricks, could beat one of its "
+                   "units; so it never fails)",
     "failed_throw_unit": "which beatable unit a failed throw leaves: the fewest cards, then the lowest "
                          "(smallest_lowest), or the first one found (first_found)",
     "throw_penalty": "card points moved to the other side for a failed throw, per throw_penalty_per",
@@ -250,6 +257,8 @@ class Rules:
     ladder: str = "subset"
     tractor_owed: str = "always"
     shorter_tractor: str = "owed"
+    trump_throws: bool = True
+    throw_check: str = "others_hands"
     failed_throw_unit: str = "smallest_lowest"
     throw_penalty: int = 10
     throw_penalty_per: str = "card"
@@ -285,6 +294,7 @@ class Rules:
     _BOOLS: ClassVar[tuple[str, ...]] = (
         "follow_ladder", "protect_longer_sets", "tractor_past_ace", "friend_other", "call_points",
         "call_highest", "call_trumps", "joker_level", "short_side_multiplier", "jack_reset", "short_side_bonus",
+        "trump_throws",
     )
 
     def __post_init__(self) -> None:

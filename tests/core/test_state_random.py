@@ -324,6 +324,8 @@ HOUSE = {
     "ladder": ("subset", "cards"),
     "tractor_owed": ("always", "lone"),
     "shorter_tractor": ("owed", "free"),
+    "trump_throws": (True, False),
+    "throw_check": ("others_hands", "safe"),
 }
 HOUSE_DEALS = 500
 
