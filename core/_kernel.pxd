@@ -21,6 +21,8 @@ cdef struct Ctx:
     int8_t nlf[NSUIT][NLVL]
     int8_t sf[NSUIT][NF]          # faces of each effective suit, ascending level
     int8_t nsf[NSUIT]
+    int tk                        # rules.tractor_min_width: the narrowest sets a tractor is made of
+    int tl                        # rules.tractor_min_length: the fewest sets in a tractor
 
 cdef struct CUnit:
     int k
@@ -50,6 +52,8 @@ cdef class TrumpContext:
     cdef Ctx c
     cdef readonly object trump
     cdef readonly bint past_ace
+    cdef readonly int min_width
+    cdef readonly int min_length
 
 cdef int c_decompose(const Ctx* c, cnt_t* cnt, CLead* out) noexcept nogil
 cdef int c_read_lead(const Ctx* c, const cnt_t* cards, CLead* out) noexcept nogil
@@ -96,5 +100,5 @@ cdef int suit_total(const Ctx* c, const cnt_t* cnt, int e) noexcept nogil
 cdef uint64_t seed_from(object rng) except? 0
 cdef int to_counts(object cards, cnt_t* out, object rules, str what) except -1
 cdef object from_counts(const cnt_t* cnt)
-cdef TrumpContext ctx_of(object trump, bint past_ace)
+cdef TrumpContext ctx_of(object trump, bint past_ace, int tk=*, int tl=*)
 cdef Flags flags_of(object rules) except *

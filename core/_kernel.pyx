@@ -50,8 +50,11 @@ cdef uint64_t seed_from(object rng) except? 0:
 cdef class TrumpContext:
     """Effective suit, order level and tractor eligibility of every face."""
 
-    def __init__(self, trump, bint past_ace=False):
+    def __init__(self, trump, bint past_ace=False, int min_width=2, int min_length=2):
         cdef int r, s, face, fr, fs, es, lv, e, t, i
+        if min_width < 2 or min_length < 2:
+            raise InvalidActionError(f"a tractor needs sets of two or more, two or more of them, "
+                                     f"not {min_width} and {min_length}")
         rank, suit = trump
         if rank is not None and not (isinstance(rank, int) and 2 <= rank <= 14):
             raise InvalidActionError(f"trump rank {rank!r} is not a rank from 2 to 14 or None")
@@ -62,6 +65,10 @@ cdef class TrumpContext:
         r = -1 if rank is None else rank
         s = -1 if suit is None else suit
         memset(&self.c, 0, sizeof(Ctx))
+        self.min_width = min_width
+        self.min_length = min_length
+        self.c.tk = min_width
+        self.c.tl = min_length
         for face in range(NF):
             if face >= 52:
                 es = 4
@@ -105,7 +112,8 @@ cdef class TrumpContext:
         return self.c.esuit[face] == 4
 
     def __repr__(self):
-        return f"TrumpContext({self.trump!r}, past_ace={self.past_ace})"
+        return (f"TrumpContext({self.trump!r}, past_ace={self.past_ace}, min_width={self.min_width}, "
+                f"min_length={self.min_length})")
 
 
 cdef dict _CTX_CACHE = {}
@@ -114,29 +122,34 @@ cdef dict _CTX_CACHE = {}
 cdef object _NO_TRUMP_YET = object()
 cdef object _last_trump = _NO_TRUMP_YET
 cdef bint _last_pa = False
+cdef int _last_tk = 2
+cdef int _last_tl = 2
 cdef TrumpContext _last_ctx = None
 
 
-cdef TrumpContext ctx_of(object trump, bint past_ace):
-    global _last_trump, _last_pa, _last_ctx
-    if trump is _last_trump and past_ace == _last_pa:
+cdef TrumpContext ctx_of(object trump, bint past_ace, int tk=2, int tl=2):
+    global _last_trump, _last_pa, _last_tk, _last_tl, _last_ctx
+    if trump is _last_trump and past_ace == _last_pa and tk == _last_tk and tl == _last_tl:
         return _last_ctx
     if not isinstance(trump, tuple) or len(trump) != 2:
         raise InvalidActionError(f"trump {trump!r} is not a (rank, suit) pair")
-    key = (trump[0], trump[1], past_ace)
+    key = (trump[0], trump[1], past_ace, tk, tl)
     ctx = _CTX_CACHE.get(key)
     if ctx is None:
-        ctx = TrumpContext(trump, past_ace)
+        ctx = TrumpContext(trump, past_ace, tk, tl)
         _CTX_CACHE[key] = ctx
     _last_trump = trump
     _last_pa = past_ace
+    _last_tk = tk
+    _last_tl = tl
     _last_ctx = ctx
     return ctx
 
 
-def context(trump, bint past_ace=False) -> TrumpContext:
-    """The cached :class:`TrumpContext` of a trump rank and suit."""
-    return ctx_of(trump, past_ace)
+def context(trump, bint past_ace=False, int min_width=2, int min_length=2) -> TrumpContext:
+    """The cached :class:`TrumpContext` of a trump rank and suit (and the
+    tractor requirements, ``rules.tractor_min_width`` and ``tractor_min_length``)."""
+    return ctx_of(trump, past_ace, min_width, min_length)
 
 
 def _check_face(face):
@@ -208,13 +221,15 @@ cdef int c_decompose(const Ctx* c, cnt_t* cnt, CLead* out) noexcept nogil:
                     continue
                 cf[0] = f
                 L = 1
-                if k >= 2 and c.elig[f]:
+                if k >= c.tk and c.elig[f]:
                     while L < MAXLEN:
                         g = best_face(c, cnt, e, t - L, k)
                         if g < 0 or not c.elig[g]:
                             break
                         cf[L] = g
                         L += 1
+                    if L < c.tl:
+                        L = 1           # too short for a tractor: the set alone
                 if bk == 0 or key_gt(k, L, t, bk, bL, bt):
                     bk = k
                     bL = L
@@ -339,6 +354,8 @@ cdef void ladder_classes(const CLead* lead, Match* m, Flags fl) noexcept nogil:
         if fl.lone and lead.nu >= 2:
             lmax = 1
         for l in range(1, lmax + 1):
+            if l >= 2 and (k < m.c.tk or l < m.c.tl):
+                continue                # no tractor of this shape exists
             if m.ncls < MAXCLS:
                 m.ck[m.ncls] = k
                 m.cl[m.ncls] = l
@@ -891,6 +908,8 @@ cdef int c_kept_unit(const Ctx* c, const cnt_t** hands, int nh, const CLead* lea
 
 cdef struct RInfo:
     int packs
+    int tk
+    int tl
     int bj
     int rj
     Flags fl
@@ -917,6 +936,8 @@ cdef RInfo* rinfo(object rules) except NULL:
         _last_rules = rules
         return &_last_info
     _last_info.packs = rules.packs
+    _last_info.tk = rules.tractor_min_width
+    _last_info.tl = rules.tractor_min_length
     _last_info.bj = rules.black_jokers
     _last_info.rj = rules.red_jokers
     _last_info.fl.ladder = rules.follow_ladder
@@ -934,6 +955,12 @@ cdef RInfo* rinfo(object rules) except NULL:
     _INFO_CACHE[id(rules)] = (rules, (<char*>&_last_info)[:sizeof(RInfo)])
     _last_rules = rules
     return &_last_info
+
+
+cdef TrumpContext ctx_rules(object trump, object rules):
+    """The context of ``trump`` under ``rules`` (tractor_past_ace and the tractor requirements)."""
+    cdef RInfo* ri = rinfo(rules)
+    return ctx_of(trump, ri.fl.past_ace, ri.tk, ri.tl)
 
 
 cdef inline object as_cards(object x):
@@ -1023,7 +1050,7 @@ def make_lead(cards, trump, rules, units=None) -> Lead:
     """
     cdef Lead ld = Lead.__new__(Lead)
     cards = as_cards(cards)
-    ld.ctx = ctx_of(trump, rinfo(rules).fl.past_ace)
+    ld.ctx = ctx_rules(trump, rules)
     ld.cards = cards
     read_lead(cards, ld.ctx, rules, &ld.cl)
     if units is not None:
@@ -1048,8 +1075,10 @@ cdef _set_units(Lead ld, list units, object rules):
         if any(u.count(f) != k for f in faces):
             raise IllegalActionError(f"{u} is not a unit: every face must appear equally often")
         if L >= 2:
-            if k < 2:
-                raise IllegalActionError(f"{u} is not a unit: a tractor is made of sets of two or more")
+            if k < c.tk:
+                raise IllegalActionError(f"{u} is not a unit: a tractor is made of sets of {c.tk} or more")
+            if L < c.tl:
+                raise IllegalActionError(f"{u} is not a unit: a tractor has {c.tl} or more sets")
             for j in range(L):
                 if not c.elig[faces[j]] or (j and c.lvl[faces[j]] != c.lvl[faces[j - 1]] - 1):
                     raise IllegalActionError(f"{u} is not a tractor: its sets are not on adjacent ranks")
@@ -1138,7 +1167,7 @@ def is_legal_follow(hand, lead, play, trump, rules) -> bool:
         lp = &(<Lead>lead).cl
         ctx = (<Lead>lead).ctx
     else:
-        ctx = ctx_of(trump, rinfo(rules).fl.past_ace)
+        ctx = ctx_rules(trump, rules)
         read_lead(as_cards(lead), ctx, rules, &cl)
         lp = &cl
     to_counts(as_cards(hand), h, rules, "hand")
@@ -1164,7 +1193,7 @@ cdef void _add_unit_at(const Ctx* c, const cnt_t* hand, int f, uint64_t* rng, cn
         return
     if xbelow(rng, 4) == 0:
         k = 1
-    if k >= 2 and c.elig[f] and xbelow(rng, 2) == 0:
+    if k >= c.tk and c.elig[f] and xbelow(rng, 2) == 0:
         # extend over adjacent levels holding a free set of k
         t = c.lvl[f]
         lo = t
@@ -1179,10 +1208,11 @@ cdef void _add_unit_at(const Ctx* c, const cnt_t* hand, int f, uint64_t* rng, cn
             if g < 0:
                 break
             hi += 1
-        for j in range(lo, hi + 1):
-            g = f if j == t else _free_face(c, hand, out, e, j, k)
-            out[g] += k
-        return
+        if hi - lo + 1 >= c.tl:
+            for j in range(lo, hi + 1):
+                g = f if j == t else _free_face(c, hand, out, e, j, k)
+                out[g] += k
+            return
     out[f] += k
 
 
@@ -1273,7 +1303,7 @@ def lead_error(cards, hand, played, trump, rules):
     for f in range(NF):
         if p[f] > h[f]:
             return f"{card_name(f)} is not in the hand"
-    ctx = ctx_of(trump, rinfo(rules).fl.past_ace)
+    ctx = ctx_rules(trump, rules)
     try:
         read_lead(cards, ctx, rules, &cl)
     except IllegalActionError as exc:
@@ -1321,7 +1351,7 @@ def random_lead(hand, trump, rules, rng, played=()) -> Cards:
     to_counts(hand, h, rules, "hand")
     if fl.safe:
         unseen_counts(rules, h, parse_cards(played), u)
-    ctx = ctx_of(trump, rules.tractor_past_ace)
+    ctx = ctx_rules(trump, rules)
     c_random_lead(&ctx.c, h, len(hand), fl, u, &s, out)
     return from_counts(out)
 

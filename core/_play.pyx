@@ -220,7 +220,7 @@ cdef class PlayCore:
         if len(calls) > MAXCALLS:
             raise InvalidActionError(f"at most {MAXCALLS} friend calls")
         memset(&pc.s, 0, sizeof(PlayS))
-        ctx = ctx_of(trump, rules.tractor_past_ace)
+        ctx = ctx_of(trump, rules.tractor_past_ace, rules.tractor_min_width, rules.tractor_min_length)
         pc.rules = rules
         pc.trump = ctx.trump
         pc.s.ctx = ctx.c

@@ -98,6 +98,10 @@ SETTINGS: dict[str, str] = {
     "protect_longer_sets": "a set larger than the one asked for never has to be broken to follow",
     "tractor_past_ace": "trump-suit A, the off-suit trump-rank sets, the trump-suit trump-rank set and the "
                         "jokers form one chain for tractors",
+    "tractor_min_width": "the narrowest sets a tractor is made of: 2 (pairs and wider), 3 (triples and wider, "
+                         "so adjacent pairs are two pairs) or 4; at most packs",
+    "tractor_min_length": "the fewest adjacent sets that make a tractor (2 as written; with 3, two adjacent "
+                          "pairs are two pairs)",
     "follow_format": "what a follow with enough cards of the led suit owes: shape (the sets and tractors the "
                      "lead asks for, as the other follow settings read them) or count (the cards only, any "
                      "of them; follow_ladder and protect_longer_sets stay off)",
@@ -179,6 +183,8 @@ SETTINGS: dict[str, str] = {
 _RANGES: dict[str, str] = {
     "players": "4 to 12",
     "packs": "1 to 4",
+    "tractor_min_width": "2 to packs (2 with one pack)",
+    "tractor_min_length": "2 to 13",
     "red_jokers": "0 to packs",
     "black_jokers": "0 to packs",
     "hand_size": "1 or more",
@@ -252,6 +258,8 @@ class Rules:
     follow_ladder: bool = False
     protect_longer_sets: bool = False
     tractor_past_ace: bool = False
+    tractor_min_width: int = 2
+    tractor_min_length: int = 2
     follow_format: str = "shape"
     set_reading: str = "counting"
     ladder: str = "subset"
@@ -330,6 +338,11 @@ class Rules:
         for name in ("red_jokers", "black_jokers"):
             if not 0 <= getattr(self, name) <= self.packs:
                 raise RulesError(f"{name}: {getattr(self, name)} is not from 0 to packs ({self.packs})")
+        if not 2 <= self.tractor_min_width <= max(2, self.packs):
+            raise RulesError(f"tractor_min_width and packs: {self.tractor_min_width} is not from 2 to packs "
+                             f"({self.packs}): no face has more copies")
+        if not 2 <= self.tractor_min_length <= 13:
+            raise RulesError(f"tractor_min_length: {self.tractor_min_length} is not from 2 to 13")
         total = 52 * self.packs + self.red_jokers + self.black_jokers
         if self.hand_size < 1:
             raise RulesError("hand_size: must be positive")

@@ -325,6 +325,8 @@ HOUSE = {
     "tractor_owed": ("always", "lone"),
     "shorter_tractor": ("owed", "free"),
     "trump_throws": (True, False),
+    "tractor_min_width": (2, 3),
+    "tractor_min_length": (2, 3),
     "throw_check": ("others_hands", "safe"),
 }
 HOUSE_DEALS = 500
