@@ -47,6 +47,7 @@ cdef struct Flags:
     int free_short      # shorter_tractor == "free"
     int no_trump_throws # not trump_throws
     int safe            # throw_check == "safe"
+    int wide            # packs > 4: the default follow rule is read by the matcher (sets wider than 4)
 
 cdef class TrumpContext:
     cdef Ctx c

@@ -297,7 +297,7 @@ cdef inline void run_pick(const RunOpts* ro, int combo, int8_t* faces) noexcept 
 # ----------------------------------------------------------------------------
 
 cdef enum:
-    MAXCLS = 72
+    MAXCLS = 160
 
 cdef struct Match:
     const Ctx* c
@@ -311,6 +311,7 @@ cdef struct Match:
     int cap[MAXU]
     int cards                     # room counted in cards (ladder=cards), else in levels
     int free_short                # a unit takes no tractor shorter than itself
+    int exact                     # the default rule: a unit takes sets of its own width only
     const cnt_t* restr
     cnt_t cnt[NF]
     int cur[MAXCLS]
@@ -336,7 +337,9 @@ cdef void ladder_classes(const CLead* lead, Match* m, Flags fl) noexcept nogil:
     to the longest led unit, tractors before sets, bigger first, wider first.
     ``cards``: every width 2..K and length whose cards fit the roomiest led
     unit, more cards first, wider first. No tractor shapes when a throw owes
-    none (tractor_owed=lone)."""
+    none (tractor_owed=lone), nor any below the tractor requirements. Without
+    follow_ladder (the default rule, read here with more than four packs):
+    one set shape per led width, widest first."""
     cdef int K = 0, Lm = 0, room = 0, i, k, l, j, tk, tl, lmax
     for i in range(lead.nu):
         if lead.u[i].k >= 2:
@@ -347,6 +350,17 @@ cdef void ladder_classes(const CLead* lead, Match* m, Flags fl) noexcept nogil:
             if lead.u[i].k * lead.u[i].L > room:
                 room = lead.u[i].k * lead.u[i].L
     m.ncls = 0
+    if not fl.ladder:
+        # the default rule (used here with more than four packs): sets of
+        # exactly each led width, widest first
+        for k in range(K, 1, -1):
+            for i in range(lead.nu):
+                if lead.u[i].k == k:
+                    m.ck[m.ncls] = k
+                    m.cl[m.ncls] = 1
+                    m.ncls += 1
+                    break
+        return
     for k in range(2, K + 1):
         lmax = room // k if fl.cards else Lm
         if lmax > MAXLEN:
@@ -387,6 +401,8 @@ cdef inline int unit_takes(const Match* m, int u, int k, int l) noexcept nogil:
     skipped: trying one of them is enough."""
     cdef int v
     if m.uk[u] < k or m.cap[u] < (k * l if m.cards else l) or m.depth + l > 64:
+        return 0
+    if m.exact and m.uk[u] != k:
         return 0
     if m.free_short and l >= 2 and l < m.uL[u]:
         return 0
@@ -468,6 +484,7 @@ cdef void ladder_value(const Ctx* c, const cnt_t* cnt, const cnt_t* restr, const
     ladder_classes(lead, m, fl)
     m.cards = fl.cards
     m.free_short = fl.free_short
+    m.exact = not fl.ladder
     m.nu = 0
     for i in range(lead.nu):
         if lead.u[i].k >= 2:
@@ -497,7 +514,8 @@ cdef void greedy_value(const Ctx* c, const cnt_t* cnt, const cnt_t* restr, const
                        int* vec) noexcept nogil:
     """Default-rule value (sets of width 4, 3, 2 matched) of the suit cards in
     cnt; with ``restr``, only sets of faces held exactly their width's number
-    of times there."""
+    of times there. A closed form for at most four copies of a face: with
+    more packs (``Flags.wide``) the matcher reads the rule instead."""
     cdef int d[5]
     cdef int e = lead.esuit
     cdef int i, f, n4 = 0, n3 = 0, n3b = 0, n2 = 0, m4, m3, use3, x
@@ -562,7 +580,7 @@ cdef int c_follow_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play,
         return 0
     if fl.count:
         return 1
-    if not fl.ladder:
+    if not fl.ladder and not fl.wide:
         greedy_value(c, hand, hand if fl.protect else NULL, lead, gv)
         greedy_value(c, play, hand if fl.genuine else NULL, lead, pv)
         return lex_cmp(pv, gv, 3) >= 0
@@ -655,7 +673,7 @@ cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
         return fill_random(c, hand, out, n - hs, -1, rng)
     if fl.count:
         return fill_random(c, hand, out, n, e, rng)
-    if fl.ladder:
+    if fl.ladder or fl.wide:
         ladder_value(c, hand, hand if fl.protect else NULL, lead, fl, &m)
         for i in range(m.bdepth):
             out[m.bpf[i]] += m.bpk[i]
@@ -950,6 +968,7 @@ cdef RInfo* rinfo(object rules) except NULL:
     _last_info.fl.free_short = rules.shorter_tractor == "free"
     _last_info.fl.no_trump_throws = not rules.trump_throws
     _last_info.fl.safe = rules.throw_check == "safe"
+    _last_info.fl.wide = rules.packs > 4
     if len(_INFO_CACHE) >= 64:
         _INFO_CACHE.clear()
     _INFO_CACHE[id(rules)] = (rules, (<char*>&_last_info)[:sizeof(RInfo)])
@@ -1076,9 +1095,9 @@ cdef _set_units(Lead ld, list units, object rules):
             raise IllegalActionError(f"{u} is not a unit: every face must appear equally often")
         if L >= 2:
             if k < c.tk:
-                raise IllegalActionError(f"{u} is not a unit: a tractor is made of sets of {c.tk} or more")
+                raise IllegalActionError(f"{u} is not a unit: a tractor is made of sets of {_word(c.tk)} or more")
             if L < c.tl:
-                raise IllegalActionError(f"{u} is not a unit: a tractor has {c.tl} or more sets")
+                raise IllegalActionError(f"{u} is not a unit: a tractor has {_word(c.tl)} or more sets")
             for j in range(L):
                 if not c.elig[faces[j]] or (j and c.lvl[faces[j]] != c.lvl[faces[j - 1]] - 1):
                     raise IllegalActionError(f"{u} is not a tractor: its sets are not on adjacent ranks")
@@ -1092,6 +1111,11 @@ cdef _set_units(Lead ld, list units, object rules):
         ld.cl.u[i].top = top
         for j in range(L):
             ld.cl.u[i].faces[j] = faces[j]
+
+
+def _word(int n) -> str:
+    """A small count in words, for messages."""
+    return ("two", "three", "four", "five", "six", "seven", "eight")[n - 2] if 2 <= n <= 8 else str(n)
 
 
 cdef Lead as_lead(object lead, object trump, object rules):

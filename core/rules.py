@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from .cards import BJ, RJ
 from .errors import RulesError
 
-__all__ = ["Rules", "PLAYER_TABLE", "PRESETS", "SETTINGS", "setting_values", "preset_players"]
+__all__ = ["Rules", "PLAYER_TABLE", "PRESETS", "SETTINGS", "MAX_PACKS", "setting_values", "preset_players"]
 
 #: players -> (packs, red jokers, black jokers, cards per player), from the
 #: table of ``000_99040cfb4a5a08c4.txt`` (four players: the Tractor deal of
@@ -37,6 +37,10 @@ PLAYER_TABLE: dict[int, tuple[int, int, int, int]] = {
     11: (3, 2, 2, 14),
     12: (4, 2, 0, 17),
 }
+
+#: The most packs a deal may hold. The presets use at most four (``PLAYER_TABLE``);
+#: more are set explicitly (players, packs, jokers, hand_size, kitty_size).
+MAX_PACKS = 8
 
 #: friend cards called per player count (``000``; four players have fixed partners).
 FRIEND_CALLS = {4: 0, 5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 5}
@@ -88,7 +92,8 @@ _FIXED_PLAYERS = {"bottom-eight": 5, "stack": 6, "tractor": 4}
 #: ``docs/kernel.md`` lists it).
 SETTINGS: dict[str, str] = {
     "players": "seats at the table, in play order (4 only with fixed partners)",
-    "packs": "full packs of 52 cards shuffled together",
+    "packs": "full packs of 52 cards shuffled together (up to 8: five or more only with an explicit deal "
+             "shape, as no preset table has one)",
     "red_jokers": "red (big) jokers added to the packs",
     "black_jokers": "black (small) jokers added to the packs",
     "hand_size": "cards dealt to each seat",
@@ -182,7 +187,7 @@ SETTINGS: dict[str, str] = {
 #: :meth:`Rules.__post_init__`; the tests hold the two together).
 _RANGES: dict[str, str] = {
     "players": "4 to 12",
-    "packs": "1 to 4",
+    "packs": "1 to 8",
     "tractor_min_width": "2 to packs (2 with one pack)",
     "tractor_min_length": "2 to 13",
     "red_jokers": "0 to packs",
@@ -333,8 +338,8 @@ class Rules:
             if getattr(self, name) == value and getattr(self, needed) != wanted:
                 raise RulesError(f"{name} and {needed}: {name}={_word(value)} needs {needed}={_word(wanted)} "
                                  f"({why})")
-        if not 1 <= self.packs <= 4:
-            raise RulesError(f"packs: {self.packs} is not from 1 to 4")
+        if not 1 <= self.packs <= MAX_PACKS:
+            raise RulesError(f"packs: {self.packs} is not from 1 to {MAX_PACKS}")
         for name in ("red_jokers", "black_jokers"):
             if not 0 <= getattr(self, name) <= self.packs:
                 raise RulesError(f"{name}: {getattr(self, name)} is not from 0 to packs ({self.packs})")

@@ -154,7 +154,7 @@ BAD = [
     ("friend-calls-negative", "friend_calls", lambda: Rules.preset("pagat", players=12, friend_calls=-1)),
     ("hand-size-wrong", "hand_size", lambda: Rules.preset("pagat", players=6, hand_size=16)),
     ("hand-size-zero", "hand_size", lambda: Rules.preset("pagat", players=6, hand_size=0)),
-    ("packs-5", "packs", lambda: Rules.preset("pagat", players=6, packs=5)),
+    ("packs-9", "packs", lambda: Rules.preset("pagat", players=6, packs=9)),
     ("packs-0", "packs", lambda: Rules.preset("pagat", players=6, packs=0)),
     ("red-jokers", "red_jokers", lambda: Rules.preset("pagat", players=6, red_jokers=3)),
     ("black-jokers", "black_jokers", lambda: Rules.preset("pagat", players=6, black_jokers=-1)),

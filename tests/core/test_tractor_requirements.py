@@ -90,12 +90,12 @@ def test_trick_winners(packs, width, length, plays, want):
 
 def test_the_leaders_reading_keeps_to_the_requirements():
     r = rules(2, tractor_min_length=3)
-    with pytest.raises(IllegalActionError, match="a tractor has 3 or more sets"):
+    with pytest.raises(IllegalActionError, match="a tractor has three or more sets"):
         kernel.make_lead("5S 5S 6S 6S", TRUMP, r, units=["5S 5S 6S 6S"])
     ld = kernel.make_lead("5S 5S 6S 6S", TRUMP, r, units=["5S 5S", "6S 6S"])
     assert [u.width for u in ld.units] == [2, 2]
     r3 = rules(3, tractor_min_width=3)
-    with pytest.raises(IllegalActionError, match="sets of 3 or more"):
+    with pytest.raises(IllegalActionError, match="sets of three or more"):
         kernel.make_lead("5S 5S 6S 6S", TRUMP, r3, units=["5S 5S 6S 6S"])
 
 
