@@ -104,7 +104,7 @@ SETTINGS: dict[str, str] = {
     "tractor_past_ace": "trump-suit A, the off-suit trump-rank sets, the trump-suit trump-rank set and the "
                         "jokers form one chain for tractors",
     "tractor_min_width": "the narrowest sets a tractor is made of: 2 (pairs and wider), 3 (triples and wider, "
-                         "so adjacent pairs are two pairs) or 4; at most packs",
+                         "so adjacent pairs are two pairs), and so on up to packs",
     "tractor_min_length": "the fewest adjacent sets that make a tractor (2 as written; with 3, two adjacent "
                           "pairs are two pairs)",
     "follow_format": "what a follow with enough cards of the led suit owes: shape (the sets and tractors the "
