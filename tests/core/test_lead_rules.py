@@ -214,3 +214,27 @@ def test_random_leads_keep_to_the_rules(overrides):
             pc = _small_deal(rules, [str(hand)] + HANDS[1:], played=played)
             assert pc.can_play(pc.random_play(random.Random(seed)))
     assert throws > 50
+
+
+@pytest.mark.parametrize("overrides", [dict(throw_check="safe"), dict(trump_throws=False, throw_check="safe")])
+def test_a_views_random_lead_is_the_engines(overrides):
+    """At every lead of whole random deals, the random lead drawn from a seat's
+    view (the cards of the earlier tricks passed as seen) is the one the play
+    engine draws from the same numbers, and the listed leads are the engine's."""
+    from core.state import PLAY_PHASE, State
+
+    rules = Rules.preset("pagat", players=5, **overrides)
+    leads = 0
+    for seed in range(6):
+        s = State(rules, seed=seed)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            if s.phase == PLAY_PHASE and s.play.is_leading:
+                seat = s.current_player()
+                view = s.view(seat)
+                assert s.random_legal_action(random.Random(leads)) == view.random_action(random.Random(leads))
+                if leads % 10 == 0:
+                    assert set(view.legal_actions()) == set(s.legal_actions())
+                leads += 1
+            s.apply(s.random_legal_action(rng))
+    assert leads > 50
