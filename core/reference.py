@@ -36,30 +36,17 @@ from collections.abc import Iterable, Sequence
 
 from .cards import Cards, CardsLike, ThrowResult, Trump, Unit, parse_cards, rank_of
 from .errors import IllegalActionError
-from .reference_trump import TRUMPS, as_trump, effective_suit, is_trump, level, tractor_eligible
+from .reference_trump import TRUMPS, Chain, as_trump, chain_of, effective_suit, is_trump, level, tractor_eligible
 from .rules import Rules
 
 __all__ = [
-    "TRUMPS", "level", "effective_suit", "is_trump", "tractor_eligible",
+    "TRUMPS", "level", "effective_suit", "is_trump", "tractor_eligible", "Chain", "chain_of",
     "decompose", "is_legal_follow", "legal_follows", "trick_winner", "check_throw", "lead_rule", "points",
 ]
 
 # An internal unit: (width k, length L, top level t, faces from the top level down).
 _IUnit = tuple[int, int, int, tuple[int, ...]]
 _MSet = tuple[int, ...]  # a sorted tuple of faces
-
-
-class _Chain(NamedTuple):
-    """What may form a tractor: ``past_ace`` (``tractor_past_ace``), and the
-    narrowest sets and fewest of them (``tractor_min_width``, ``tractor_min_length``)."""
-
-    past_ace: bool
-    min_width: int = 2
-    min_length: int = 2
-
-
-def _chain(rules: Rules) -> _Chain:
-    return _Chain(rules.tractor_past_ace, rules.tractor_min_width, rules.tractor_min_length)
 
 
 # --------------------------------------------------------------------------
@@ -111,7 +98,7 @@ def _sub_multisets(ms: _MSet, size: int) -> list[_MSet]:
 # --------------------------------------------------------------------------
 
 @lru_cache(maxsize=1 << 17)
-def _units_of_shape(ms: _MSet, k: int, L: int, trump: Trump, chain: _Chain) -> tuple[_IUnit, ...]:
+def _units_of_shape(ms: _MSet, k: int, L: int, trump: Trump, chain: Chain) -> tuple[_IUnit, ...]:
     """Every unit of shape ``(k, L)`` that can be taken out of ``ms``.
 
     ``(1, 1)`` is a single, ``(k, 1)`` a set of ``k`` copies of one face (a
@@ -141,7 +128,7 @@ def _units_of_shape(ms: _MSet, k: int, L: int, trump: Trump, chain: _Chain) -> t
     return tuple(out)
 
 
-def _all_units(ms: _MSet, trump: Trump, chain: _Chain) -> list[_IUnit]:
+def _all_units(ms: _MSet, trump: Trump, chain: Chain) -> list[_IUnit]:
     """Every unit of any shape that can be taken out of ``ms``."""
     if not ms:
         return []
@@ -177,7 +164,7 @@ def _to_unit(u: _IUnit) -> Unit:
 # --------------------------------------------------------------------------
 
 @lru_cache(maxsize=1 << 14)
-def _partitions(ms: _MSet, trump: Trump, chain: _Chain) -> frozenset[tuple[_IUnit, ...]]:
+def _partitions(ms: _MSet, trump: Trump, chain: Chain) -> frozenset[tuple[_IUnit, ...]]:
     """Every partition of ``ms`` into units (each partition a sorted tuple).
 
     The unit holding (a copy of) the smallest remaining face is chosen in every
@@ -203,7 +190,7 @@ def _ordered(p: Iterable[_IUnit]) -> list[_IUnit]:
 
 
 @lru_cache(maxsize=1 << 14)
-def _canonical(ms: _MSet, trump: Trump, chain: _Chain) -> tuple[_IUnit, ...]:
+def _canonical(ms: _MSet, trump: Trump, chain: Chain) -> tuple[_IUnit, ...]:
     """The canonical decomposition of a one-suit lead, by brute force.
 
     Among all partitions, the one whose keys sorted descending form the
@@ -241,7 +228,7 @@ def decompose(lead: Cards, trump: Trump, rules: Rules) -> list[Unit]:
     trump = as_trump(trump)
     ms = _mset(lead)
     _lead_suit(ms, trump)
-    return [_to_unit(u) for u in _canonical(ms, trump, _chain(rules))]
+    return [_to_unit(u) for u in _canonical(ms, trump, chain_of(rules))]
 
 
 # --------------------------------------------------------------------------
@@ -321,7 +308,7 @@ def _allowed(k: int, L: int, way: _Way) -> list[tuple[int, int]]:
 
 @lru_cache(maxsize=1 << 16)
 def _f(x: _MSet, lead_shapes: tuple[tuple[int, int], ...], way: _Way,
-       only_exact: Optional[tuple[tuple[int, int], ...]], trump: Trump, chain: _Chain) -> tuple[int, ...]:
+       only_exact: Optional[tuple[tuple[int, int], ...]], trump: Trump, chain: Chain) -> tuple[int, ...]:
     """``f(X)``: the lexicographically largest value over all matchings of ``x``.
 
     ``lead_shapes`` are the lead units' shapes in order. A matching is built
@@ -372,7 +359,7 @@ def _f(x: _MSet, lead_shapes: tuple[tuple[int, int], ...], way: _Way,
     return best(0, x, _room(*units[0], way))
 
 
-def _lead_shapes(lead: _MSet, trump: Trump, chain: _Chain) -> tuple[tuple[int, int], ...]:
+def _lead_shapes(lead: _MSet, trump: Trump, chain: Chain) -> tuple[tuple[int, int], ...]:
     return tuple((u[0], u[1]) for u in _canonical(lead, trump, chain))
 
 
@@ -384,7 +371,7 @@ def _exact(hs: _MSet) -> tuple[tuple[int, int], ...]:
 def _obligation(hs: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, rules: Rules) -> tuple[int, ...]:
     """``g``: ``f`` of the led-suit holding (only exact-count faces when protecting)."""
     only = _exact(hs) if rules.protect_longer_sets else None
-    return _f(hs, shapes, _way(rules, shapes), only, trump, _chain(rules))
+    return _f(hs, shapes, _way(rules, shapes), only, trump, chain_of(rules))
 
 
 def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Trump, rules: Rules) -> bool:
@@ -407,10 +394,10 @@ def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Tr
         return False
     if rules.follow_format == "count":
         return True  # enough cards of the suit, and nothing else is owed
-    shapes = _lead_shapes(lead_ms, trump, _chain(rules))
+    shapes = _lead_shapes(lead_ms, trump, chain_of(rules))
     g = _obligation(hs, shapes, trump, rules)
     only = _exact(hs) if rules.set_reading == "genuine" else None
-    fp = _f(play_ms, shapes, _way(rules, shapes), only, trump, _chain(rules))
+    fp = _f(play_ms, shapes, _way(rules, shapes), only, trump, chain_of(rules))
     return fp >= g
 
 
@@ -440,7 +427,7 @@ def legal_follows(hand: Cards, lead: Cards, trump: Trump, rules: Rules) -> set[C
 # --------------------------------------------------------------------------
 
 @lru_cache(maxsize=1 << 16)
-def _fits(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, chain: _Chain) -> bool:
+def _fits(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, chain: Chain) -> bool:
     """Whether ``ms`` splits into disjoint units of exactly these shapes (all cards used)."""
     if not shapes:
         return not ms
@@ -451,7 +438,7 @@ def _fits(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, chain: _
     return False
 
 
-def _strength(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, chain: _Chain) -> Optional[int]:
+def _strength(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, chain: Chain) -> Optional[int]:
     """The best top level of the unit given to the lead's first unit, or None if the shape is not matched."""
     if not shapes or sum(k * L for k, L in shapes) != len(ms):
         return None
@@ -474,7 +461,7 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
     ties.
     """
     trump = as_trump(trump)
-    chain = _chain(rules)
+    chain = chain_of(rules)
     lead = _mset(plays[0])
     suit = _lead_suit(lead, trump)
     shapes = _lead_shapes(lead, trump, chain)
@@ -502,7 +489,7 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
 # Throws
 # --------------------------------------------------------------------------
 
-def _beats(hs: _MSet, u: _IUnit, suit: int, trump: Trump, chain: _Chain) -> bool:
+def _beats(hs: _MSet, u: _IUnit, suit: int, trump: Trump, chain: Chain) -> bool:
     """Whether a led-suit holding ``hs`` beats the lead unit ``u`` (docs/kernel.md, Throws)."""
     k, L, top, _faces = u
     cnt = Counter(f for f in hs if effective_suit(f, trump) == suit)
@@ -528,7 +515,7 @@ def check_throw(lead: Cards, others: Sequence[Cards], trump: Trump, rules: Rules
     showed the beating cards.
     """
     trump = as_trump(trump)
-    chain = _chain(rules)
+    chain = chain_of(rules)
     ms = _mset(lead)
     suit = _lead_suit(ms, trump)
     units = list(_canonical(ms, trump, chain))
@@ -569,7 +556,7 @@ def lead_rule(lead: Cards, hand: Cards, played: Cards, trump: Trump, rules: Rule
     trump = as_trump(trump)
     ms = _mset(lead)
     suit = _lead_suit(ms, trump)
-    units = list(_canonical(ms, trump, _chain(rules)))
+    units = list(_canonical(ms, trump, chain_of(rules)))
     if len(units) < 2:
         return 0
     if not rules.trump_throws and suit == TRUMPS:
@@ -578,7 +565,7 @@ def lead_rule(lead: Cards, hand: Cards, played: Cards, trump: Trump, rules: Rule
         deck = Counter(f for f in range(54) for _ in range(rules.copies(f)))
         unseen = deck - Counter(_mset(hand)) - Counter(_mset(played))
         hidden = tuple(sorted(unseen.elements()))
-        if any(_beats(hidden, u, suit, trump, _chain(rules)) for u in units):
+        if any(_beats(hidden, u, suit, trump, chain_of(rules)) for u in units):
             return 2
     return 0
 
