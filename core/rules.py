@@ -147,6 +147,11 @@ SETTINGS: dict[str, str] = {
                   "rank, else the highest card) or first_card (the first card that is not a joker)",
     "self_overcall": "whether a seat may override its own standing exposure with more copies: none; reinforce "
                      "(the same face only); any (any suit)",
+    "kitty_theft": "false (off), or true (on): once the kitty is buried, the other seats in turn from the "
+                   "burier's left may overcall the standing exposure (more copies of the trump rank, or a joker "
+                   "bid, by the exposure comparison); the first to do so names the trump suit, takes the kitty "
+                   "and buries again, and the round starts over; the maker and the trump rank stay (not with "
+                   "bottom_eight)",
     "maker_by": "who makes trump where the maker is not set by the deal before: the seat whose exposure "
                 "stands (standing), or the first seat that exposed (first; the trump is still the standing "
                 "exposure's)",
@@ -270,6 +275,7 @@ class Rules:
     no_declaration: str = "redeal"
     kitty_suit: str = "level_or_highest"
     self_overcall: str = "none"
+    kitty_theft: bool = False
     maker_by: str = "standing"
     levels: str = "active_passive"
     must_defend: str = "none"
@@ -285,6 +291,7 @@ class Rules:
     _BOOLS: ClassVar[tuple[str, ...]] = (
         "follow_ladder", "protect_longer_sets", "tractor_past_ace", "friend_other", "call_points",
         "call_highest", "call_trumps", "joker_level", "short_side_multiplier", "jack_reset", "short_side_bonus",
+        "kitty_theft",
     )
 
     def __post_init__(self) -> None:
@@ -365,6 +372,9 @@ class Rules:
         if self.must_defend in ("ace", "points_ace") and not self.joker_level:
             raise RulesError(f"must_defend and joker_level: must_defend {self.must_defend} holds seats at A, "
                              "the last level without joker_level (match_end=defend asks a side to win at A)")
+        if self.kitty_theft and self.exposure == "bottom_eight":
+            raise RulesError("kitty_theft and exposure: bottom_eight allows one override a deal, so the kitty "
+                             "cannot be taken by overcalling")
         if self.match_end == "defend" and self.joker_level:
             raise RulesError("match_end and joker_level: with the Joker level the levels never end a match, "
                              "so there is no last rank to defend")

@@ -14,8 +14,9 @@ action is applied until the deal is over, and at *every* step:
   and, where the enumeration is small (at most 200 actions), is one of the
   enumerated actions, which are all distinct and all accepted by ``in``, and
   whose notation is exactly what ``legal_actions().texts()`` lists;
-- views: ``view.hand`` is the seat's hand, the kitty shows only to the maker
-  (and to everyone once the opponents take it), the inferred voids and missing
+- views: ``view.hand`` is the seat's hand, the kitty shows only to its burier
+  (the maker, or the seat that took it last under ``kitty_theft``; to everyone
+  once the opponents take it), the inferred voids and missing
   sets are true of the hidden hands;
 - once per deal (every other deal), privacy by counterfactual: two cards the
   current player cannot see (another seat's cards, undrawn cards, the kitty
@@ -151,7 +152,7 @@ def _check_views(s: State, tr: _Tracker, hands: list, rng: random.Random, full: 
             d = v.to_json()
             assert VIEW_FIELDS <= set(d)
             assert d["hand"] == str(hands[seat])
-        shows_kitty = (seat == s.maker and s.phase != DRAW) or (
+        shows_kitty = (seat == s.burier and s.phase != DRAW) or (
             s.phase == DONE and res is not None and res.kitty_to_opponents)
         if not shows_kitty:
             assert v.kitty is None, f"seat {seat} sees the kitty"
@@ -271,6 +272,7 @@ def _run(rules: Rules, seeds, stats: Counter) -> None:
         with pytest.raises(IllegalActionError):
             s.random_legal_action(rng)
         stats["deals"] += 1
+        stats["steals"] += sum(1 for _, kind, _ in s.exposures if kind == "steal")
 
 
 def _assert_coverage(stats: Counter, deals: int) -> None:
@@ -324,6 +326,7 @@ HOUSE = {
     "ladder": ("subset", "cards"),
     "tractor_owed": ("always", "lone"),
     "shorter_tractor": ("owed", "free"),
+    "kitty_theft": (False, True),
 }
 HOUSE_DEALS = 500
 
@@ -364,3 +367,4 @@ def test_random_deals_under_random_house_rules():
         preset, players = rng.choice(tables)
         _run(_house_rules(rng, preset, players), [7_000 + i], stats)
     _assert_coverage(stats, HOUSE_DEALS)
+    assert stats["steals"] > 0, "no deal had its kitty taken (kitty_theft)"
