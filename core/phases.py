@@ -327,7 +327,7 @@ class DrawRules(PhaseRules):
         s.exposures.append((seat, "expose", action.cards))
         if old is not None:
             s._overrides += 1
-            if (old.seat != seat and s._hands[old.seat][old.face] >= new.count
+            if (s.rules.exposure_defence and old.seat != seat and s._hands[old.seat][old.face] >= new.count
                     and exposure_key(old.face, new.count) >= exposure_key(new.face, new.count)):
                 s._defender = old.seat
                 s._challenger = new

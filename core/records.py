@@ -327,7 +327,8 @@ LATER_SETTINGS: dict[str, Any] = {"partners": "called", "bands_above_top": "capp
                                   "call_by_side": "counts", "joker_bids": "none", "follow_format": "shape",
                                   "set_reading": "counting", "ladder": "subset", "tractor_owed": "always",
                                   "shorter_tractor": "owed",
-                                  "kitty_theft": False}
+                                  "kitty_theft": False,
+                                  "exposure_defence": True}
 
 
 def _rules_from(obj: object, line: int) -> Rules:

@@ -145,6 +145,8 @@ SETTINGS: dict[str, str] = {
                       "starter makes trump at its level, the kitty naming the suit)",
     "kitty_suit": "how a turned-up kitty names the trump suit: level_or_highest (the first card of the trump "
                   "rank, else the highest card) or first_card (the first card that is not a joker)",
+    "exposure_defence": "whether an overridden seat may defend its exposure by showing as many copies of its "
+                        "face as the override (true, as written), or an override simply stands (false)",
     "self_overcall": "whether a seat may override its own standing exposure with more copies: none; reinforce "
                      "(the same face only); any (any suit)",
     "kitty_theft": "false (off), or true (on): once the kitty is buried, the other seats in turn from the "
@@ -274,6 +276,7 @@ class Rules:
     joker_bids: str = "none"
     no_declaration: str = "redeal"
     kitty_suit: str = "level_or_highest"
+    exposure_defence: bool = True
     self_overcall: str = "none"
     kitty_theft: bool = False
     maker_by: str = "standing"
@@ -291,7 +294,7 @@ class Rules:
     _BOOLS: ClassVar[tuple[str, ...]] = (
         "follow_ladder", "protect_longer_sets", "tractor_past_ace", "friend_other", "call_points",
         "call_highest", "call_trumps", "joker_level", "short_side_multiplier", "jack_reset", "short_side_bonus",
-        "kitty_theft",
+        "kitty_theft", "exposure_defence",
     )
 
     def __post_init__(self) -> None:

@@ -327,6 +327,7 @@ HOUSE = {
     "tractor_owed": ("always", "lone"),
     "shorter_tractor": ("owed", "free"),
     "kitty_theft": (False, True),
+    "exposure_defence": (True, False),
 }
 HOUSE_DEALS = 500
 
