@@ -350,6 +350,9 @@ def _turn_up(s: State, maker: int, kitty: Sequence[int], rank: int) -> Trump:
     if s.rules.kitty_suit == "first_card":
         turned = _first_card(kitty)
         suit = suit_of(turned[-1]) if turned and turned[-1] < 52 else None
+    elif s.rules.kitty_suit == "top_card":
+        turned = list(kitty[:1])                   # the top card alone: a joker names no suit
+        suit = suit_of(turned[0]) if turned and turned[0] < 52 else None
     else:
         turned = _turned_cards(kitty, rank)
         suit = _turn_up_suit(kitty, rank)

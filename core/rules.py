@@ -57,7 +57,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "must_defend": ("none", "points", "ace", "points_ace"),
     "match_end": ("reach", "defend"),
     "no_declaration": ("redeal", "kitty"),
-    "kitty_suit": ("level_or_highest", "first_card"),
+    "kitty_suit": ("level_or_highest", "first_card", "top_card"),
     "follow_format": ("shape", "count"),
     "set_reading": ("counting", "genuine"),
     "ladder": ("subset", "cards"),
@@ -144,7 +144,8 @@ SETTINGS: dict[str, str] = {
     "no_declaration": "when nobody exposes and no maker is set by the deal before: redeal, or kitty (the "
                       "starter makes trump at its level, the kitty naming the suit)",
     "kitty_suit": "how a turned-up kitty names the trump suit: level_or_highest (the first card of the trump "
-                  "rank, else the highest card) or first_card (the first card that is not a joker)",
+                  "rank, else the highest card), first_card (the first card that is not a joker) or "
+                  "top_card (the first card alone; a joker there names no suit)",
     "exposure_defence": "whether an overridden seat may defend its exposure by showing as many copies of its "
                         "face as the override (true, as written), or an override simply stands (false)",
     "self_overcall": "whether a seat may override its own standing exposure with more copies: none; reinforce "

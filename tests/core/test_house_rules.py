@@ -7,10 +7,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from test_state_phases import build_deck
 
 from core import kernel
 from core.actions import Action
-from core.cards import card_name, parse_card, points, rank_of
+from core.cards import card_name, parse_card, parse_cards, points, rank_of
 from core.errors import IllegalActionError, PengyouError, RulesError
 from core.levels import PlayerLevel, apply_deal
 from core.match import play_random_match
@@ -266,7 +267,7 @@ def test_nobody_exposing_redeals_by_default():
 
 
 @pytest.mark.parametrize("seed,starter", [(1, 0), (2, 3), (3, 4)])
-@pytest.mark.parametrize("kitty_suit", ["level_or_highest", "first_card"])
+@pytest.mark.parametrize("kitty_suit", ["level_or_highest", "first_card", "top_card"])
 def test_nobody_exposing_the_starter_makes_trump_from_the_kitty(seed, starter, kitty_suit):
     r = Rules.preset("pagat", players=5, no_declaration="kitty", kitty_suit=kitty_suit)
     s = _all_pass(r, seed, starter)
@@ -281,6 +282,9 @@ def test_nobody_exposing_the_starter_makes_trump_from_the_kitty(seed, starter, k
     if kitty_suit == "first_card":
         want = plain[0] // 13 if plain else None
         assert len(turned) == (kitty.index(plain[0]) + 1 if plain else len(kitty))
+    elif kitty_suit == "top_card":
+        want = kitty[0] // 13 if kitty[0] < 52 else None
+        assert turned == kitty[:1]
     else:
         of_rank = [f for f in kitty if f < 52 and rank_of(f) == 2]
         if of_rank:
@@ -303,6 +307,30 @@ def test_a_set_maker_turns_the_kitty_by_the_same_rule():
         kitty = s.decks[-1][5 * r.hand_size:]
         plain = [f for f in kitty if f < 52]
         assert s.maker == 2 and s.trump.suit == (plain[0] // 13 if plain else None)
+
+
+# (kitty's first cards, kitty_suit, trump suit named, cards turned): heli, five seats, seat 2 the maker at 2
+TURNED = [
+    ("RJ 7H", "top_card", None, "RJ"),
+    ("RJ 7H", "first_card", 2, "RJ 7H"),
+    ("7H BJ", "top_card", 2, "7H"),
+    ("BJ 2S 7H", "top_card", None, "BJ"),
+    ("BJ 2S 7H", "level_or_highest", 3, "BJ 2S"),
+    ("KD 2S", "top_card", 1, "KD"),
+]
+
+
+@pytest.mark.parametrize("kitty,kitty_suit,suit,turned", TURNED)
+def test_the_kitty_names_the_suit(kitty, kitty_suit, suit, turned):
+    """A maker set by the deal before, nobody exposing: the kitty names the
+    suit; ``top_card`` (rbtying/shengji's first card) turns one card only,
+    and a joker there leaves no trump suit."""
+    r = Rules.preset("heli", players=5, kitty_suit=kitty_suit)
+    s = State(r, maker=2, decks=[build_deck(r, {}, kitty=kitty, late_ranks=(2,))])
+    while s.phase == DRAW:
+        s.apply(Action.pass_())
+    assert s.trump.rank == 2 and s.trump.suit == suit
+    assert s.exposures == [(2, "turned", parse_cards(turned))]
 
 
 # (calls, plays as (seat, cards), filled by counts, filled by skipped): maker 0, seven seats

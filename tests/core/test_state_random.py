@@ -310,7 +310,7 @@ HOUSE = {
     "self_overcall": ("none", "reinforce", "any"),
     "maker_by": ("standing", "first"),
     "no_declaration": ("redeal", "kitty"),
-    "kitty_suit": ("level_or_highest", "first_card"),
+    "kitty_suit": ("level_or_highest", "first_card", "top_card"),
     "follow_ladder": (False, True),
     "protect_longer_sets": (False, True),
     "tractor_past_ace": (False, True),
