@@ -206,7 +206,8 @@ class DealAccount:
         if r.jack_reset and res.jack_last:
             out.append(f"jack: the last trick went to the opponents with a single jack; seats "
                        f"{_seats(res.maker_side)} go back to 2")
-        after = apply_deal(r, s.levels, s.winners(), res.game_points, res.maker_side, jack=res.jack_last)
+        after = apply_deal(r, s.levels, s.winners(), res.game_points, res.maker_side, jack=res.jack_last,
+                           maker=res.maker)
         changes = []
         for i in range(n):
             a, b = _level_text(r, self.levels[i]), _level_text(r, after[i])

@@ -54,7 +54,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "self_overcall": ("none", "reinforce", "any"),
     "joker_bids": ("none", "pairs"),
     "maker_by": ("standing", "first"),
-    "must_defend": ("none", "points", "ace", "points_ace"),
+    "must_defend": ("none", "points", "ace", "points_ace", "ace_joker"),
     "match_end": ("reach", "defend"),
     "no_declaration": ("redeal", "kitty"),
     "kitty_suit": ("level_or_highest", "first_card", "top_card"),
@@ -162,7 +162,8 @@ SETTINGS: dict[str, str] = {
               "plain",
     "must_defend": "levels that must be defended: none; points (a seat at 5, 10 or K climbs past it only from "
                    "the maker's side, with the first level of its gain; its climb stops there otherwise); ace "
-                   "(the same at A, which needs joker_level); points_ace (5, 10, K and A)",
+                   "(the same at A, which needs joker_level); points_ace (5, 10, K and A); ace_joker (A and "
+                   "the Joker level, passed only in a deal played at a Joker level; needs joker_level)",
     "match_end": "how levels end a match: reach (a level reaching target_rank) or defend (the maker's side "
                  "winning a deal played at target_rank; levels stop there until then)",
     "jack_reset": "at trump rank J, opponents who take the last trick with a single jack send every seat of "
@@ -373,7 +374,7 @@ class Rules:
 
     def _check_levels(self) -> None:
         """Settings of the climb and the match's end that contradict each other."""
-        if self.must_defend in ("ace", "points_ace") and not self.joker_level:
+        if self.must_defend in ("ace", "points_ace", "ace_joker") and not self.joker_level:
             raise RulesError(f"must_defend and joker_level: must_defend {self.must_defend} holds seats at A, "
                              "the last level without joker_level (match_end=defend asks a side to win at A)")
         if self.kitty_theft and self.exposure == "bottom_eight":

@@ -233,6 +233,38 @@ def test_must_defend_points(level, gain, defending, after):
     assert free[0].level == min(level + gain, 14)
 
 
+# ace_joker (rbtying/shengji's advancement Unrestricted up to the NoTrump rank): (winner's level, the
+# maker's level, levels won, on the maker's side) -> level after; 14 is A, 15 the Joker level, 16 is 2+
+ACE_JOKER = [
+    (13, 13, 3, True, 14),      # climbs to A and stops there
+    (14, 14, 2, True, 15),      # passes A with the first level only
+    (14, 14, 1, False, 14),     # attacking at A: held
+    (15, 15, 1, True, 16),      # a Joker level defended in a deal played at it: on to 2+
+    (15, 15, 3, True, 18),      # passed with the first level; 2+ and 3+ are not held
+    (15, 9, 2, True, 15),       # on the maker's side, but the deal was played at 9: held at Joker
+    (15, 15, 2, False, 15),     # attacking at Joker: held
+    (12, 15, 2, False, 14),     # attackers climb Q, K, A and stop
+    (28, 29, 3, True, 29),      # A+ passed (first level) up to Joker+, and held there
+    (29, 29, 1, True, 30),      # Joker+ defended at Joker+: 2++
+]
+
+
+@pytest.mark.parametrize("level,maker_level,gain,defending,after", ACE_JOKER)
+def test_must_defend_ace_joker(level, maker_level, gain, defending, after):
+    r = Rules.preset("pagat", players=5, joker_level=True, must_defend="ace_joker")
+    levels = [PlayerLevel(level, True), PlayerLevel(maker_level, True)] + [PlayerLevel(2, True)] * 3
+    side = {0, 1} if defending else {1, 2}
+    got = apply_deal(r, levels, {0}, gain, maker_side=side, maker=1)
+    assert got[0].level == after
+    with pytest.raises(PengyouError, match="^maker: needed"):
+        apply_deal(r, levels, {0}, gain, maker_side=side)
+
+
+def test_must_defend_ace_joker_needs_the_joker_level():
+    with pytest.raises(RulesError, match="^must_defend and joker_level"):
+        Rules.preset("pagat", players=5, must_defend="ace_joker")
+
+
 def test_must_defend_needs_the_maker_side():
     r = Rules.preset("tractor", must_defend="points")
     with pytest.raises(PengyouError, match="^maker_side: needed"):
