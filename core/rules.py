@@ -21,7 +21,8 @@ from typing import Any, ClassVar
 from .cards import BJ, RJ
 from .errors import RulesError
 
-__all__ = ["Rules", "PLAYER_TABLE", "PRESETS", "SETTINGS", "setting_values", "preset_players"]
+__all__ = ["Rules", "PLAYER_TABLE", "PRESETS", "SETTINGS", "setting_values", "preset_players",
+           "shengji_online_deal"]
 
 #: players -> (packs, red jokers, black jokers, cards per player), from the
 #: table of ``000_99040cfb4a5a08c4.txt`` (four players: the Tractor deal of
@@ -77,7 +78,26 @@ _NEEDS: dict[str, tuple[object, str, object, str]] = {
     "shorter_tractor": ("free", "follow_ladder", True, "without the ladder no tractor is owed, only its sets"),
 }
 
-PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor")
+PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor", "shengji-online")
+
+#: the table sizes of the preset ``shengji-online`` (``players // 2`` packs, at most 4)
+SHENGJI_ONLINE_PLAYERS = range(5, 10)
+
+
+def shengji_online_deal(players: int) -> tuple[int, int]:
+    """(packs, kitty size) of rbtying/shengji's default deal for ``players``:
+    ``players // 2`` packs, each with both jokers; the kitty is what the
+    cards leave over a whole number of hands, or ``players`` cards when they
+    divide evenly, plus ``players`` more while it is under 5.
+
+    >>> [shengji_online_deal(n) for n in range(5, 10)]
+    [(2, 8), (3, 6), (3, 8), (4, 8), (4, 9)]
+    """
+    packs = players // 2
+    kitty = 54 * packs % players or players
+    if kitty < 5:
+        kitty += players
+    return packs, kitty
 
 #: presets for one table size only
 _FIXED_PLAYERS = {"bottom-eight": 5, "stack": 6, "tractor": 4}
@@ -476,6 +496,8 @@ class Rules:
             raise RulesError(f"players: preset {name!r} is for {fixed[name]} players, not {players}")
         if players not in PLAYER_TABLE:
             raise RulesError(f"players: {players} is not a table size from 4 to 12")
+        if name == "shengji-online" and players not in SHENGJI_ONLINE_PLAYERS:
+            _shengji_online(players)                     # its one-line refusal
         if players == 4 and name != "tractor":
             raise RulesError(f"players: 4 players play the preset tractor (preset {name!r} is for 5 to 12)")
         packs, red, black, hand = PLAYER_TABLE[players]
@@ -484,6 +506,8 @@ class Rules:
             kitty_size=52 * packs + red + black - hand * players,
             friend_calls=FRIEND_CALLS[players], name=name,
         )
+        if name == "shengji-online":
+            base.update(_shengji_online(players))
         if name == "thirteen":
             base.update(target_points=13)
         elif name == "heli":
@@ -509,3 +533,25 @@ class Rules:
             raise RulesError(f"{_setting_name(bad[0])}: no such rule setting")
         base.update(overrides)
         return cls(**base)
+
+
+def _shengji_online(players: int) -> dict[str, Any]:
+    """The settings of the preset ``shengji-online``: rbtying/shengji's
+    Finding Friends game with its default settings (``docs/kernel.md``,
+    Presets, maps each of its settings to these)."""
+    if players not in SHENGJI_ONLINE_PLAYERS:
+        raise RulesError(f"players: preset 'shengji-online' is for 5 to 9 players (players // 2 packs, at most "
+                         f"4), not {players}")
+    packs, kitty = shengji_online_deal(players)
+    return dict(
+        packs=packs, red_jokers=packs, black_jokers=packs, kitty_size=kitty,
+        hand_size=(54 * packs - kitty) // players, friend_calls=players // 2 - 1,
+        exposure="heli", levels="plain", joker_bids="pairs", self_overcall="reinforce",
+        maker_by="standing", exposure_defence=False, no_declaration="redeal", kitty_suit="top_card",
+        kitty_theft=False, scoring="bands", band_step=20, dead_zone=1, bands_above_top="open",
+        short_side_multiplier=False, short_side_bonus=True, kitty_multiplier="unit_double", throw_penalty=0,
+        failed_throw_unit="first_found", call_trumps=False, call_points=True, call_highest=True,
+        friend_other=False, call_by_side="counts", joker_level=True, must_defend="ace_joker",
+        match_end="reach", jack_reset=False, tractor_past_ace=True, follow_ladder=True,
+        protect_longer_sets=False,
+    )

@@ -282,7 +282,8 @@ def _assert_coverage(stats: Counter, deals: int) -> None:
     assert stats["probes"] >= deals // 6, dict(stats)
 
 
-@pytest.mark.parametrize("preset", ["pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor"])
+@pytest.mark.parametrize("preset", ["pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor",
+                                    "shengji-online"])
 def test_random_deals_per_preset(preset):
     rules = Rules.preset(preset)
     stats: Counter = Counter()
@@ -362,7 +363,7 @@ def test_random_deals_under_random_house_rules():
     the house-rule settings, on a random preset and table size (``tractor`` too)."""
     rng = random.Random(2026)
     tables = [("pagat", n) for n in range(5, 13)] + [("heli", 6), ("thirteen", 7), ("bottom-eight", 5),
-                                                     ("stack", 6), ("tractor", 4)]
+                                                     ("stack", 6), ("tractor", 4), ("shengji-online", 7)]
     stats: Counter = Counter()
     for i in range(HOUSE_DEALS):
         preset, players = rng.choice(tables)
