@@ -454,7 +454,7 @@ def _offer_kitty(s: State, after: int) -> None:
     burier: the first one with an overcall decides; with none, the calls."""
     n = s.rules.players
     assert s.burier is not None
-    seat = (after + 1) % n
+    seat = (after + 1) % n if theft_rank(s) is not None else s.burier     # no theft: nobody is asked
     while seat != s.burier:
         if steal_options(s, seat):
             s._offer = seat
