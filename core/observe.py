@@ -9,8 +9,8 @@ redeal and whenever the phase changes) or the fields that changed
 :class:`ViewBuilder` on the other side applies those changes and gives back
 :class:`~core.state.PlayerView` values equal to the state's own.
 
-Which actions a seat sees is :func:`sees`: passing during the draw and
-burying are the actor's own business (a pass would tell that the seat held
+Which actions a seat sees is :func:`sees`: passing during the draw (or
+when offered a buried kitty) and burying are the actor's own business (a pass would tell that the seat held
 a card of the level rank; a buried card is secret); everything else is
 public.
 
@@ -40,7 +40,7 @@ from typing import Any, NamedTuple, Optional
 from .actions import BURY, PASS, Action
 from .cards import Cards, Trump, card_name, format_cards
 from .rules import Rules
-from .state import CALL_PHASE, DRAW, PLAY_PHASE, LegalActions, PlayerView, State
+from .state import CALL_PHASE, DRAW, PLAY_PHASE, STEAL_PHASE, LegalActions, PlayerView, State
 
 __all__ = ["sees", "Narrator", "Changes", "ViewBuilder", "view_from_json", "FIELDS"]
 
@@ -64,8 +64,8 @@ def sees(seat: int, actor: int, action: Action) -> bool:
 
 
 def _options(s: State, seat: int) -> list[str]:
-    """The choices listed in ``seat``'s view (draw and call phases, to move)."""
-    if s.current_player() == seat and s.phase in (DRAW, CALL_PHASE):
+    """The choices listed in ``seat``'s view (draw, steal and call phases, to move)."""
+    if s.current_player() == seat and s.phase in (DRAW, STEAL_PHASE, CALL_PHASE):
         return [str(a) for a in LegalActions(s)]
     return []
 
@@ -178,6 +178,11 @@ class Narrator:
                 got = {(s.starter + i) % n for i in range(self._drawn, s._drawn)}
                 for seat in got:
                     own[seat]["hand"] = str(Cards.from_counts(s._hands[seat]))
+            cur = s.current_player()
+            for seat in range(n):
+                own[seat]["current_player"] = cur if cur == seat else -1
+                own[seat]["options"] = _options(s, seat)
+        elif s.phase == STEAL_PHASE:                     # a pass: the kitty offered to the next seat
             cur = s.current_player()
             for seat in range(n):
                 own[seat]["current_player"] = cur if cur == seat else -1

@@ -7,7 +7,7 @@ next phase) and the legal actions (``actions``). A handler keeps nothing
 itself; the deal's fields live on the state.
 
 >>> [HANDLERS[p].phase.name for p in Phase]
-['DRAW', 'BURY', 'CALL', 'PLAY', 'DONE']
+['DRAW', 'BURY', 'STEAL', 'CALL', 'PLAY', 'DONE']
 """
 
 from __future__ import annotations
@@ -29,22 +29,24 @@ from .scoring import DealScore, score_deal
 if TYPE_CHECKING:
     from .state import State
 
-__all__ = ["Phase", "PHASE_NAMES", "DRAW", "BURY_PHASE", "CALL_PHASE", "PLAY_PHASE", "DONE", "MAX_REDEALS",
+__all__ = ["Phase", "PHASE_NAMES", "DRAW", "BURY_PHASE", "STEAL_PHASE", "CALL_PHASE", "PLAY_PHASE", "DONE", "MAX_REDEALS",
            "DealResult", "Exposure", "PhaseRules", "HANDLERS", "start_draw", "shuffled"]
 
 
 class Phase(NumberEnum):
-    """The phases of a deal, in order; members are the whole numbers 0..4 and
-    print as those numbers (a view names them: ``PHASE_NAMES``).
+    """The phases of a deal, in order; members are the whole numbers 0..5 and
+    print as those numbers (a view names them: ``PHASE_NAMES``). ``STEAL``
+    (the seats' chance to take a buried kitty, ``rules.kitty_theft``) may
+    go back to ``BURY``.
 
-    >>> Phase.PLAY > Phase.BURY, PHASE_NAMES[Phase.CALL]
-    (True, 'call')
+    >>> Phase.PLAY > Phase.BURY, PHASE_NAMES[Phase.CALL], PHASE_NAMES[Phase.STEAL]
+    (True, 'call', 'steal')
     """
 
-    DRAW, BURY, CALL, PLAY, DONE = range(5)
+    DRAW, BURY, STEAL, CALL, PLAY, DONE = range(6)
 
 
-DRAW, BURY_PHASE, CALL_PHASE, PLAY_PHASE, DONE = Phase
+DRAW, BURY_PHASE, STEAL_PHASE, CALL_PHASE, PLAY_PHASE, DONE = Phase
 PHASE_NAMES = tuple(p.name.lower() for p in Phase)
 #: Deals in a row without a trump maker before the engine gives up.
 MAX_REDEALS = 50
@@ -178,14 +180,25 @@ def expose_options(s: State, seat: int) -> list[Action]:
         if jokers and s.rules.exposure != "bottom_eight":
             out += [Action.expose(Cards((j,) * 2)) for j in (BJ, RJ) if h[j] >= 2]
         return out
+    if s.rules.exposure == "bottom_eight" and (s._overrides >= 1 or exp.count != 1):
+        return []                                  # one pair override per hand
+    return overcalls(s, seat, rank, exp)
+
+
+def overcalls(s: State, seat: int, rank: int, exp: Exposure) -> list[Action]:
+    """The exposures of ``rank`` cards (and with ``rules.joker_bids`` ``pairs``
+    of jokers) in ``seat``'s hand that override the standing ``exp`` (a
+    greater :func:`exposure_key`: the fewest copies that do), over the
+    seat's own exposure only as ``rules.self_overcall`` allows; an
+    override in the draw and a kitty theft (``rules.kitty_theft``) alike."""
     own = exp.seat == seat
     if own and s.rules.self_overcall == "none":
         return []                                  # no overriding oneself
-    if s.rules.exposure == "bottom_eight" and (s._overrides >= 1 or exp.count != 1):
-        return []                                  # one pair override per hand
+    h = s._hands[seat]
+    out = []
     need = exp.count + 1
     faces = [suit * 13 + rank - 2 for suit in range(4)]
-    if jokers:
+    if s.rules.joker_bids == "pairs":
         faces += [BJ, RJ]
     standing = exposure_key(exp.face, exp.count)
     for f in faces:
@@ -249,6 +262,7 @@ def _finish_draw(s: State) -> None:
         return
     s.trump = trump
     s.maker = maker
+    s.burier = maker
     s._decider = None
     for f in kitty:
         s._hands[maker][f] += 1
@@ -313,7 +327,7 @@ class DrawRules(PhaseRules):
         s.exposures.append((seat, "expose", action.cards))
         if old is not None:
             s._overrides += 1
-            if (old.seat != seat and s._hands[old.seat][old.face] >= new.count
+            if (s.rules.exposure_defence and old.seat != seat and s._hands[old.seat][old.face] >= new.count
                     and exposure_key(old.face, new.count) >= exposure_key(new.face, new.count)):
                 s._defender = old.seat
                 s._challenger = new
@@ -336,6 +350,9 @@ def _turn_up(s: State, maker: int, kitty: Sequence[int], rank: int) -> Trump:
     if s.rules.kitty_suit == "first_card":
         turned = _first_card(kitty)
         suit = suit_of(turned[-1]) if turned and turned[-1] < 52 else None
+    elif s.rules.kitty_suit == "top_card":
+        turned = list(kitty[:1])                   # the top card alone: a joker names no suit
+        suit = suit_of(turned[0]) if turned and turned[0] < 52 else None
     else:
         turned = _turned_cards(kitty, rank)
         suit = _turn_up_suit(kitty, rank)
@@ -375,36 +392,125 @@ def _turned_cards(kitty: Sequence[int], rank: int) -> list[int]:
 
 # ---------------------------------------------------------------------- bury
 class BuryRules(PhaseRules):
-    """The maker buries the kitty's size of cards, one at a time."""
+    """The seat holding the kitty (the maker, or one that took it,
+    ``rules.kitty_theft``) buries the kitty's size of cards, one at a time."""
 
     phase = Phase.BURY
 
     def player(self, s: State) -> int:
-        """The maker."""
-        assert s.maker is not None             # the draw made a maker before the bury
-        return s.maker
+        """The burier: the maker, or the seat that took the kitty."""
+        assert s.burier is not None            # the draw made a maker before the bury
+        return s.burier
 
     def error(self, s: State, seat: int, action: Action) -> Optional[str]:
-        """A card of the maker's hand."""
+        """A card of the burier's hand."""
         if action.kind != BURY:
-            return "the maker must bury cards now"
+            return "the kitty must be buried now"
         f = action.cards[0]
-        return None if s._hands[seat][f] > 0 else f"{card_name(f)} is not in the maker's hand"
+        return None if s._hands[seat][f] > 0 else f"{card_name(f)} is not in the burier's hand"
 
     def apply(self, s: State, seat: int, action: Action) -> None:
-        """Bury the card; the calls begin with the last one."""
+        """Bury the card; with the last one the kitty is set, and the seats
+        may overcall to take it (``rules.kitty_theft``) or the calls begin."""
         f = action.cards[0]
         s._hands[seat][f] -= 1
         s._buried.append(f)
         s._kitty_left -= 1
         if s._kitty_left == 0:
-            _to_call(s)
+            s.kitty = Cards(s._buried)
+            _offer_kitty(s, seat)
 
     def actions(self, s: State, seat: int) -> Iterator[Action]:
-        """Each face in the maker's hand."""
+        """Each face in the burier's hand."""
         for f in range(54):
             if s._hands[seat][f]:
                 yield Action.bury(f)
+
+
+# --------------------------------------------------------------------- steal
+def theft_rank(s: State) -> Optional[int]:
+    """The rank an overcall for the buried kitty shows, or None when the
+    kitty cannot be taken: no ``rules.kitty_theft``, no exposure standing
+    (the trump came from the kitty, or the maker was set with none), or no
+    trump rank (a Joker level)."""
+    if not s.rules.kitty_theft or s._exp is None or s.trump is None:
+        return None
+    return s.trump.rank
+
+
+def steal_options(s: State, seat: int) -> list[Action]:
+    """The overcalls with which ``seat`` may take the buried kitty now: not
+    the burier's own, only from a seat that may expose in the draw
+    (``levels`` ``active_passive``: an active one), of the trump rank."""
+    rank = theft_rank(s)
+    if rank is None or seat == s.burier or _rank_for(s, seat) is None:
+        return []
+    assert s._exp is not None                      # theft_rank says an exposure stands
+    return overcalls(s, seat, rank, s._exp)
+
+
+def _offer_kitty(s: State, after: int) -> None:
+    """Offer the buried kitty to the seats after ``after`` in turn, up to the
+    burier: the first one with an overcall decides; with none, the calls."""
+    n = s.rules.players
+    assert s.burier is not None
+    seat = (after + 1) % n if theft_rank(s) is not None else s.burier     # no theft: nobody is asked
+    while seat != s.burier:
+        if steal_options(s, seat):
+            s._offer = seat
+            s.phase = STEAL_PHASE
+            return
+        seat = (seat + 1) % n
+    s._offer = None
+    _to_call(s)
+
+
+class StealRules(PhaseRules):
+    """A buried kitty offered around (``rules.kitty_theft``): the seat asked
+    passes or overcalls; an overcall names the trump suit and takes the kitty."""
+
+    phase = Phase.STEAL
+
+    def player(self, s: State) -> int:
+        """The seat offered the kitty now."""
+        assert s._offer is not None                # set whenever the phase is entered
+        return s._offer
+
+    def error(self, s: State, seat: int, action: Action) -> Optional[str]:
+        """Pass, or an overcall of the standing exposure."""
+        if action.kind == PASS:
+            return None
+        if action.kind != EXPOSE:
+            return "the kitty is offered: the only choices are expose and pass"
+        if action in steal_options(s, seat):
+            return None
+        return "cannot overcall with these cards (rank, count or who may overcall)"
+
+    def apply(self, s: State, seat: int, action: Action) -> None:
+        """A pass offers the kitty on; an overcall stands as the exposure,
+        sets the trump suit (none for jokers; the rank stays) and gives the
+        seat the kitty to bury again."""
+        if action.kind == PASS:
+            _offer_kitty(s, seat)
+            return
+        assert s.trump is not None                 # a kitty is offered only under a trump
+        f, k = action.cards[0], len(action.cards)
+        s.exposures.append((seat, "steal", action.cards))
+        s._exp = Exposure(seat, f, k)
+        s.trump = Trump(s.trump.rank, None if f >= 52 else suit_of(f))
+        s.burier = seat
+        s._offer = None
+        for g in s._buried:
+            s._hands[seat][g] += 1
+        s._buried = []
+        s.kitty = Cards()
+        s._kitty_left = s.rules.kitty_size
+        s.phase = BURY_PHASE
+
+    def actions(self, s: State, seat: int) -> Iterator[Action]:
+        """Pass first, then the overcalls."""
+        yield Action.pass_()
+        yield from steal_options(s, seat)
 
 
 def _to_call(s: State) -> None:
@@ -591,4 +697,4 @@ class DoneRules(PhaseRules):
 
 
 #: The handler of each phase, indexed by the phase.
-HANDLERS: tuple[PhaseRules, ...] = (DrawRules(), BuryRules(), CallRules(), PlayRules(), DoneRules())
+HANDLERS: tuple[PhaseRules, ...] = (DrawRules(), BuryRules(), StealRules(), CallRules(), PlayRules(), DoneRules())

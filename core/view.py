@@ -19,7 +19,7 @@ from . import kernel
 from .actions import Action
 from .cards import Cards, Trump, card_name, parse_card, parse_cards
 from .errors import IllegalActionError, InvalidActionError
-from .phases import BURY_PHASE, CALL_PHASE, DONE, DRAW, PHASE_NAMES, PLAY_PHASE
+from .phases import BURY_PHASE, CALL_PHASE, DONE, DRAW, PHASE_NAMES, PLAY_PHASE, STEAL_PHASE
 from .play import PlayCore, holds_set, no_set_width, play_actions, play_options
 from .rules import Rules
 
@@ -88,7 +88,8 @@ def random_legal(phase: str, hand: Cards, lead: Optional[Cards], trump: Optional
     """The one distribution of "a random legal action", for the ``random`` bot,
     :meth:`State.random_legal_action` and a seat played for a broken bot.
 
-    Exposing and calling: uniform over ``options()`` (the listed legal actions).
+    Exposing, overcalling for the kitty and calling: uniform over ``options()``
+    (the listed legal actions).
     Burying: a card of ``hand``, each copy equally likely. Following ``lead``:
     :func:`core.kernel.random_follow`; leading: :func:`core.kernel.random_lead`
     (a unit around a random card, now and then a throw of two units), the
@@ -103,7 +104,7 @@ def random_legal(phase: str, hand: Cards, lead: Optional[Cards], trump: Optional
     >>> s.random_legal_action(random.Random(9)) == s.view(seat).random_action(random.Random(9))
     True
     """
-    if phase in ("draw", "call"):
+    if phase in ("draw", "steal", "call"):
         return rng.choice(options())
     if phase == "bury":
         return Action.bury(rng.choice(list(hand)))
@@ -161,6 +162,16 @@ class PlayerView:
         return self.rules.first_side(self.maker) | {s for s in self.calls_filled if s is not None}
 
     @property
+    def burier(self) -> Optional[int]:
+        """The seat whose buried cards are the kitty (or that is burying them):
+        the seat of the last ``steal`` exposure (``rules.kitty_theft``), else
+        the maker."""
+        for seat, kind, _cards in reversed(self.exposures):
+            if kind == "steal":
+                return seat
+        return self.maker
+
+    @property
     def lead(self) -> Optional[Cards]:
         """The current trick's lead, if a trick is under way."""
         if self.current_trick[1]:
@@ -171,7 +182,7 @@ class PlayerView:
         """The seat's legal actions now (lazily; from what the view holds)."""
         if not self.to_move:
             return
-        if self.phase in ("draw", "call"):
+        if self.phase in ("draw", "steal", "call"):
             yield from self.options
         elif self.phase == "bury":
             for f in sorted(set(self.hand)):
@@ -184,7 +195,7 @@ class PlayerView:
         """A random legal action of this seat (no listing in the play phase)."""
         if not self.to_move:
             raise IllegalActionError(f"seat {self.seat} is not to move")
-        if self.phase in ("draw", "call") and not self.options:
+        if self.phase in ("draw", "steal", "call") and not self.options:
             raise IllegalActionError(f"seat {self.seat} has no options listed in this view")
         return random_legal(self.phase, self.hand, self.lead, self.trump, self.rules, lambda: self.options, rng)
 
@@ -224,9 +235,9 @@ def view_of(s: State, seat: int) -> PlayerView:
         sizes = tuple(sum(h) for h in s._hands)
         calls_filled = ()
         pts = (0,) * n
-    own_kitty = s.maker == seat and s.phase != DRAW
+    own_kitty = s.burier == seat and s.phase != DRAW
     kitty: Optional[Cards] = None
-    if own_kitty:
+    if own_kitty:                               # the burier alone knows the kitty
         kitty = Cards(s._buried) if s.phase == BURY_PHASE else s.kitty
     if s.phase == DONE and s.result is not None and s.result.kitty_to_opponents:
         kitty = s.kitty                         # shown when the opponents take it
@@ -235,8 +246,9 @@ def view_of(s: State, seat: int) -> PlayerView:
         rules_name=s.rules.name,
         players=n,
         phase=PHASE_NAMES[s.phase],
-        # during the draw, who is deciding would reveal a level card in hand
-        current_player=(s.current_player() if s.phase != DRAW or s.current_player() == seat else -1),
+        # during the draw (and a kitty's offer), who is deciding would reveal cards in hand
+        current_player=(s.current_player() if s.phase not in (DRAW, STEAL_PHASE) or s.current_player() == seat
+                        else -1),
         hand=s.hand(seat),
         hand_sizes=sizes,
         levels=tuple((lv.level, lv.active) for lv in s.levels),
@@ -255,6 +267,6 @@ def view_of(s: State, seat: int) -> PlayerView:
         voids=tuple(sorted(s.voids)),
         no_sets=tuple(sorted(s.no_sets)),
         rules=s.rules,
-        options=(tuple(s.legal_actions()) if s.current_player() == seat and s.phase in (DRAW, CALL_PHASE)
-                 else ()),
+        options=(tuple(s.legal_actions())
+                 if s.current_player() == seat and s.phase in (DRAW, STEAL_PHASE, CALL_PHASE) else ()),
     )

@@ -238,6 +238,13 @@ DRAW_CASES = [
         [(1, "expose", "2H"), (3, "expose", "2S 2S"), (1, "defend", "2H 2H"), (3, "withdraw", "2S 2S")],
         id="defence-at-once-challenger-takes-back"),
     pytest.param(
+        P5.replace(exposure_defence=False), None, None, {1: "2H 2H", 3: "2S 2S"}, (2,), None,
+        {(2, 1): "expose 2H", (9, 3): "expose 2S 2S"},
+        # seat 1 holds the pair that would defend, but without exposure_defence the override stands
+        [(2, 1), (9, 3)], {(9, 3): ["expose 2S 2S", "pass"]},
+        Trump(2, S), 3, [(1, "expose", "2H"), (3, "expose", "2S 2S")],
+        id="no-exposure-defence-the-override-stands"),
+    pytest.param(
         P5, None, None, {1: "2H 2H", 4: "* " * 18 + "2S 2S"}, (2,), None,
         {(2, 1): "expose 2H", (100, 4): "expose 2S 2S", (100, 1): "expose 2H 2H"},
         [(2, 1), (100, 4), (100, 1)], {(100, 1): ["expose 2H 2H", "pass"]},
