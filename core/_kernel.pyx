@@ -726,8 +726,12 @@ cdef int place_rest(const Ctx* c, cnt_t* cnt, int es, const CLead* lead, int i) 
         return 1
     return first_fit(c, cnt, es, lead, i) >= 0
 
-cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls) noexcept nogil:
-    """Strength of a play against the lead's shape, or -1 if it cannot win."""
+cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls, int throw_win) noexcept nogil:
+    """Strength of a play against the lead's shape, or -1 if it cannot win.
+    The one owner of what a play's strength is: the top level of the unit
+    matching the lead's biggest unit, or with ``throw_win`` 1
+    (``throw_winner`` ``highest``) and a lead of two or more units, the
+    highest level among the play's cards."""
     cdef int f, e = lead.esuit, es, all_e = 1, all_t = 1, n = 0, best = -1
     cdef int x
     cdef cnt_t cnt[NF]
@@ -758,13 +762,15 @@ cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls
     if lead.u[0].k == 1:
         return best
     memcpy(cnt, play, NF)
+    if throw_win == 1 and lead.nu >= 2:
+        return best if place_rest(c, cnt, es, lead, 0) else -1
     return first_fit(c, cnt, es, lead, 0)
 
-cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead) noexcept nogil:
+cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead, int throw_win) noexcept nogil:
     cdef int i, s, cl = 0, bs, bc = 0, best = 0
-    bs = c_strength(c, plays, lead, &bc)
+    bs = c_strength(c, plays, lead, &bc, throw_win)
     for i in range(1, nplays):
-        s = c_strength(c, plays + i * NF, lead, &cl)
+        s = c_strength(c, plays + i * NF, lead, &cl, throw_win)
         if c_beats(s, cl, bs, bc):
             best = i
             bs = s
@@ -927,6 +933,7 @@ cdef RInfo* rinfo(object rules) except NULL:
     _last_info.fl.cards = rules.ladder == "cards"
     _last_info.fl.lone = rules.tractor_owed == "lone"
     _last_info.fl.free_short = rules.shorter_tractor == "free"
+    _last_info.fl.throw_win = rules.throw_winner == "highest"
     if len(_INFO_CACHE) >= 64:
         _INFO_CACHE.clear()
     _INFO_CACHE[id(rules)] = (rules, (<char*>&_last_info)[:sizeof(RInfo)])
@@ -1344,7 +1351,7 @@ def trick_winner(plays, trump, rules, lead=None) -> int:
             raise IllegalActionError(f"play {i} has {len(plays[i])} {'card' if len(plays[i]) == 1 else 'cards'}; "
                                      f"the lead has {ld.cl.n}")
         to_counts(plays[i], buf + i * NF, rules, "play")
-    return c_winner(&ld.ctx.c, buf, nplays, &ld.cl)
+    return c_winner(&ld.ctx.c, buf, nplays, &ld.cl, rinfo(rules).fl.throw_win)
 
 
 def check_throw(lead, others, trump, rules) -> ThrowResult:

@@ -82,7 +82,7 @@ cdef void reveal(PlayS* s, int seat, const cnt_t* cards) noexcept nogil:
 cdef void track(PlayS* s) noexcept nogil:
     """Update the trick's best play with the play just put at s.trick[s.turn]
     (the lead holds the trick until a later play beats it, as c_winner says)."""
-    cdef int cl = 0, st = c_strength(&s.ctx, s.trick[s.turn], &s.lead, &cl)
+    cdef int cl = 0, st = c_strength(&s.ctx, s.trick[s.turn], &s.lead, &cl, s.fl.throw_win)
     if s.turn == 0 or beats_best(s, st, cl):
         s.win_turn = s.turn
         s.win_s = st

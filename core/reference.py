@@ -457,7 +457,8 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
     trumps against a non-trump lead) and splits into units of exactly the
     lead's shapes; it then competes by (all trumps, best top level of the
     unit matching the lead's biggest unit), strictly, earlier plays winning
-    ties.
+    ties. With ``throw_winner`` ``highest`` a lead of two or more units
+    compares (all trumps, the highest level of any card of the play) instead.
     """
     trump = as_trump(trump)
     past_ace = rules.tractor_past_ace
@@ -466,6 +467,10 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
     shapes = _lead_shapes(lead, trump, past_ace)
     lead_strength = _strength(lead, shapes, trump, past_ace)
     assert lead_strength is not None
+    # throw_winner "highest": a throw is won by the matching play with the highest card
+    highest = rules.throw_winner == "highest" and len(shapes) >= 2
+    if highest:
+        lead_strength = max(level(f, trump) for f in lead)
     best_i, best_v = 0, (1 if suit == TRUMPS else 0, lead_strength)
     for i in range(1, len(plays)):
         p = _mset(plays[i])
@@ -478,6 +483,8 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
         st = _strength(p, shapes, trump, past_ace)
         if st is None:
             continue
+        if highest:
+            st = max(level(f, trump) for f in p)
         v = (1 if all_trumps else 0, st)
         if v > best_v:
             best_i, best_v = i, v

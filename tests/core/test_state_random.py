@@ -319,6 +319,7 @@ HOUSE = {
     "jack_reset": (False, True),
     "kitty_multiplier": ("double", "unit_double", "pairs_power"),
     "throw_penalty_per": ("card", "attempt"),
+    "throw_winner": ("largest", "highest"),
     "follow_format": ("shape", "count"),
     "set_reading": ("counting", "genuine"),
     "ladder": ("subset", "cards"),
