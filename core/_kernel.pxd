@@ -43,7 +43,7 @@ cdef struct Flags:
     int cards           # ladder == "cards"
     int lone            # tractor_owed == "lone"
     int free_short      # shorter_tractor == "free"
-    int throw_win       # throw_winner: 0 largest, 1 highest
+    int throw_win       # throw_winner: 0 largest, 1 highest, 2 all
 
 cdef class TrumpContext:
     cdef Ctx c
@@ -63,6 +63,8 @@ cdef inline int c_beats(int st, int cl, int best_st, int best_cl) noexcept nogil
     stronger in the same class, or any strength in a higher class."""
     return st >= 0 and (cl > best_cl or (cl == best_cl and st > best_st))
 
+cdef int c_takes_all(const Ctx* c, const cnt_t* play, const CLead* lead, int st, int cl, int best_cl,
+                     const int8_t* best_tops, int8_t* tops) noexcept nogil
 cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead, int throw_win) noexcept nogil
 cdef uint64_t xrand(uint64_t* s) noexcept nogil
 

@@ -44,7 +44,7 @@ FRIEND_CALLS = {4: 0, 5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 5}
 _CHOICES: dict[str, tuple[str, ...]] = {
     "failed_throw_unit": ("smallest_lowest", "first_found"),
     "throw_penalty_per": ("card", "attempt"),
-    "throw_winner": ("largest", "highest"),
+    "throw_winner": ("largest", "highest", "all"),
     "call_by_side": ("counts", "skipped"),
     "kitty_multiplier": ("double", "by_cards", "unit_double", "unit_power", "cards_per_player", "pairs_power"),
     "scoring": ("pagat", "bands", "heli"),
@@ -115,7 +115,8 @@ SETTINGS: dict[str, str] = {
                          "(smallest_lowest), or the first one found (first_found)",
     "throw_winner": "who takes a trick led by a throw (two or more units), among the plays matching its "
                     "shape, trumps above the led suit: largest (the best unit matching the lead's biggest "
-                    "unit) or highest (the play's highest card); a lead of one unit reads the same under both",
+                    "unit), highest (the play's highest card) or all (a play takes it only if each of its "
+                    "units beats the holding play's unit in the same place); one unit led reads alike under all",
     "throw_penalty": "card points moved to the other side for a failed throw, per throw_penalty_per",
     "throw_penalty_per": "what throw_penalty is counted by: card (each card withdrawn from the failed throw) "
                          "or attempt (once for each failed throw)",

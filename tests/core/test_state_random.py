@@ -319,7 +319,7 @@ HOUSE = {
     "jack_reset": (False, True),
     "kitty_multiplier": ("double", "unit_double", "pairs_power"),
     "throw_penalty_per": ("card", "attempt"),
-    "throw_winner": ("largest", "highest"),
+    "throw_winner": ("largest", "highest", "all"),
     "follow_format": ("shape", "count"),
     "set_reading": ("counting", "genuine"),
     "ladder": ("subset", "cards"),
