@@ -49,6 +49,7 @@ cdef struct PlayS:
     # the last lead attempt that failed (for the Python side)
     int failed
     cnt_t attempt[NF]
+    int stopper                   # the seat that showed the cards beating it
 
 cdef class PlayCore:
     cdef PlayS s

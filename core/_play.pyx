@@ -115,6 +115,7 @@ cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
             best = c_kept_unit(&s.ctx, others, s.n - 1, &s.lead, s.first_found, &by)
             if best >= 0:
                 s.failed = 1
+                s.stopper = (seat + 1 + by) % s.n
                 memcpy(s.attempt, cards, NF)
                 memset(cards, 0, NF)
                 u = &s.lead.u[best]
@@ -224,6 +225,7 @@ cdef class PlayCore:
         pc.s.throw_penalty = rules.throw_penalty
         pc.s.penalty_per_attempt = rules.throw_penalty_per == "attempt"
         pc.s.first_found = rules.failed_throw_unit == "first_found"
+        pc.s.stopper = -1
         pc.s.call_skip_side = rules.call_by_side == "skipped"
         if rules.partners == "called":
             pc.s.side[maker] = 1
@@ -443,6 +445,15 @@ cdef class PlayCore:
             return follow_error(from_counts(self.s.hand[seat]), from_counts(self.s.trick[0]), cards,
                                 self.trump, self.rules)
         return _ERRORS[code]
+
+    @property
+    def last_stopper(self) -> int:
+        """The seat that showed the cards beating the last failed throw (the
+        first seat after the leader able to beat its kept unit, or under
+        ``failed_throw_unit`` ``first_found`` the seat it was found in), or
+        -1 if no throw has failed. Views name it only under ``throw_stopper``
+        ``shown``."""
+        return self.s.stopper
 
     def can_play(self, cards) -> bool:
         """True when the current player may play ``cards``."""

@@ -326,7 +326,8 @@ LATER_SETTINGS: dict[str, Any] = {"partners": "called", "bands_above_top": "capp
                                   "call_trumps": False, "throw_penalty_per": "card",
                                   "call_by_side": "counts", "joker_bids": "none", "follow_format": "shape",
                                   "set_reading": "counting", "ladder": "subset", "tractor_owed": "always",
-                                  "shorter_tractor": "owed", "throw_winner": "largest"}
+                                  "shorter_tractor": "owed", "throw_winner": "largest",
+                                  "throw_stopper": "hidden"}
 
 
 def _rules_from(obj: object, line: int) -> Rules:
