@@ -41,16 +41,17 @@ from .actions import BURY, PASS, Action
 from .cards import Cards, Trump, card_name, format_cards
 from .rules import Rules
 from .state import CALL_PHASE, DRAW, PLAY_PHASE, STEAL_PHASE, LegalActions, PlayerView, State
+from .view import shown_stoppers
 
 __all__ = ["sees", "Narrator", "Changes", "ViewBuilder", "view_from_json", "FIELDS"]
 
 #: The fields of a view's JSON form (:meth:`PlayerView.to_json`), in order.
 FIELDS = ("seat", "rules_name", "players", "phase", "current_player", "hand", "hand_sizes", "levels",
           "starter", "cards_drawn", "exposures", "trump", "maker", "kitty", "calls", "calls_filled",
-          "tricks", "current_trick", "failed_throws", "points", "voids", "no_sets", "options")
+          "tricks", "current_trick", "failed_throws", "throw_stoppers", "points", "voids", "no_sets", "options")
 
 #: Fields that only grow: changes to them come as items to append.
-_APPENDED = ("exposures", "calls", "tricks", "failed_throws", "voids", "no_sets")
+_APPENDED = ("exposures", "calls", "tricks", "failed_throws", "throw_stoppers", "voids", "no_sets")
 _SORTED = ("voids", "no_sets")       # kept sorted in a view
 
 
@@ -226,6 +227,7 @@ class Narrator:
             self._tricks = len(s._trick_text)
         if len(s.failed_throws) != self._failed:
             pub_add["failed_throws"] = [[a, str(b), str(c)] for a, b, c in s.failed_throws[self._failed:]]
+            pub_add["throw_stoppers"] = list(shown_stoppers(s.throw_stoppers[self._failed:], s.rules))
             self._failed = len(s.failed_throws)
         if len(s.voids) != len(self._voids):
             pub_add["voids"] = [list(v) for v in sorted(s.voids - self._voids)]
@@ -282,7 +284,7 @@ _CONVERT: dict[str, Any] = {
     "hand": Cards.from_str,
     "kitty": _cards,
     "trump": lambda t: None if t is None else Trump(t[0], t[1]),
-    "hand_sizes": tuple, "points": tuple, "calls_filled": tuple,
+    "hand_sizes": tuple, "points": tuple, "calls_filled": tuple, "throw_stoppers": tuple,
     "levels": _pairs, "exposures": _pairs, "calls": _pairs, "failed_throws": _pairs,
     "voids": _pairs, "no_sets": _pairs,
     "tricks": lambda ts: tuple(_trick(t) for t in ts),

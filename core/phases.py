@@ -662,6 +662,7 @@ class PlayRules(PhaseRules):
         seat, played, attempt = pc.play(action.cards, check=False)
         if attempt is not None:
             s.failed_throws.append((seat, attempt, played))
+            s.throw_stoppers.append(pc.last_stopper)
         s._trick[1].append(played)
         if lead is not None:
             _infer(s, seat, lead, played)

@@ -328,7 +328,8 @@ LATER_SETTINGS: dict[str, Any] = {"partners": "called", "bands_above_top": "capp
                                   "set_reading": "counting", "ladder": "subset", "tractor_owed": "always",
                                   "shorter_tractor": "owed",
                                   "kitty_theft": False,
-                                  "exposure_defence": True}
+                                  "exposure_defence": True, "throw_winner": "largest",
+                                  "throw_stopper": "hidden"}
 
 
 def _rules_from(obj: object, line: int) -> Rules:

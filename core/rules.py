@@ -45,6 +45,8 @@ FRIEND_CALLS = {4: 0, 5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 5}
 _CHOICES: dict[str, tuple[str, ...]] = {
     "failed_throw_unit": ("smallest_lowest", "first_found"),
     "throw_penalty_per": ("card", "attempt"),
+    "throw_winner": ("largest", "highest", "all"),
+    "throw_stopper": ("hidden", "shown"),
     "call_by_side": ("counts", "skipped"),
     "kitty_multiplier": ("double", "by_cards", "unit_double", "unit_power", "cards_per_player", "pairs_power"),
     "scoring": ("pagat", "bands", "heli"),
@@ -132,9 +134,16 @@ SETTINGS: dict[str, str] = {
                        "only its sets are (free; needs follow_ladder)",
     "failed_throw_unit": "which beatable unit a failed throw leaves: the fewest cards, then the lowest "
                          "(smallest_lowest), or the first one found (first_found)",
+    "throw_winner": "who takes a trick led by a throw (two or more units), among the plays matching its "
+                    "shape, trumps above the led suit: largest (the best unit matching the lead's biggest "
+                    "unit), highest (the play's highest card) or all (a play takes it only if each of its "
+                    "units beats the holding play's unit in the same place); one unit led reads alike under all",
     "throw_penalty": "card points moved to the other side for a failed throw, per throw_penalty_per",
     "throw_penalty_per": "what throw_penalty is counted by: card (each card withdrawn from the failed throw) "
                          "or attempt (once for each failed throw)",
+    "throw_stopper": "whether the seats learn who stopped a failed throw: hidden (views and the records "
+                     "bots see name no seat) or shown (each failed throw names the seat that showed the cards "
+                     "beating it)",
     "kitty_multiplier": "what the kitty's points count for the side that takes the last trick: double; "
                         "by_cards (x2, x3, x4 by the cards of the winning play); unit_double (2 x its "
                         "largest unit); unit_power (2 ** its largest unit); cards_per_player (2 x its cards); pairs_power "
@@ -280,8 +289,10 @@ class Rules:
     tractor_owed: str = "always"
     shorter_tractor: str = "owed"
     failed_throw_unit: str = "smallest_lowest"
+    throw_winner: str = "largest"
     throw_penalty: int = 10
     throw_penalty_per: str = "card"
+    throw_stopper: str = "hidden"
     kitty_multiplier: str = "double"
     scoring: str = "pagat"
     bands_above_top: str = "capped"

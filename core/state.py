@@ -101,6 +101,7 @@ class State:
         self.tricks: list[tuple[int, list[Cards]]] = []
         self._trick_text: list[tuple[int, tuple[str, ...]]] = []   # the same, as text for views
         self.failed_throws: list[tuple[int, Cards, Cards]] = []
+        self.throw_stoppers: list[int] = []         # who stopped each failed throw (views: throw_stopper)
         self.voids: set[tuple[int, int]] = set()
         self.no_sets: set[tuple[int, int, int]] = set()
         self._result: Optional[DealResult] = None
@@ -232,6 +233,7 @@ class State:
         s.tricks = list(self.tricks)
         s._trick_text = list(self._trick_text)
         s.failed_throws = list(self.failed_throws)
+        s.throw_stoppers = list(self.throw_stoppers)
         s.voids = set(self.voids)
         s.no_sets = set(self.no_sets)
         if self.phase == PLAY_PHASE:

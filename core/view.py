@@ -140,6 +140,7 @@ class PlayerView:
     tricks: tuple[tuple[int, tuple[str, ...]], ...]       # (leader, the plays as text)
     current_trick: tuple[int, tuple[str, ...]]            # (leader or -1, the plays so far as text)
     failed_throws: tuple[tuple[int, str, str], ...]       # (seat, attempt, cards kept)
+    throw_stoppers: tuple[int, ...]                       # per failed throw, who stopped it (-1: hidden)
     points: tuple[int, ...]
     voids: tuple[tuple[int, int], ...]                    # (seat, suit)
     no_sets: tuple[tuple[int, int, int], ...]             # (seat, suit, k)
@@ -212,6 +213,12 @@ class PlayerView:
         return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
 
 
+def shown_stoppers(stoppers: Sequence[int], rules: Rules) -> tuple[int, ...]:
+    """What every view shows of who stopped each failed throw: the seats under
+    ``throw_stopper`` ``shown``, -1 for each under ``hidden`` (the one owner)."""
+    return tuple(stoppers) if rules.throw_stopper == "shown" else (-1,) * len(stoppers)
+
+
 def view_of(s: State, seat: int) -> PlayerView:
     """What ``seat`` may know of ``s``, and nothing more (:meth:`State.view`).
 
@@ -263,6 +270,7 @@ def view_of(s: State, seat: int) -> PlayerView:
         tricks=tuple(s._trick_text),
         current_trick=(lambda t: (t[0], tuple(str(p) for p in t[1])))(s.current_trick()),
         failed_throws=tuple((a, str(b), str(c)) for a, b, c in s.failed_throws),
+        throw_stoppers=shown_stoppers(s.throw_stoppers, s.rules),
         points=pts,
         voids=tuple(sorted(s.voids)),
         no_sets=tuple(sorted(s.no_sets)),

@@ -50,7 +50,7 @@ ENUM_LIMIT = 200
 VIEW_FIELDS = {
     "seat", "rules_name", "players", "phase", "current_player", "hand", "hand_sizes", "levels",
     "starter", "cards_drawn", "exposures", "trump", "maker", "kitty", "calls", "calls_filled",
-    "tricks", "current_trick", "failed_throws", "points", "voids", "no_sets",
+    "tricks", "current_trick", "failed_throws", "throw_stoppers", "points", "voids", "no_sets",
 }
 
 
@@ -322,6 +322,8 @@ HOUSE = {
     "jack_reset": (False, True),
     "kitty_multiplier": ("double", "unit_double", "pairs_power"),
     "throw_penalty_per": ("card", "attempt"),
+    "throw_winner": ("largest", "highest", "all"),
+    "throw_stopper": ("hidden", "shown"),
     "follow_format": ("shape", "count"),
     "set_reading": ("counting", "genuine"),
     "ladder": ("subset", "cards"),
