@@ -6,7 +6,9 @@ Rules of thumb, phase by phase:
   hand so far (jokers + level cards + that suit), defend a good suit, else pass;
   on the last draw with nobody exposed yet, expose the best suit (a redeal
   helps nobody).
-- bury (maker, one card at a time): void short plain suits when that is cheap,
+- steal (``rules.kitty_theft``): overcall for a buried kitty by the draw's
+  rule of thumb for exposing.
+- bury (maker, or a seat that took the kitty; one card at a time): void short plain suits when that is cheap,
   keep trumps, aces, sets and point cards; trumps only when nothing else is left.
 - call: the top plain card (ace, or king at an ace level) it does not hold,
   first copy; "the other" of a held one where the rules allow it; then kings.
@@ -159,7 +161,7 @@ class HeuristicBot:
         if not isinstance(action, Action):
             return "not an action"
         ph = view.phase
-        if ph in ("draw", "call"):
+        if ph in ("draw", "steal", "call"):
             if action in view.options or (ph == "draw" and not view.options and action == Action.pass_()):
                 return None
             return "not among the options"
@@ -211,7 +213,7 @@ class HeuristicBot:
 
     def _decide(self, view: PlayerView) -> Action:
         ph = view.phase
-        if ph == "draw":
+        if ph in ("draw", "steal"):             # an overcall for the kitty is weighed like an exposure
             return self._draw(view)
         if ph == "bury":
             return self._bury(view)

@@ -132,7 +132,7 @@ class PlayTurn:
                 played[f] += 1
         self.played = played
         unseen = [tab.total[f] - cnt[f] - played[f] for f in range(54)]
-        if view.kitty is not None and view.maker == view.seat:
+        if view.kitty is not None:                   # the burier's kitty (or one the opponents took)
             for f in view.kitty:
                 unseen[f] -= 1
         self.unseen = [max(0, u) for u in unseen]

@@ -761,8 +761,12 @@ cdef int place_rest(const Ctx* c, cnt_t* cnt, int es, const CLead* lead, int i) 
         return 1
     return first_fit(c, cnt, es, lead, i) >= 0
 
-cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls) noexcept nogil:
-    """Strength of a play against the lead's shape, or -1 if it cannot win."""
+cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls, int throw_win) noexcept nogil:
+    """Strength of a play against the lead's shape, or -1 if it cannot win.
+    The one owner of what a play's strength is: the top level of the unit
+    matching the lead's biggest unit, or with ``throw_win`` 1
+    (``throw_winner`` ``highest``) and a lead of two or more units, the
+    highest level among the play's cards."""
     cdef int f, e = lead.esuit, es, all_e = 1, all_t = 1, n = 0, best = -1
     cdef int x
     cdef cnt_t cnt[NF]
@@ -793,13 +797,83 @@ cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls
     if lead.u[0].k == 1:
         return best
     memcpy(cnt, play, NF)
+    if throw_win == 1 and lead.nu >= 2:
+        return best if place_rest(c, cnt, es, lead, 0) else -1
     return first_fit(c, cnt, es, lead, 0)
 
-cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead) noexcept nogil:
+cdef int all_fit(const Ctx* c, cnt_t* cnt, int es, const CLead* lead, int i, const int8_t* thr,
+                 int8_t* tops) noexcept nogil:
+    """Place lead units i.. in cnt, each on a top level above ``thr`` (-1: any):
+    1 with ``tops`` the lexicographically greatest such tops, or 0. Sets and
+    tractors are tried from the highest top down; the singles (last in a
+    lead) take what is left, highest first, which beats their thresholds
+    (never rising along the units) if any order does."""
+    cdef int k, L, t, combo, j, f, x, lv
+    cdef RunOpts ro
+    cdef int8_t faces[MAXLEN]
+    if i < lead.nu and lead.u[i].k >= 2:
+        k = lead.u[i].k
+        L = lead.u[i].L
+        for t in range(NLVL - 1, thr[i], -1):
+            if run_options(c, cnt, NULL, es, t, L, k, &ro) == 0:
+                continue
+            for combo in range(ro.n):
+                run_pick(&ro, combo, faces)
+                for j in range(L):
+                    cnt[faces[j]] -= k
+                x = all_fit(c, cnt, es, lead, i + 1, thr, tops)
+                for j in range(L):
+                    cnt[faces[j]] += k
+                if x:
+                    tops[i] = t
+                    return 1
+        return 0
+    j = i
+    for x in range(c.nsf[es] - 1, -1, -1):
+        f = c.sf[es][x]
+        lv = c.lvl[f]
+        for combo in range(cnt[f]):
+            if j >= lead.nu or lv <= thr[j]:
+                return 0
+            tops[j] = lv
+            j += 1
+    return j == lead.nu
+
+cdef int c_takes_all(const Ctx* c, const cnt_t* play, const CLead* lead, int st, int cl, int best_cl,
+                     const int8_t* best_tops, int8_t* tops) noexcept nogil:
+    """``throw_winner`` ``all``: does a play (``st`` and ``cl`` from
+    c_strength) take the trick from the best so far (class ``best_cl``, its
+    units' tops ``best_tops``; ``best_cl`` -1: nothing yet, the play is the
+    lead)? It must match the lead's shape and be of a higher class, or of the
+    same class with every unit above the best's unit of the same place. On 1
+    ``tops`` holds the play's own tops: the greatest (lexicographically) of
+    those that take it. The one owner of the rule."""
+    cdef cnt_t cnt[NF]
+    cdef int8_t none[MAXU]
+    if st < 0 or cl < best_cl:
+        return 0
+    memcpy(cnt, play, NF)
+    if cl > best_cl:
+        memset(none, -1, MAXU)
+        return all_fit(c, cnt, 4 if cl else lead.esuit, lead, 0, none, tops)
+    return all_fit(c, cnt, 4 if cl else lead.esuit, lead, 0, best_tops, tops)
+
+cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead, int throw_win) noexcept nogil:
     cdef int i, s, cl = 0, bs, bc = 0, best = 0
-    bs = c_strength(c, plays, lead, &bc)
+    cdef int8_t tops[MAXU]
+    cdef int8_t cand[MAXU]
+    bs = c_strength(c, plays, lead, &bc, throw_win)
+    if throw_win == 2 and lead.nu >= 2:
+        c_takes_all(c, plays, lead, bs, bc, -1, NULL, tops)
+        for i in range(1, nplays):
+            s = c_strength(c, plays + i * NF, lead, &cl, throw_win)
+            if c_takes_all(c, plays + i * NF, lead, s, cl, bc, tops, cand):
+                best = i
+                bc = cl
+                memcpy(tops, cand, MAXU)
+        return best
     for i in range(1, nplays):
-        s = c_strength(c, plays + i * NF, lead, &cl)
+        s = c_strength(c, plays + i * NF, lead, &cl, throw_win)
         if c_beats(s, cl, bs, bc):
             best = i
             bs = s
@@ -969,6 +1043,7 @@ cdef RInfo* rinfo(object rules) except NULL:
     _last_info.fl.no_trump_throws = not rules.trump_throws
     _last_info.fl.safe = rules.throw_check == "safe"
     _last_info.fl.wide = rules.packs > 4
+    _last_info.fl.throw_win = ("largest", "highest", "all").index(rules.throw_winner)
     if len(_INFO_CACHE) >= 64:
         _INFO_CACHE.clear()
     _INFO_CACHE[id(rules)] = (rules, (<char*>&_last_info)[:sizeof(RInfo)])
@@ -1491,7 +1566,7 @@ def trick_winner(plays, trump, rules, lead=None) -> int:
             raise IllegalActionError(f"play {i} has {len(plays[i])} {'card' if len(plays[i]) == 1 else 'cards'}; "
                                      f"the lead has {ld.cl.n}")
         to_counts(plays[i], buf + i * NF, rules, "play")
-    return c_winner(&ld.ctx.c, buf, nplays, &ld.cl)
+    return c_winner(&ld.ctx.c, buf, nplays, &ld.cl, rinfo(rules).fl.throw_win)
 
 
 def check_throw(lead, others, trump, rules) -> ThrowResult:

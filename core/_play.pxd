@@ -2,9 +2,9 @@
 # C-level functions that a search (in bots/) calls without Python objects.
 # The engine holds only the game; what to play is the bots' business.
 
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint64_t, int8_t
 
-from core._kernel cimport NF, Ctx, CLead, Flags, cnt_t, c_beats
+from core._kernel cimport NF, MAXU, Ctx, CLead, Flags, cnt_t, c_beats, c_takes_all
 
 cdef enum:
     MAXP = 12
@@ -40,6 +40,7 @@ cdef struct PlayS:
     int win_turn                  # the trick's best play so far: its turn,
     int win_s                     # its strength against the lead's shape
     int win_c                     # and its class (1 = trumps)
+    int8_t win_tops[MAXU]         # under throw_winner all, a throw led: its units' tops
     int last_winner
     int last_cards
     int last_unit
@@ -49,6 +50,7 @@ cdef struct PlayS:
     # the last lead attempt that failed (for the Python side)
     int failed
     cnt_t attempt[NF]
+    int stopper                   # the seat that showed the cards beating it
 
 cdef class PlayCore:
     cdef PlayS s
@@ -62,8 +64,12 @@ cdef void random_playout(PlayS* s, uint64_t* rng) noexcept nogil
 cdef int deal_opponents_points(PlayS* s, int kitty_points, int mult_code, int* mult,
                                int* to_opp) noexcept nogil
 
-cdef inline int beats_best(const PlayS* s, int st, int cl) noexcept nogil:
-    """Would a play of this strength and class take the trick from the best so far?"""
+cdef inline int beats_best(const PlayS* s, const cnt_t* play, int st, int cl) noexcept nogil:
+    """Would ``play``, of this strength and class (c_strength), take the trick
+    from the best so far? (Under throw_winner all with a throw led, unit by unit.)"""
+    cdef int8_t tops[MAXU]
+    if s.fl.throw_win == 2 and s.lead.nu >= 2:
+        return c_takes_all(&s.ctx, play, &s.lead, st, cl, s.win_c, s.win_tops, tops)
     return c_beats(st, cl, s.win_s, s.win_c)
 
 cdef const int* points_table() noexcept nogil   # card points by face, from core.cards

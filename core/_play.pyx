@@ -96,8 +96,17 @@ cdef void reveal(PlayS* s, int seat, const cnt_t* cards) noexcept nogil:
 cdef void track(PlayS* s) noexcept nogil:
     """Update the trick's best play with the play just put at s.trick[s.turn]
     (the lead holds the trick until a later play beats it, as c_winner says)."""
-    cdef int cl = 0, st = c_strength(&s.ctx, s.trick[s.turn], &s.lead, &cl)
-    if s.turn == 0 or beats_best(s, st, cl):
+    cdef int cl = 0, st = c_strength(&s.ctx, s.trick[s.turn], &s.lead, &cl, s.fl.throw_win)
+    cdef int8_t tops[MAXU]
+    if s.fl.throw_win == 2 and s.lead.nu >= 2:
+        if c_takes_all(&s.ctx, s.trick[s.turn], &s.lead, st, cl, -1 if s.turn == 0 else s.win_c,
+                       s.win_tops, tops):
+            s.win_turn = s.turn
+            s.win_s = st
+            s.win_c = cl
+            memcpy(s.win_tops, tops, MAXU)
+        return
+    if s.turn == 0 or c_beats(st, cl, s.win_s, s.win_c):
         s.win_turn = s.turn
         s.win_s = st
         s.win_c = cl
@@ -120,6 +129,7 @@ cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
             best = c_kept_unit(&s.ctx, others, s.n - 1, &s.lead, s.first_found, &by)
             if best >= 0:
                 s.failed = 1
+                s.stopper = (seat + 1 + by) % s.n
                 memcpy(s.attempt, cards, NF)
                 memset(cards, 0, NF)
                 u = &s.lead.u[best]
@@ -232,6 +242,7 @@ cdef class PlayCore:
         pc.s.throw_penalty = rules.throw_penalty
         pc.s.penalty_per_attempt = rules.throw_penalty_per == "attempt"
         pc.s.first_found = rules.failed_throw_unit == "first_found"
+        pc.s.stopper = -1
         pc.s.call_skip_side = rules.call_by_side == "skipped"
         for i in range(NF):
             pc.s.deck[i] = rules.copies(i)
@@ -460,6 +471,15 @@ cdef class PlayCore:
             return follow_error(from_counts(self.s.hand[seat]), from_counts(self.s.trick[0]), cards,
                                 self.trump, self.rules)
         return _ERRORS[code]
+
+    @property
+    def last_stopper(self) -> int:
+        """The seat that showed the cards beating the last failed throw (the
+        first seat after the leader able to beat its kept unit, or under
+        ``failed_throw_unit`` ``first_found`` the seat it was found in), or
+        -1 if no throw has failed. Views name it only under ``throw_stopper``
+        ``shown``."""
+        return self.s.stopper
 
     def can_play(self, cards) -> bool:
         """True when the current player may play ``cards``."""

@@ -25,7 +25,7 @@ from .levels import PlayerLevel, apply_deal, format_level, level_name
 from .records import Observer, record_error, replay_deal, replay_match
 from .rules import Rules
 from .scoring import MAKER
-from .state import BURY_PHASE, DRAW, PLAY_PHASE, State
+from .state import BURY_PHASE, DRAW, PLAY_PHASE, STEAL_PHASE, State
 
 __all__ = ["account", "deal_account", "match_account", "DealAccount"]
 
@@ -102,6 +102,8 @@ class DealAccount:
                 out.append(f"seat {seat} defends with {format_cards(cards)}")
             elif kind == "turned":
                 out.append(f"kitty cards turned up for the trump suit: {format_cards(cards)}")
+            elif kind == "steal":
+                out.append(f"seat {seat} overcalls with {format_cards(cards)} and takes the buried kitty")
             else:
                 out.append(f"seat {seat} takes back {format_cards(cards)}")
             self.exposures += 1
@@ -120,14 +122,17 @@ class DealAccount:
                 out.append("hands after the draw" + (" (the maker's with the kitty)" if s.rules.kitty_size else "")
                            + ":")
                 out.extend(f"  seat {i}: {format_cards(s.hand(i))}" for i in range(n))
-        if s.phase == BURY_PHASE:
+        if s.phase in (BURY_PHASE, STEAL_PHASE):
             return
         if not self.told_bury and s.rules.kitty_size:
             self.told_bury = True
+            if s.burier != s.maker:
+                assert s.trump is not None
+                out.append(f"trump after the kitty was taken: {_trump_text(s.trump)}")
             if self.hands:
-                out.append(f"seat {s.maker} takes the kitty and buries {format_cards(s.kitty)}")
+                out.append(f"seat {s.burier} takes the kitty and buries {format_cards(s.kitty)}")
             else:
-                out.append(f"seat {s.maker} takes the kitty and buries {s.rules.kitty_size} cards (hidden)")
+                out.append(f"seat {s.burier} takes the kitty and buries {s.rules.kitty_size} cards (hidden)")
         if s.phase < PLAY_PHASE:
             return
         if not self.told_calls:
@@ -201,7 +206,8 @@ class DealAccount:
         if r.jack_reset and res.jack_last:
             out.append(f"jack: the last trick went to the opponents with a single jack; seats "
                        f"{_seats(res.maker_side)} go back to 2")
-        after = apply_deal(r, s.levels, s.winners(), res.game_points, res.maker_side, jack=res.jack_last)
+        after = apply_deal(r, s.levels, s.winners(), res.game_points, res.maker_side, jack=res.jack_last,
+                           maker=res.maker)
         changes = []
         for i in range(n):
             a, b = _level_text(r, self.levels[i]), _level_text(r, after[i])

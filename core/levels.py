@@ -125,7 +125,7 @@ def _check_seats(rules: Rules, seats: Collection[int], name: str) -> set[int]:
 
 def apply_deal(
     rules: Rules, levels: Sequence[PlayerLevel], winners: Collection[int], game_points: int,
-    maker_side: Optional[Collection[int]] = None, jack: bool = False,
+    maker_side: Optional[Collection[int]] = None, jack: bool = False, maker: Optional[int] = None,
 ) -> list[PlayerLevel]:
     """Levels after a deal whose ``winners`` (seats) won ``game_points`` each.
 
@@ -145,9 +145,12 @@ def apply_deal(
     or K climbs past it only from the maker's side (``maker_side``, needed
     then) and only with the first level of its climb; otherwise its climb
     stops there. ``ace`` holds A the same way, ``points_ace`` all four.
+    ``ace_joker`` holds A and the Joker level, and a seat climbs past a
+    Joker level only in a deal played at a Joker level (the ``maker``'s
+    level, needed then: the seat that made trump).
 
     ``jack``: the opponents took the last trick with a single jack in a deal
-    played at rank J (:attr:`core.phases.DealResult.jack_last`); with
+    played at rank J (:attr:`core.phase_rules.DealResult.jack_last`); with
     ``rules.jack_reset`` every seat of ``maker_side`` goes back to 2 (the
     2 of its lap with the Joker level).
 
@@ -183,6 +186,12 @@ def apply_deal(
     if (held or reset) and maker_side is None:
         raise PengyouError("maker_side: needed to climb under must_defend or jack_reset")
     makers = _check_seats(rules, maker_side or (), "maker_side")
+    at_joker = False
+    if rules.must_defend == "ace_joker":
+        if maker is None:
+            raise PengyouError("maker: needed to climb under must_defend ace_joker")
+        _check_seats(rules, (maker,), "maker")
+        at_joker = level_rank(levels[maker].level, rules) is None
     plain = rules.levels == "plain"
     out: list[PlayerLevel] = []
     for seat, (level, active) in enumerate(levels):
@@ -190,7 +199,7 @@ def apply_deal(
             level = FIRST_LEVEL + (level - FIRST_LEVEL) // LAP * LAP
         if seat in won and game_points:
             climb = game_points if (active or plain) else game_points - 1
-            new = _climb(rules, level, climb, seat in makers) if held else level + climb
+            new = _climb(rules, level, climb, seat in makers, at_joker) if held else level + climb
             if not rules.joker_level:
                 new = min(new, max(level, rules.target_rank))
             out.append(PlayerLevel(new, True))
@@ -199,17 +208,23 @@ def apply_deal(
     return out
 
 
-#: the ranks a level must be defended at, by ``rules.must_defend``
-_DEFENDED = {"none": (), "points": (5, 10, 13), "ace": (14,), "points_ace": (5, 10, 13, 14)}
+#: the ranks a level must be defended at, by ``rules.must_defend`` (None: the Joker level)
+_DEFENDED: dict[str, tuple[Optional[int], ...]] = {
+    "none": (), "points": (5, 10, 13), "ace": (14,), "points_ace": (5, 10, 13, 14), "ace_joker": (14, None),
+}
 
 
-def _climb(rules: Rules, level: int, steps: int, defending: bool) -> int:
+def _climb(rules: Rules, level: int, steps: int, defending: bool, at_joker: bool = False) -> int:
     """``level`` after climbing ``steps`` one at a time, stopping at a rank
-    that must be defended unless this is the first step from the maker's side."""
+    that must be defended unless this is the first step from the maker's side
+    (past a Joker level, also only in a deal played at one: ``at_joker``)."""
     defended = _DEFENDED[rules.must_defend]
     for i in range(steps):
-        rank = level_rank(level, rules) if rules.joker_level or level <= ACE_LEVEL else None
-        if rank in defended and not (defending and i == 0):
+        if not rules.joker_level and level > ACE_LEVEL:
+            rank: Optional[int] = -1                     # past the last rank: nothing to defend
+        else:
+            rank = level_rank(level, rules)
+        if rank in defended and not (defending and i == 0 and (rank is not None or at_joker)):
             break
         level += 1
     return level

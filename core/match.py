@@ -154,7 +154,7 @@ class Match:
         self.defended = self.defended or defended_at_target(self.rules, state.levels[res.maker],
                                                             res.winner == MAKER)
         self.levels = apply_deal(self.rules, state.levels, winners, res.game_points, res.maker_side,
-                                 jack=res.jack_last)
+                                 jack=res.jack_last, maker=res.maker)
         if res.winner is not None:
             for seat in winners:
                 self.game_points_total[seat] += res.game_points

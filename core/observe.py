@@ -9,8 +9,8 @@ redeal and whenever the phase changes) or the fields that changed
 :class:`ViewBuilder` on the other side applies those changes and gives back
 :class:`~core.state.PlayerView` values equal to the state's own.
 
-Which actions a seat sees is :func:`sees`: passing during the draw and
-burying are the actor's own business (a pass would tell that the seat held
+Which actions a seat sees is :func:`sees`: passing during the draw (or
+when offered a buried kitty) and burying are the actor's own business (a pass would tell that the seat held
 a card of the level rank; a buried card is secret); everything else is
 public.
 
@@ -40,17 +40,18 @@ from typing import Any, NamedTuple, Optional
 from .actions import BURY, PASS, Action
 from .cards import Cards, Trump, card_name, format_cards
 from .rules import Rules
-from .state import CALL_PHASE, DRAW, PLAY_PHASE, LegalActions, PlayerView, State
+from .state import CALL_PHASE, DRAW, PLAY_PHASE, STEAL_PHASE, LegalActions, PlayerView, State
+from .view import shown_stoppers
 
 __all__ = ["sees", "Narrator", "Changes", "ViewBuilder", "view_from_json", "FIELDS"]
 
 #: The fields of a view's JSON form (:meth:`PlayerView.to_json`), in order.
 FIELDS = ("seat", "rules_name", "players", "phase", "current_player", "hand", "hand_sizes", "levels",
           "starter", "cards_drawn", "exposures", "trump", "maker", "kitty", "calls", "calls_filled",
-          "tricks", "current_trick", "failed_throws", "points", "voids", "no_sets", "options")
+          "tricks", "current_trick", "failed_throws", "throw_stoppers", "points", "voids", "no_sets", "options")
 
 #: Fields that only grow: changes to them come as items to append.
-_APPENDED = ("exposures", "calls", "tricks", "failed_throws", "voids", "no_sets")
+_APPENDED = ("exposures", "calls", "tricks", "failed_throws", "throw_stoppers", "voids", "no_sets")
 _SORTED = ("voids", "no_sets")       # kept sorted in a view
 
 
@@ -64,8 +65,8 @@ def sees(seat: int, actor: int, action: Action) -> bool:
 
 
 def _options(s: State, seat: int) -> list[str]:
-    """The choices listed in ``seat``'s view (draw and call phases, to move)."""
-    if s.current_player() == seat and s.phase in (DRAW, CALL_PHASE):
+    """The choices listed in ``seat``'s view (draw, steal and call phases, to move)."""
+    if s.current_player() == seat and s.phase in (DRAW, STEAL_PHASE, CALL_PHASE):
         return [str(a) for a in LegalActions(s)]
     return []
 
@@ -182,6 +183,11 @@ class Narrator:
             for seat in range(n):
                 own[seat]["current_player"] = cur if cur == seat else -1
                 own[seat]["options"] = _options(s, seat)
+        elif s.phase == STEAL_PHASE:                     # a pass: the kitty offered to the next seat
+            cur = s.current_player()
+            for seat in range(n):
+                own[seat]["current_player"] = cur if cur == seat else -1
+                own[seat]["options"] = _options(s, seat)
         elif action.kind == BURY:
             pub_set["hand_sizes"] = [sum(h) for h in s._hands]
             own[actor]["hand"] = str(Cards.from_counts(s._hands[actor]))
@@ -221,6 +227,7 @@ class Narrator:
             self._tricks = len(s._trick_text)
         if len(s.failed_throws) != self._failed:
             pub_add["failed_throws"] = [[a, str(b), str(c)] for a, b, c in s.failed_throws[self._failed:]]
+            pub_add["throw_stoppers"] = list(shown_stoppers(s.throw_stoppers[self._failed:], s.rules))
             self._failed = len(s.failed_throws)
         if len(s.voids) != len(self._voids):
             pub_add["voids"] = [list(v) for v in sorted(s.voids - self._voids)]
@@ -277,7 +284,7 @@ _CONVERT: dict[str, Any] = {
     "hand": Cards.from_str,
     "kitty": _cards,
     "trump": lambda t: None if t is None else Trump(t[0], t[1]),
-    "hand_sizes": tuple, "points": tuple, "calls_filled": tuple,
+    "hand_sizes": tuple, "points": tuple, "calls_filled": tuple, "throw_stoppers": tuple,
     "levels": _pairs, "exposures": _pairs, "calls": _pairs, "failed_throws": _pairs,
     "voids": _pairs, "no_sets": _pairs,
     "tricks": lambda ts: tuple(_trick(t) for t in ts),

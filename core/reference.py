@@ -451,6 +451,45 @@ def _strength(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, chai
     return best
 
 
+def _all_tops(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump,
+              chain: Chain) -> list[tuple[int, ...]]:
+    """Every way to split ``ms`` into units of exactly these shapes, in order, as the units' top levels."""
+    if not shapes:
+        return [()] if not ms else []
+    k, L = shapes[0]
+    out = []
+    for u in _units_of_shape(ms, k, L, trump, chain):
+        out += [(u[2],) + rest for rest in _all_tops(_minus(ms, _unit_faces(u)), shapes[1:], trump, chain)]
+    return out
+
+
+def _winner_all(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
+    """``throw_winner`` ``all`` with a throw led: a play takes the trick if it splits into the lead's
+    shapes and is trumps against a plain best, or of the best's class with some split whose every unit
+    tops the best's unit in its place; the holder is then read by its greatest such split (the lead by
+    its greatest split of all)."""
+    chain = chain_of(rules)
+    lead = _mset(plays[0])
+    suit = _lead_suit(lead, trump)
+    shapes = _lead_shapes(lead, trump, chain)
+    best_i, best_cls, best_tops = 0, (1 if suit == TRUMPS else 0), max(_all_tops(lead, shapes, trump, chain))
+    for i in range(1, len(plays)):
+        p = _mset(plays[i])
+        in_suit = all(effective_suit(f, trump) == suit for f in p)
+        all_trumps = all(is_trump(f, trump) for f in p)
+        if not p or not (in_suit or (suit != TRUMPS and all_trumps)):
+            continue
+        cls = 1 if all_trumps else 0
+        splits = _all_tops(p, shapes, trump, chain)
+        if cls == best_cls:
+            splits = [t for t in splits if all(a > b for a, b in zip(t, best_tops))]
+        elif cls < best_cls:
+            splits = []
+        if splits:
+            best_i, best_cls, best_tops = i, cls, max(splits)
+    return best_i
+
+
 def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
     """The index of the play that wins the trick; ``plays[0]`` is the lead.
 
@@ -458,15 +497,23 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
     trumps against a non-trump lead) and splits into units of exactly the
     lead's shapes; it then competes by (all trumps, best top level of the
     unit matching the lead's biggest unit), strictly, earlier plays winning
-    ties.
+    ties. With ``throw_winner`` ``highest`` a lead of two or more units
+    compares (all trumps, the highest level of any card of the play) instead;
+    with ``all``, unit by unit (:func:`_winner_all`).
     """
     trump = as_trump(trump)
     chain = chain_of(rules)
     lead = _mset(plays[0])
     suit = _lead_suit(lead, trump)
     shapes = _lead_shapes(lead, trump, chain)
+    if rules.throw_winner == "all" and len(shapes) >= 2:
+        return _winner_all(plays, trump, rules)
     lead_strength = _strength(lead, shapes, trump, chain)
     assert lead_strength is not None
+    # throw_winner "highest": a throw is won by the matching play with the highest card
+    highest = rules.throw_winner == "highest" and len(shapes) >= 2
+    if highest:
+        lead_strength = max(level(f, trump) for f in lead)
     best_i, best_v = 0, (1 if suit == TRUMPS else 0, lead_strength)
     for i in range(1, len(plays)):
         p = _mset(plays[i])
@@ -479,6 +526,8 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
         st = _strength(p, shapes, trump, chain)
         if st is None:
             continue
+        if highest:
+            st = max(level(f, trump) for f in p)
         v = (1 if all_trumps else 0, st)
         if v > best_v:
             best_i, best_v = i, v

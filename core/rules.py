@@ -21,7 +21,8 @@ from typing import Any, ClassVar
 from .cards import BJ, RJ
 from .errors import RulesError
 
-__all__ = ["Rules", "PLAYER_TABLE", "PRESETS", "SETTINGS", "MAX_PACKS", "setting_values", "preset_players"]
+__all__ = ["Rules", "PLAYER_TABLE", "PRESETS", "SETTINGS", "MAX_PACKS", "setting_values", "preset_players",
+           "shengji_online_deal"]
 
 #: players -> (packs, red jokers, black jokers, cards per player), from the
 #: table of ``000_99040cfb4a5a08c4.txt`` (four players: the Tractor deal of
@@ -49,6 +50,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "throw_check": ("others_hands", "safe"),
     "failed_throw_unit": ("smallest_lowest", "first_found"),
     "throw_penalty_per": ("card", "attempt"),
+    "throw_winner": ("largest", "highest", "all"),
+    "throw_stopper": ("hidden", "shown"),
     "call_by_side": ("counts", "skipped"),
     "kitty_multiplier": ("double", "by_cards", "unit_double", "unit_power", "cards_per_player", "pairs_power"),
     "scoring": ("pagat", "bands", "heli"),
@@ -59,10 +62,10 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "self_overcall": ("none", "reinforce", "any"),
     "joker_bids": ("none", "pairs"),
     "maker_by": ("standing", "first"),
-    "must_defend": ("none", "points", "ace", "points_ace"),
+    "must_defend": ("none", "points", "ace", "points_ace", "ace_joker"),
     "match_end": ("reach", "defend"),
     "no_declaration": ("redeal", "kitty"),
-    "kitty_suit": ("level_or_highest", "first_card"),
+    "kitty_suit": ("level_or_highest", "first_card", "top_card"),
     "follow_format": ("shape", "count"),
     "set_reading": ("counting", "genuine"),
     "ladder": ("subset", "cards"),
@@ -82,7 +85,26 @@ _NEEDS: dict[str, tuple[object, str, object, str]] = {
     "shorter_tractor": ("free", "follow_ladder", True, "without the ladder no tractor is owed, only its sets"),
 }
 
-PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor")
+PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor", "shengji-online")
+
+#: the table sizes of the preset ``shengji-online`` (``players // 2`` packs, at most 4)
+SHENGJI_ONLINE_PLAYERS = range(5, 10)
+
+
+def shengji_online_deal(players: int) -> tuple[int, int]:
+    """(packs, kitty size) of rbtying/shengji's default deal for ``players``:
+    ``players // 2`` packs, each with both jokers; the kitty is what the
+    cards leave over a whole number of hands, or ``players`` cards when they
+    divide evenly, plus ``players`` more while it is under 5.
+
+    >>> [shengji_online_deal(n) for n in range(5, 10)]
+    [(2, 8), (3, 6), (3, 8), (4, 8), (4, 9)]
+    """
+    packs = players // 2
+    kitty = 54 * packs % players or players
+    if kitty < 5:
+        kitty += players
+    return packs, kitty
 
 #: presets for one table size only
 _FIXED_PLAYERS = {"bottom-eight": 5, "stack": 6, "tractor": 4}
@@ -128,9 +150,16 @@ SETTINGS: dict[str, str] = {
                    "units; so it never fails)",
     "failed_throw_unit": "which beatable unit a failed throw leaves: the fewest cards, then the lowest "
                          "(smallest_lowest), or the first one found (first_found)",
+    "throw_winner": "who takes a trick led by a throw (two or more units), among the plays matching its "
+                    "shape, trumps above the led suit: largest (the best unit matching the lead's biggest "
+                    "unit), highest (the play's highest card) or all (a play takes it only if each of its "
+                    "units beats the holding play's unit in the same place); one unit led reads alike under all",
     "throw_penalty": "card points moved to the other side for a failed throw, per throw_penalty_per",
     "throw_penalty_per": "what throw_penalty is counted by: card (each card withdrawn from the failed throw) "
                          "or attempt (once for each failed throw)",
+    "throw_stopper": "whether the seats learn who stopped a failed throw: hidden (views and the records "
+                     "bots see name no seat) or shown (each failed throw names the seat that showed the cards "
+                     "beating it)",
     "kitty_multiplier": "what the kitty's points count for the side that takes the last trick: double; "
                         "by_cards (x2, x3, x4 by the cards of the winning play); unit_double (2 x its "
                         "largest unit); unit_power (2 ** its largest unit); cards_per_player (2 x its cards); pairs_power "
@@ -160,9 +189,17 @@ SETTINGS: dict[str, str] = {
     "no_declaration": "when nobody exposes and no maker is set by the deal before: redeal, or kitty (the "
                       "starter makes trump at its level, the kitty naming the suit)",
     "kitty_suit": "how a turned-up kitty names the trump suit: level_or_highest (the first card of the trump "
-                  "rank, else the highest card) or first_card (the first card that is not a joker)",
+                  "rank, else the highest card), first_card (the first card that is not a joker) or "
+                  "top_card (the first card alone; a joker there names no suit)",
+    "exposure_defence": "whether an overridden seat may defend its exposure by showing as many copies of its "
+                        "face as the override (true, as written), or an override simply stands (false)",
     "self_overcall": "whether a seat may override its own standing exposure with more copies: none; reinforce "
                      "(the same face only); any (any suit)",
+    "kitty_theft": "false (off), or true (on): once the kitty is buried, the other seats in turn from the "
+                   "burier's left may overcall the standing exposure (more copies of the trump rank, or a joker "
+                   "bid, by the exposure comparison); the first to do so names the trump suit, takes the kitty "
+                   "and buries again, and the round starts over; the maker and the trump rank stay (not with "
+                   "bottom_eight)",
     "maker_by": "who makes trump where the maker is not set by the deal before: the seat whose exposure "
                 "stands (standing), or the first seat that exposed (first; the trump is still the standing "
                 "exposure's)",
@@ -170,7 +207,8 @@ SETTINGS: dict[str, str] = {
               "plain",
     "must_defend": "levels that must be defended: none; points (a seat at 5, 10 or K climbs past it only from "
                    "the maker's side, with the first level of its gain; its climb stops there otherwise); ace "
-                   "(the same at A, which needs joker_level); points_ace (5, 10, K and A)",
+                   "(the same at A, which needs joker_level); points_ace (5, 10, K and A); ace_joker (A and "
+                   "the Joker level, passed only in a deal played at a Joker level; needs joker_level)",
     "match_end": "how levels end a match: reach (a level reaching target_rank) or defend (the maker's side "
                  "winning a deal played at target_rank; levels stop there until then)",
     "jack_reset": "at trump rank J, opponents who take the last trick with a single jack send every seat of "
@@ -273,8 +311,10 @@ class Rules:
     trump_throws: bool = True
     throw_check: str = "others_hands"
     failed_throw_unit: str = "smallest_lowest"
+    throw_winner: str = "largest"
     throw_penalty: int = 10
     throw_penalty_per: str = "card"
+    throw_stopper: str = "hidden"
     kitty_multiplier: str = "double"
     scoring: str = "pagat"
     bands_above_top: str = "capped"
@@ -291,7 +331,9 @@ class Rules:
     joker_bids: str = "none"
     no_declaration: str = "redeal"
     kitty_suit: str = "level_or_highest"
+    exposure_defence: bool = True
     self_overcall: str = "none"
+    kitty_theft: bool = False
     maker_by: str = "standing"
     levels: str = "active_passive"
     must_defend: str = "none"
@@ -307,7 +349,7 @@ class Rules:
     _BOOLS: ClassVar[tuple[str, ...]] = (
         "follow_ladder", "protect_longer_sets", "tractor_past_ace", "friend_other", "call_points",
         "call_highest", "call_trumps", "joker_level", "short_side_multiplier", "jack_reset", "short_side_bonus",
-        "trump_throws",
+        "trump_throws", "kitty_theft", "exposure_defence",
     )
 
     def __post_init__(self) -> None:
@@ -390,9 +432,12 @@ class Rules:
 
     def _check_levels(self) -> None:
         """Settings of the climb and the match's end that contradict each other."""
-        if self.must_defend in ("ace", "points_ace") and not self.joker_level:
+        if self.must_defend in ("ace", "points_ace", "ace_joker") and not self.joker_level:
             raise RulesError(f"must_defend and joker_level: must_defend {self.must_defend} holds seats at A, "
                              "the last level without joker_level (match_end=defend asks a side to win at A)")
+        if self.kitty_theft and self.exposure == "bottom_eight":
+            raise RulesError("kitty_theft and exposure: bottom_eight allows one override a deal, so the kitty "
+                             "cannot be taken by overcalling")
         if self.match_end == "defend" and self.joker_level:
             raise RulesError("match_end and joker_level: with the Joker level the levels never end a match, "
                              "so there is no last rank to defend")
@@ -489,6 +534,8 @@ class Rules:
             raise RulesError(f"players: preset {name!r} is for {fixed[name]} players, not {players}")
         if players not in PLAYER_TABLE:
             raise RulesError(f"players: {players} is not a table size from 4 to 12")
+        if name == "shengji-online" and players not in SHENGJI_ONLINE_PLAYERS:
+            _shengji_online(players)                     # its one-line refusal
         if players == 4 and name != "tractor":
             raise RulesError(f"players: 4 players play the preset tractor (preset {name!r} is for 5 to 12)")
         packs, red, black, hand = PLAYER_TABLE[players]
@@ -497,6 +544,8 @@ class Rules:
             kitty_size=52 * packs + red + black - hand * players,
             friend_calls=FRIEND_CALLS[players], name=name,
         )
+        if name == "shengji-online":
+            base.update(_shengji_online(players))
         if name == "thirteen":
             base.update(target_points=13)
         elif name == "heli":
@@ -522,3 +571,25 @@ class Rules:
             raise RulesError(f"{_setting_name(bad[0])}: no such rule setting")
         base.update(overrides)
         return cls(**base)
+
+
+def _shengji_online(players: int) -> dict[str, Any]:
+    """The settings of the preset ``shengji-online``: rbtying/shengji's
+    Finding Friends game with its default settings (``docs/kernel.md``,
+    Presets, maps each of its settings to these)."""
+    if players not in SHENGJI_ONLINE_PLAYERS:
+        raise RulesError(f"players: preset 'shengji-online' is for 5 to 9 players (players // 2 packs, at most "
+                         f"4), not {players}")
+    packs, kitty = shengji_online_deal(players)
+    return dict(
+        packs=packs, red_jokers=packs, black_jokers=packs, kitty_size=kitty,
+        hand_size=(54 * packs - kitty) // players, friend_calls=players // 2 - 1,
+        exposure="heli", levels="plain", joker_bids="pairs", self_overcall="reinforce",
+        maker_by="standing", exposure_defence=False, no_declaration="redeal", kitty_suit="top_card",
+        kitty_theft=False, scoring="bands", band_step=20, dead_zone=1, bands_above_top="open",
+        short_side_multiplier=False, short_side_bonus=True, kitty_multiplier="unit_double", throw_penalty=0,
+        failed_throw_unit="first_found", call_trumps=False, call_points=True, call_highest=True,
+        friend_other=False, call_by_side="counts", joker_level=True, must_defend="ace_joker",
+        match_end="reach", jack_reset=False, tractor_past_ace=True, follow_ladder=True,
+        protect_longer_sets=False,
+    )

@@ -35,6 +35,10 @@ What the view knows, and how each fact is used:
   find the trump suit (``heli`` / ``stack`` with nobody exposing; exposure
   kind ``"turned"``, shown as the maker's) went to the maker with the kitty,
   so they are the same kind of fact.
+  With ``rules.kitty_theft``, once a seat took the kitty (a ``"steal"``
+  exposure) the kitty's cards may have passed through several hands, so the
+  cards shown by the maker and by every seat that took it prove nothing;
+  the seat that buried last (``view.burier``) plays the maker's part above.
 - *Failed throws.* The attempted cards were in the leader's hand when it led;
   those taken back stay there until played.
 - *Voids* ``(seat, suit)``: no card of that effective suit.
@@ -161,7 +165,8 @@ class Sampler:
         self.n = n = view.players
         self.me = me = view.seat
         self._draw = view.phase == "draw"
-        self._maker = view.maker if not self._draw else None
+        # the seat whose hand or kitty holds what it showed: the burier (the maker unless the kitty was taken)
+        self._maker = view.burier if not self._draw else None
         others = [s for s in range(n) if s != me]
         copies = counts(rules.deck())
         esuit, lvl, suit_faces = suits(view.trump, rules)
@@ -216,8 +221,13 @@ class Sampler:
                 if c[f] > m[f]:
                     m[f] = c[f]
         played_by = [counts(f for _, p in plays_by[s] for f in p) for s in range(self.n)]
+        # a kitty taken (rules.kitty_theft) carried what a burier had buried into another hand, and that
+        # hand may have buried it again: what the maker and the takers showed proves nothing
+        moved = {s for s, kind, _ in view.exposures if kind == "steal"}
+        if moved:
+            moved.add(cast(int, view.maker))
         for s, m in shown.items():
-            if s == me:
+            if s == me or s in moved:
                 continue
             for f in range(NF):
                 left = m[f] - played_by[s][f]

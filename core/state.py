@@ -1,4 +1,5 @@
-"""One deal as a phase machine: DRAW (with exposures), BURY, CALL, PLAY, DONE.
+"""One deal as a phase machine: DRAW (with exposures), BURY (and STEAL, which
+may go back to BURY: ``rules.kitty_theft``), CALL, PLAY, DONE.
 
 :class:`State` holds the deal and steps through the phases; what each phase
 allows and does is its handler's, in :mod:`core.phases`, and what a seat may
@@ -32,14 +33,14 @@ from .actions import Action
 from .cards import Cards, Trump
 from .errors import IllegalActionError, InvalidActionError
 from .levels import PlayerLevel, start_levels
-from .phases import (BURY_PHASE, CALL_PHASE, DONE, DRAW, HANDLERS, MAX_REDEALS, PHASE_NAMES, PLAY_PHASE, DealResult,
-                     Exposure, Phase, shuffled, start_draw)
+from .phases import (BURY_PHASE, CALL_PHASE, DONE, DRAW, HANDLERS, MAX_REDEALS, PHASE_NAMES, PLAY_PHASE,
+                     STEAL_PHASE, DealResult, Exposure, Phase, shuffled, start_draw)
 from .play import PlayCore
 from .rules import Rules
 from .scoring import MAKER
 from .view import PlayerView, play_from_view, random_legal, view_of
 
-__all__ = ["State", "DealResult", "PlayerView", "Phase", "DRAW", "BURY_PHASE", "CALL_PHASE",
+__all__ = ["State", "DealResult", "PlayerView", "Phase", "DRAW", "BURY_PHASE", "STEAL_PHASE", "CALL_PHASE",
            "PLAY_PHASE", "DONE", "MAX_REDEALS", "PHASE_NAMES", "LegalActions", "play_from_view", "random_legal",
            "seed_decks"]
 
@@ -91,12 +92,16 @@ class State:
         self.redeals = 0
         self.trump: Optional[Trump] = None
         self.maker: Optional[int] = None
+        #: the seat whose buried cards are the kitty (or that is burying): the
+        #: maker, or the last seat that took the kitty (``rules.kitty_theft``)
+        self.burier: Optional[int] = None
         self.kitty: Cards = Cards()
         self.calls: list[tuple[int, int]] = []
         self.play: Optional[PlayCore] = None
         self.tricks: list[tuple[int, list[Cards]]] = []
         self._trick_text: list[tuple[int, tuple[str, ...]]] = []   # the same, as text for views
         self.failed_throws: list[tuple[int, Cards, Cards]] = []
+        self.throw_stoppers: list[int] = []         # who stopped each failed throw (views: throw_stopper)
         self.voids: set[tuple[int, int]] = set()
         self.no_sets: set[tuple[int, int, int]] = set()
         self._result: Optional[DealResult] = None
@@ -112,6 +117,7 @@ class State:
         self._decider: Optional[int] = None          # the drawer with a choice
         self._kitty_left = 0                         # cards the maker has still to bury
         self._buried: list[int] = []
+        self._offer: Optional[int] = None            # the seat offered the buried kitty (STEAL)
         self._trick: tuple[int, list[Cards]] = (-1, [])   # the trick under way: leader, plays
         start_draw(self)
 
@@ -227,13 +233,14 @@ class State:
         s.tricks = list(self.tricks)
         s._trick_text = list(self._trick_text)
         s.failed_throws = list(self.failed_throws)
+        s.throw_stoppers = list(self.throw_stoppers)
         s.voids = set(self.voids)
         s.no_sets = set(self.no_sets)
         if self.phase == PLAY_PHASE:
             s._trick = (self._trick[0], list(self._trick[1]))
-        if self.phase in (DRAW, BURY_PHASE, CALL_PHASE):
+        if self.phase in (DRAW, BURY_PHASE, STEAL_PHASE, CALL_PHASE):
             s._hands = [list(h) for h in self._hands]
-            if self.phase == BURY_PHASE:
+            if self.phase in (BURY_PHASE, STEAL_PHASE):
                 s._buried = list(self._buried)
         if self.play is not None:
             s.play = self.play.clone()

@@ -19,7 +19,7 @@ from . import kernel
 from .actions import Action
 from .cards import Cards, Trump, card_name, parse_card, parse_cards
 from .errors import IllegalActionError, InvalidActionError
-from .phases import BURY_PHASE, CALL_PHASE, DONE, DRAW, PHASE_NAMES, PLAY_PHASE
+from .phases import BURY_PHASE, CALL_PHASE, DONE, DRAW, PHASE_NAMES, PLAY_PHASE, STEAL_PHASE
 from .play import PlayCore, holds_set, no_set_width, play_actions, play_options
 from .rules import Rules
 
@@ -89,7 +89,8 @@ def random_legal(phase: str, hand: Cards, lead: Optional[Cards], trump: Optional
     """The one distribution of "a random legal action", for the ``random`` bot,
     :meth:`State.random_legal_action` and a seat played for a broken bot.
 
-    Exposing and calling: uniform over ``options()`` (the listed legal actions).
+    Exposing, overcalling for the kitty and calling: uniform over ``options()``
+    (the listed legal actions).
     Burying: a card of ``hand``, each copy equally likely. Following ``lead``:
     :func:`core.kernel.random_follow`; leading: :func:`core.kernel.random_lead`
     (a unit around a random card, now and then a throw of two units, kept when
@@ -105,7 +106,7 @@ def random_legal(phase: str, hand: Cards, lead: Optional[Cards], trump: Optional
     >>> s.random_legal_action(random.Random(9)) == s.view(seat).random_action(random.Random(9))
     True
     """
-    if phase in ("draw", "call"):
+    if phase in ("draw", "steal", "call"):
         return rng.choice(options())
     if phase == "bury":
         return Action.bury(rng.choice(list(hand)))
@@ -141,6 +142,7 @@ class PlayerView:
     tricks: tuple[tuple[int, tuple[str, ...]], ...]       # (leader, the plays as text)
     current_trick: tuple[int, tuple[str, ...]]            # (leader or -1, the plays so far as text)
     failed_throws: tuple[tuple[int, str, str], ...]       # (seat, attempt, cards kept)
+    throw_stoppers: tuple[int, ...]                       # per failed throw, who stopped it (-1: hidden)
     points: tuple[int, ...]
     voids: tuple[tuple[int, int], ...]                    # (seat, suit)
     no_sets: tuple[tuple[int, int, int], ...]             # (seat, suit, k)
@@ -163,6 +165,16 @@ class PlayerView:
         return self.rules.first_side(self.maker) | {s for s in self.calls_filled if s is not None}
 
     @property
+    def burier(self) -> Optional[int]:
+        """The seat whose buried cards are the kitty (or that is burying them):
+        the seat of the last ``steal`` exposure (``rules.kitty_theft``), else
+        the maker."""
+        for seat, kind, _cards in reversed(self.exposures):
+            if kind == "steal":
+                return seat
+        return self.maker
+
+    @property
     def lead(self) -> Optional[Cards]:
         """The current trick's lead, if a trick is under way."""
         if self.current_trick[1]:
@@ -179,7 +191,7 @@ class PlayerView:
         """The seat's legal actions now (lazily; from what the view holds)."""
         if not self.to_move:
             return
-        if self.phase in ("draw", "call"):
+        if self.phase in ("draw", "steal", "call"):
             yield from self.options
         elif self.phase == "bury":
             for f in sorted(set(self.hand)):
@@ -193,7 +205,7 @@ class PlayerView:
         """A random legal action of this seat (no listing in the play phase)."""
         if not self.to_move:
             raise IllegalActionError(f"seat {self.seat} is not to move")
-        if self.phase in ("draw", "call") and not self.options:
+        if self.phase in ("draw", "steal", "call") and not self.options:
             raise IllegalActionError(f"seat {self.seat} has no options listed in this view")
         return random_legal(self.phase, self.hand, self.lead, self.trump, self.rules, lambda: self.options, rng,
                             self.played_before if self.rules.throw_check == "safe" else ())
@@ -209,6 +221,12 @@ class PlayerView:
 
     def __str__(self) -> str:
         return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+
+
+def shown_stoppers(stoppers: Sequence[int], rules: Rules) -> tuple[int, ...]:
+    """What every view shows of who stopped each failed throw: the seats under
+    ``throw_stopper`` ``shown``, -1 for each under ``hidden`` (the one owner)."""
+    return tuple(stoppers) if rules.throw_stopper == "shown" else (-1,) * len(stoppers)
 
 
 def view_of(s: State, seat: int) -> PlayerView:
@@ -234,9 +252,9 @@ def view_of(s: State, seat: int) -> PlayerView:
         sizes = tuple(sum(h) for h in s._hands)
         calls_filled = ()
         pts = (0,) * n
-    own_kitty = s.maker == seat and s.phase != DRAW
+    own_kitty = s.burier == seat and s.phase != DRAW
     kitty: Optional[Cards] = None
-    if own_kitty:
+    if own_kitty:                               # the burier alone knows the kitty
         kitty = Cards(s._buried) if s.phase == BURY_PHASE else s.kitty
     if s.phase == DONE and s.result is not None and s.result.kitty_to_opponents:
         kitty = s.kitty                         # shown when the opponents take it
@@ -245,8 +263,9 @@ def view_of(s: State, seat: int) -> PlayerView:
         rules_name=s.rules.name,
         players=n,
         phase=PHASE_NAMES[s.phase],
-        # during the draw, who is deciding would reveal a level card in hand
-        current_player=(s.current_player() if s.phase != DRAW or s.current_player() == seat else -1),
+        # during the draw (and a kitty's offer), who is deciding would reveal cards in hand
+        current_player=(s.current_player() if s.phase not in (DRAW, STEAL_PHASE) or s.current_player() == seat
+                        else -1),
         hand=s.hand(seat),
         hand_sizes=sizes,
         levels=tuple((lv.level, lv.active) for lv in s.levels),
@@ -261,10 +280,11 @@ def view_of(s: State, seat: int) -> PlayerView:
         tricks=tuple(s._trick_text),
         current_trick=(lambda t: (t[0], tuple(str(p) for p in t[1])))(s.current_trick()),
         failed_throws=tuple((a, str(b), str(c)) for a, b, c in s.failed_throws),
+        throw_stoppers=shown_stoppers(s.throw_stoppers, s.rules),
         points=pts,
         voids=tuple(sorted(s.voids)),
         no_sets=tuple(sorted(s.no_sets)),
         rules=s.rules,
-        options=(tuple(s.legal_actions()) if s.current_player() == seat and s.phase in (DRAW, CALL_PHASE)
-                 else ()),
+        options=(tuple(s.legal_actions())
+                 if s.current_player() == seat and s.phase in (DRAW, STEAL_PHASE, CALL_PHASE) else ()),
     )

@@ -26,7 +26,7 @@ from core.errors import InvalidActionError
 from core.observe import sees
 from core.records import deal_record, rules_json, write_records
 from core.rules import Rules
-from core.state import BURY_PHASE, DRAW, PLAY_PHASE, State
+from core.state import BURY_PHASE, DRAW, PLAY_PHASE, STEAL_PHASE, State
 
 from ..table.table import Table
 from ..table.remote import close_pool
@@ -85,7 +85,7 @@ def how_far(state: Optional[State], seat: int) -> str:
     phase = state.phase
     if phase == DRAW:
         return "during the draw"
-    if phase == BURY_PHASE:
+    if phase in (BURY_PHASE, STEAL_PHASE):
         return "while the kitty was being buried"
     if phase < PLAY_PHASE:
         return "while the friends were being called"

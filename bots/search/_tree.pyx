@@ -38,13 +38,13 @@ cdef inline int tie_wins(uint64_t* rng, int* ties) noexcept nogil:
     return xbelow(rng, ties[0]) == 0
 
 
-cdef inline int greedy_score(PlayS* s, int st, int cl, int pts, int cost, int mate) noexcept nogil:
+cdef inline int greedy_score(PlayS* s, const cnt_t* play, int st, int cl, int pts, int cost, int mate) noexcept nogil:
     """Win a trick worth points, paying little; otherwise give away little.
     With ``mate`` (the trick's holder is known to be on the player's side),
     feed it points instead."""
     if mate:
         return 4 * pts - cost
-    if beats_best(s, st, cl) and s.trick_pts + pts > 0:
+    if beats_best(s, play, st, cl) and s.trick_pts + pts > 0:
         return 4 * (s.trick_pts + pts) - cost
     return -4 * pts - cost
 
@@ -91,7 +91,8 @@ cdef void greedy_single(PlayS* s, const cnt_t* hand, uint64_t* rng, cnt_t* out, 
         else:
             cl = 0
             st = -1
-        score = greedy_score(s, st, cl, POINTS[f], face_cost(s, f), mate)
+        # one card led: no throw, so the play's cards are not looked at
+        score = greedy_score(s, NULL, st, cl, POINTS[f], face_cost(s, f), mate)
         if score > best:
             best = score
             pick = f
@@ -117,14 +118,14 @@ cdef void greedy_follow(PlayS* s, uint64_t* rng, cnt_t* out, int sides) noexcept
     for c in range(GREEDY_CANDIDATES):
         c_random_follow(&s.ctx, s.hand[seat], &s.lead, s.fl, rng, cand)
         cl = 0
-        st = c_strength(&s.ctx, cand, &s.lead, &cl)
+        st = c_strength(&s.ctx, cand, &s.lead, &cl, s.fl.throw_win)
         pts = 0
         cost = 0
         for f in range(NF):
             if cand[f]:
                 pts += POINTS[f] * cand[f]
                 cost += face_cost(s, f) * cand[f]
-        score = greedy_score(s, st, cl, pts, cost, mate)
+        score = greedy_score(s, cand, st, cl, pts, cost, mate)
         if score > best:
             best = score
             memcpy(out, cand, NF)

@@ -17,11 +17,13 @@ from core import kernel
 from core.actions import BURY, CALL, EXPOSE, PASS, Action
 from core.cards import CLUBS, Cards, Trump, rank_of
 from core.levels import PlayerLevel
+from core.rules import PRESETS as ALL_PRESETS
 from core.rules import Rules
 from core.state import BURY_PHASE, CALL_PHASE, PLAY_PHASE, State
 
 PRESETS = [("pagat", n) for n in range(5, 13)] + [
-    ("heli", 6), ("thirteen", 6), ("bottom-eight", 5), ("stack", 6), ("tractor", 4)]
+    ("heli", 6), ("thirteen", 6), ("bottom-eight", 5), ("stack", 6), ("tractor", 4),
+    ("shengji-online", 5), ("shengji-online", 8)]
 
 
 def _no_fallbacks(bots):
@@ -30,6 +32,11 @@ def _no_fallbacks(bots):
 
 
 # ------------------------------------------------------------ whole deals
+
+def test_every_preset_is_covered():
+    """A new preset must join PRESETS here: the heuristic plays every seat of every preset."""
+    assert {p for p, _ in PRESETS} == set(ALL_PRESETS)
+
 
 @pytest.mark.parametrize("preset,players", PRESETS, ids=[f"{p}-{n}" for p, n in PRESETS])
 def test_finishes_deals_at_every_seat(preset, players):

@@ -8,10 +8,10 @@ import pytest
 
 from bots import make_bot, play_deal, registry
 from bots.search.reference import search_reference
-from core.rules import Rules
+from core.rules import PRESETS, Rules
 
 TABLES = [("pagat", n) for n in range(5, 13)] + [("heli", 6), ("thirteen", 7), ("bottom-eight", 5), ("stack", 6),
-                                                 ("tractor", 4)]
+                                                 ("tractor", 4), ("shengji-online", 6), ("shengji-online", 9)]
 SPECS = {
     "random": "random",
     "heuristic": "heuristic",
@@ -22,6 +22,11 @@ SPECS = {
 
 def test_every_builtin_bot_is_covered():
     assert set(SPECS) == {k for k in registry() if ".py:" not in k}
+
+
+def test_every_preset_is_covered():
+    """A new preset must join TABLES: every bot plays every seat of every preset."""
+    assert {p for p, _ in TABLES} == set(PRESETS)
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))

@@ -7,10 +7,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from test_state_phases import build_deck
 
 from core import kernel
 from core.actions import Action
-from core.cards import card_name, parse_card, points, rank_of
+from core.cards import card_name, parse_card, parse_cards, points, rank_of
 from core.errors import IllegalActionError, PengyouError, RulesError
 from core.levels import PlayerLevel, apply_deal
 from core.match import play_random_match
@@ -232,6 +233,38 @@ def test_must_defend_points(level, gain, defending, after):
     assert free[0].level == min(level + gain, 14)
 
 
+# ace_joker (rbtying/shengji's advancement Unrestricted up to the NoTrump rank): (winner's level, the
+# maker's level, levels won, on the maker's side) -> level after; 14 is A, 15 the Joker level, 16 is 2+
+ACE_JOKER = [
+    (13, 13, 3, True, 14),      # climbs to A and stops there
+    (14, 14, 2, True, 15),      # passes A with the first level only
+    (14, 14, 1, False, 14),     # attacking at A: held
+    (15, 15, 1, True, 16),      # a Joker level defended in a deal played at it: on to 2+
+    (15, 15, 3, True, 18),      # passed with the first level; 2+ and 3+ are not held
+    (15, 9, 2, True, 15),       # on the maker's side, but the deal was played at 9: held at Joker
+    (15, 15, 2, False, 15),     # attacking at Joker: held
+    (12, 15, 2, False, 14),     # attackers climb Q, K, A and stop
+    (28, 29, 3, True, 29),      # A+ passed (first level) up to Joker+, and held there
+    (29, 29, 1, True, 30),      # Joker+ defended at Joker+: 2++
+]
+
+
+@pytest.mark.parametrize("level,maker_level,gain,defending,after", ACE_JOKER)
+def test_must_defend_ace_joker(level, maker_level, gain, defending, after):
+    r = Rules.preset("pagat", players=5, joker_level=True, must_defend="ace_joker")
+    levels = [PlayerLevel(level, True), PlayerLevel(maker_level, True)] + [PlayerLevel(2, True)] * 3
+    side = {0, 1} if defending else {1, 2}
+    got = apply_deal(r, levels, {0}, gain, maker_side=side, maker=1)
+    assert got[0].level == after
+    with pytest.raises(PengyouError, match="^maker: needed"):
+        apply_deal(r, levels, {0}, gain, maker_side=side)
+
+
+def test_must_defend_ace_joker_needs_the_joker_level():
+    with pytest.raises(RulesError, match="^must_defend and joker_level"):
+        Rules.preset("pagat", players=5, must_defend="ace_joker")
+
+
 def test_must_defend_needs_the_maker_side():
     r = Rules.preset("tractor", must_defend="points")
     with pytest.raises(PengyouError, match="^maker_side: needed"):
@@ -266,7 +299,7 @@ def test_nobody_exposing_redeals_by_default():
 
 
 @pytest.mark.parametrize("seed,starter", [(1, 0), (2, 3), (3, 4)])
-@pytest.mark.parametrize("kitty_suit", ["level_or_highest", "first_card"])
+@pytest.mark.parametrize("kitty_suit", ["level_or_highest", "first_card", "top_card"])
 def test_nobody_exposing_the_starter_makes_trump_from_the_kitty(seed, starter, kitty_suit):
     r = Rules.preset("pagat", players=5, no_declaration="kitty", kitty_suit=kitty_suit)
     s = _all_pass(r, seed, starter)
@@ -281,6 +314,9 @@ def test_nobody_exposing_the_starter_makes_trump_from_the_kitty(seed, starter, k
     if kitty_suit == "first_card":
         want = plain[0] // 13 if plain else None
         assert len(turned) == (kitty.index(plain[0]) + 1 if plain else len(kitty))
+    elif kitty_suit == "top_card":
+        want = kitty[0] // 13 if kitty[0] < 52 else None
+        assert turned == kitty[:1]
     else:
         of_rank = [f for f in kitty if f < 52 and rank_of(f) == 2]
         if of_rank:
@@ -303,6 +339,30 @@ def test_a_set_maker_turns_the_kitty_by_the_same_rule():
         kitty = s.decks[-1][5 * r.hand_size:]
         plain = [f for f in kitty if f < 52]
         assert s.maker == 2 and s.trump.suit == (plain[0] // 13 if plain else None)
+
+
+# (kitty's first cards, kitty_suit, trump suit named, cards turned): heli, five seats, seat 2 the maker at 2
+TURNED = [
+    ("RJ 7H", "top_card", None, "RJ"),
+    ("RJ 7H", "first_card", 2, "RJ 7H"),
+    ("7H BJ", "top_card", 2, "7H"),
+    ("BJ 2S 7H", "top_card", None, "BJ"),
+    ("BJ 2S 7H", "level_or_highest", 3, "BJ 2S"),
+    ("KD 2S", "top_card", 1, "KD"),
+]
+
+
+@pytest.mark.parametrize("kitty,kitty_suit,suit,turned", TURNED)
+def test_the_kitty_names_the_suit(kitty, kitty_suit, suit, turned):
+    """A maker set by the deal before, nobody exposing: the kitty names the
+    suit; ``top_card`` (rbtying/shengji's first card) turns one card only,
+    and a joker there leaves no trump suit."""
+    r = Rules.preset("heli", players=5, kitty_suit=kitty_suit)
+    s = State(r, maker=2, decks=[build_deck(r, {}, kitty=kitty, late_ranks=(2,))])
+    while s.phase == DRAW:
+        s.apply(Action.pass_())
+    assert s.trump.rank == 2 and s.trump.suit == suit
+    assert s.exposures == [(2, "turned", parse_cards(turned))]
 
 
 # (calls, plays as (seat, cards), filled by counts, filled by skipped): maker 0, seven seats
@@ -372,7 +432,7 @@ def test_joker_bids(preset, players):
     """Joker pairs bid for no trump: offered only as pairs or more, only where
     they outrank the standing exposure; a defence never beats a higher bid;
     a standing joker bid makes the bidder's rank trump with no trump suit."""
-    from core.phases import exposure_key
+    from core.trump_making import exposure_key
     r = Rules.preset(preset, players=players, joker_bids="pairs")
     stood = 0
     for seed in range(60):

@@ -75,6 +75,33 @@ def test_rebuilt_views_equal_the_state_at_every_step(preset: str, players: int) 
     assert checked > 100 * players
 
 
+@pytest.mark.parametrize("stopper", ["hidden", "shown"])
+def test_rebuilt_views_carry_the_throw_stoppers_as_the_state_shows_them(stopper: str) -> None:
+    """Random deals with failed throws: the changes each seat is sent rebuild
+    its view exactly, stoppers included; under hidden they are all -1."""
+    rules = Rules.preset("pagat", players=6, throw_stopper=stopper)
+    failed = 0
+    for seed in range(4):
+        s = State(rules, seed=seed)
+        nar = Narrator(s)
+        builders = [ViewBuilder(rules) for _ in range(6)]
+        for seat, msg in enumerate(nar.opening()):
+            builders[seat].apply(json.loads(protocol.deal(rules, seat, 7, True, 1.0, msg["view"])))
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            actor = s.current_player()
+            action = s.random_legal_action(rng)
+            s.apply(action)
+            for seat, line in enumerate(protocol.changes(nar.changes(actor, action), actor)):
+                builders[seat].apply(json.loads(line))
+                assert builders[seat].view() == s.view(seat)
+        failed += len(s.throw_stoppers)
+        for seat in range(6):
+            got = builders[seat].view().throw_stoppers
+            assert got == (tuple(s.throw_stoppers) if stopper == "shown" else (-1,) * len(s.throw_stoppers))
+    assert failed > 0
+
+
 def test_a_pass_in_the_draw_and_a_burial_reach_only_the_actor() -> None:
     bury = Action.from_str("bury 3S")
     assert sees(1, 1, bury) and not sees(0, 1, bury)

@@ -31,7 +31,8 @@ from core.rules import PRESETS, Rules
 from core.state import DRAW, State, seed_decks
 
 CONFIGS = [("pagat", n) for n in range(5, 13)] + [
-    ("heli", 5), ("heli", 7), ("thirteen", 6), ("bottom-eight", 5), ("stack", 6), ("tractor", 4)]
+    ("heli", 5), ("heli", 7), ("thirteen", 6), ("bottom-eight", 5), ("stack", 6), ("tractor", 4),
+    ("shengji-online", 5), ("shengji-online", 8)]
 SEEDS = [1, 7, 23]
 
 

@@ -17,6 +17,7 @@ ALLOWED = {
     "bottom-eight": (5,),
     "stack": (6,),
     "tractor": (4,),
+    "shengji-online": range(5, 10),
 }
 
 PRESET_CASES = [pytest.param(name, n, id=f"{name}-{n}") for name, ns in ALLOWED.items() for n in ns]
@@ -41,7 +42,8 @@ def test_preset_builds_and_cards_add_up(name, players):
 
 
 @pytest.mark.parametrize("name,players", [("bottom-eight", 5), ("stack", 6), ("pagat", 6),
-                                          ("heli", 6), ("thirteen", 6), ("tractor", 4)])
+                                          ("heli", 6), ("thirteen", 6), ("tractor", 4),
+                                          ("shengji-online", 6)])
 def test_preset_default_players(name, players):
     assert Rules.preset(name).players == players
 
@@ -147,6 +149,8 @@ BAD = [
     ("players-str", "players", lambda: Rules.preset("pagat", players="6")),
     ("players-bool", "players", lambda: Rules.preset("pagat", players=True)),
     ("stack-7", "players", lambda: Rules.preset("stack", players=7)),
+    ("shengji-online-4", "players", lambda: Rules.preset("shengji-online", players=4)),
+    ("shengji-online-10", "players", lambda: Rules.preset("shengji-online", players=10)),
     ("bottom-eight-6", "players", lambda: Rules.preset("bottom-eight", players=6)),
     ("rules-players-3", "players", lambda: Rules(players=3)),
     ("rules-players-13", "players", lambda: Rules(players=13)),

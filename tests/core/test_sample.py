@@ -29,7 +29,7 @@ from core.cards import Cards, parse_cards
 from core.errors import PengyouError
 from core.rules import Rules
 from core.sample import Sampler, SamplingError, World, sample_world
-from core.state import BURY_PHASE, CALL_PHASE, DONE, DRAW, PLAY_PHASE, State
+from core.state import BURY_PHASE, CALL_PHASE, DONE, DRAW, PLAY_PHASE, STEAL_PHASE, State
 
 
 # --------------------------------------------------------------------------
@@ -95,13 +95,17 @@ def holds_shown(view, hands, kitty) -> bool:
 
 
 def shown_checker(view):
-    needs = [(s, need) for s, need in shown_left(view).items() if s != view.seat and need]
+    # a kitty taken (kitty_theft) moved buried cards between hands: the maker's and takers' shows prove nothing
+    moved = {s for s, kind, _ in view.exposures if kind == "steal"}
+    if moved:
+        moved.add(view.maker)
+    needs = [(s, need) for s, need in shown_left(view).items() if s != view.seat and need and s not in moved]
     maker_too = view.phase != "draw"
 
     def ok(hands, kitty) -> bool:
         for s, need in needs:
             have = Counter(hands[s])
-            if s == view.maker and maker_too:
+            if s == view.burier and maker_too:
                 have.update(f for f in kitty if f in need)
             if any(have[f] < c for f, c in need.items()):
                 return False
@@ -120,7 +124,7 @@ def rebuild(state, start, seat, world):
         for who, p in public_plays(state.view(seat)):
             hands[who].extend(p)
         s.play = PlayCore.start(state.rules, state.trump, state.maker, [Cards(h) for h in hands], state.calls)
-        if state.maker != seat:
+        if state.burier != seat:
             s.kitty = world.kitty
         for _, action in state.history[k:]:
             s.apply(action, check=True)
@@ -130,6 +134,8 @@ def rebuild(state, start, seat, world):
         s._hands[i] = world.hands[i].counts()
     if state.phase == BURY_PHASE:
         s._buried = list(world.kitty)
+    elif state.phase == STEAL_PHASE:
+        s.kitty, s._buried = world.kitty, list(world.kitty)
     elif state.phase == CALL_PHASE:
         s.kitty = world.kitty
     return s
@@ -234,6 +240,38 @@ def test_sampled_worlds_agree_with_the_view(preset, players, overrides, seeds, m
                 check_world(view, sampler.sample(rng), state, start)
                 checked += 1
     assert checked >= 3 * players
+
+
+def test_sampled_worlds_agree_with_the_view_after_a_kitty_theft():
+    """Deals in which a kitty changed hands (``kitty_theft``), stopped while
+    it is offered, while a taker buries and during the play: every seat's
+    samples pass every check (the maker's and the takers' shown cards prove
+    nothing once the kitty moved; the last burier knows the kitty)."""
+    rules = Rules.preset("pagat", players=6, joker_bids="pairs", self_overcall="any", kitty_theft=True)
+    rng = random.Random(6)
+    stops = Counter()
+    for seed in range(1500):
+        s, r2 = State(rules, seed=seed), random.Random(seed)
+        start, where = None, (STEAL_PHASE, BURY_PHASE, PLAY_PHASE)[seed % 3]
+        while not s.is_terminal():
+            stolen = any(kind == "steal" for _, kind, _c in s.exposures)
+            if s.phase == PLAY_PHASE and start is None:
+                start = (s.clone(), len(s.history))
+            if s.phase == where == STEAL_PHASE or (stolen and s.phase == where and (
+                    where == BURY_PHASE and len(s._buried) == 3 or where == PLAY_PHASE and len(s.tricks) == 3)):
+                break
+            s.apply(s.random_legal_action(r2))
+        if s.is_terminal() or not any(kind == "steal" for _, kind, _c in s.exposures) and s.phase != STEAL_PHASE:
+            continue
+        stops[s.phase] += 1
+        for seat in range(rules.players):
+            view = s.view(seat)
+            sampler = Sampler(view)
+            for _ in range(2):
+                check_world(view, sampler.sample(rng), s, start)
+        if len(stops) == 3 and min(stops.values()) >= 2:
+            break
+    assert set(stops) == {STEAL_PHASE, BURY_PHASE, PLAY_PHASE}, stops
 
 
 @pytest.mark.parametrize("overrides,kind", [

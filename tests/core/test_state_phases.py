@@ -23,7 +23,7 @@ import pytest
 
 from core.actions import Action
 from core.cards import Cards, Trump, card_name, parse_card, parse_cards, points
-from core.errors import IllegalActionError
+from core.errors import IllegalActionError, RulesError
 from core.levels import PlayerLevel
 
 from core.rules import Rules
@@ -237,6 +237,13 @@ DRAW_CASES = [
         Trump(2, H), 1,
         [(1, "expose", "2H"), (3, "expose", "2S 2S"), (1, "defend", "2H 2H"), (3, "withdraw", "2S 2S")],
         id="defence-at-once-challenger-takes-back"),
+    pytest.param(
+        P5.replace(exposure_defence=False), None, None, {1: "2H 2H", 3: "2S 2S"}, (2,), None,
+        {(2, 1): "expose 2H", (9, 3): "expose 2S 2S"},
+        # seat 1 holds the pair that would defend, but without exposure_defence the override stands
+        [(2, 1), (9, 3)], {(9, 3): ["expose 2S 2S", "pass"]},
+        Trump(2, S), 3, [(1, "expose", "2H"), (3, "expose", "2S 2S")],
+        id="no-exposure-defence-the-override-stands"),
     pytest.param(
         P5, None, None, {1: "2H 2H", 4: "* " * 18 + "2S 2S"}, (2,), None,
         {(2, 1): "expose 2H", (100, 4): "expose 2S 2S", (100, 1): "expose 2H 2H"},
@@ -677,6 +684,61 @@ def test_failed_throw_by_the_maker():
     assert res.opponents_points == 20
     assert (res.winner, res.game_points) == ("maker", 2)
     assert s.view(3).failed_throws == ((0, "QH AH", "QH"),)
+
+
+@pytest.mark.parametrize("stopper", ["hidden", "shown"])
+def test_throw_stopper_in_views(stopper):
+    """Seat 0 throws AH QH; seat 1 holds no higher heart, seat 2 holds KH: seat 2
+    stopped it. ``hidden``: no view (the thrower's, the stopper's, the others')
+    names it, as a value or in JSON; ``shown``: every view does."""
+    r = tiny("pagat", hand=3, throw_stopper=stopper)
+    s = tiny_deal(r, {1: "3H 6D 7H", 2: "KH 3D 8H", 3: "4H 4D 9H", 4: "6H 7D JH"},
+                  keep="AH QH RJ", calls=["AC 1"])
+    play(s, "0:AH QH")
+    assert s.throw_stoppers == [2]
+    want = (2,) if stopper == "shown" else (-1,)
+    for k in range(5):
+        assert s.view(k).throw_stoppers == want
+        assert json.loads(str(s.view(k)))["throw_stoppers"] == list(want)
+    play(s, "1:3H", "2:KH", "3:4H", "4:6H")
+    assert all(s.view(k).throw_stoppers == want for k in range(5))
+
+
+@pytest.mark.parametrize("unit,kept,stopper", [("smallest_lowest", "KH", 3), ("first_found", "9H 9H", 2)])
+def test_throw_stopper_is_the_seat_that_showed_the_beating_cards(unit, kept, stopper):
+    """9H 9H KH thrown: seat 2 can beat only the pair (10H 10H), seat 3 only the
+    KH (AH). smallest_lowest keeps the KH, first beaten after the leader by
+    seat 3; first_found meets seat 2 first, which beats the pair."""
+    r = tiny("pagat", hand=3, throw_stopper="shown", failed_throw_unit=unit)
+    s = tiny_deal(r, {1: "3H 6D 7C", 2: "10H 10H 8D", 3: "AH 4D 9C", 4: "6H 7D JC"},
+                  keep="9H 9H KH", calls=["AC 1"])
+    play(s, "0:9H 9H KH")
+    assert s.failed_throws == [(0, parse_cards("9H 9H KH"), parse_cards(kept))]
+    assert s.throw_stoppers == [stopper]
+    assert all(s.view(k).throw_stoppers == (stopper,) for k in range(5))
+
+
+def test_throw_stopper_values():
+    assert Rules.preset("pagat").throw_stopper == "hidden"
+    with pytest.raises(RulesError, match="throw_stopper"):
+        Rules.preset("pagat", throw_stopper="secret")
+
+
+def test_the_sampler_does_not_read_the_throw_stopper():
+    """The same view with the stopper named or not gives the same worlds."""
+    import dataclasses
+    from core.sample import Sampler
+    r = tiny("pagat", hand=3, throw_stopper="shown")
+    s = tiny_deal(r, {1: "3H 6D 7C", 2: "10H 10H 8D", 3: "AH 4D 9C", 4: "6H 7D JC"},
+                  keep="9H 9H KH", calls=["AC 1"])
+    play(s, "0:9H 9H KH", "1:3H")
+    view = s.view(4)
+    assert view.throw_stoppers == (3,)
+    hidden = dataclasses.replace(view, throw_stoppers=(-1,))
+    for seed in range(5):
+        a = Sampler(view).sample(random.Random(seed))
+        b = Sampler(hidden).sample(random.Random(seed))
+        assert a == b
 
 
 def test_called_copy_withdrawn_by_a_failed_throw_does_not_count():

@@ -14,8 +14,9 @@ action is applied until the deal is over, and at *every* step:
   and, where the enumeration is small (at most 200 actions), is one of the
   enumerated actions, which are all distinct and all accepted by ``in``, and
   whose notation is exactly what ``legal_actions().texts()`` lists;
-- views: ``view.hand`` is the seat's hand, the kitty shows only to the maker
-  (and to everyone once the opponents take it), the inferred voids and missing
+- views: ``view.hand`` is the seat's hand, the kitty shows only to its burier
+  (the maker, or the seat that took it last under ``kitty_theft``; to everyone
+  once the opponents take it), the inferred voids and missing
   sets are true of the hidden hands;
 - once per deal (every other deal), privacy by counterfactual: two cards the
   current player cannot see (another seat's cards, undrawn cards, the kitty
@@ -49,7 +50,7 @@ ENUM_LIMIT = 200
 VIEW_FIELDS = {
     "seat", "rules_name", "players", "phase", "current_player", "hand", "hand_sizes", "levels",
     "starter", "cards_drawn", "exposures", "trump", "maker", "kitty", "calls", "calls_filled",
-    "tricks", "current_trick", "failed_throws", "points", "voids", "no_sets",
+    "tricks", "current_trick", "failed_throws", "throw_stoppers", "points", "voids", "no_sets",
 }
 
 
@@ -151,7 +152,7 @@ def _check_views(s: State, tr: _Tracker, hands: list, rng: random.Random, full: 
             d = v.to_json()
             assert VIEW_FIELDS <= set(d)
             assert d["hand"] == str(hands[seat])
-        shows_kitty = (seat == s.maker and s.phase != DRAW) or (
+        shows_kitty = (seat == s.burier and s.phase != DRAW) or (
             s.phase == DONE and res is not None and res.kitty_to_opponents)
         if not shows_kitty:
             assert v.kitty is None, f"seat {seat} sees the kitty"
@@ -271,6 +272,7 @@ def _run(rules: Rules, seeds, stats: Counter) -> None:
         with pytest.raises(IllegalActionError):
             s.random_legal_action(rng)
         stats["deals"] += 1
+        stats["steals"] += sum(1 for _, kind, _ in s.exposures if kind == "steal")
 
 
 def _assert_coverage(stats: Counter, deals: int) -> None:
@@ -280,7 +282,8 @@ def _assert_coverage(stats: Counter, deals: int) -> None:
     assert stats["probes"] >= deals // 6, dict(stats)
 
 
-@pytest.mark.parametrize("preset", ["pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor"])
+@pytest.mark.parametrize("preset", ["pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor",
+                                    "shengji-online"])
 def test_random_deals_per_preset(preset):
     rules = Rules.preset(preset)
     stats: Counter = Counter()
@@ -329,7 +332,7 @@ HOUSE = {
     "self_overcall": ("none", "reinforce", "any"),
     "maker_by": ("standing", "first"),
     "no_declaration": ("redeal", "kitty"),
-    "kitty_suit": ("level_or_highest", "first_card"),
+    "kitty_suit": ("level_or_highest", "first_card", "top_card"),
     "follow_ladder": (False, True),
     "protect_longer_sets": (False, True),
     "tractor_past_ace": (False, True),
@@ -340,6 +343,8 @@ HOUSE = {
     "jack_reset": (False, True),
     "kitty_multiplier": ("double", "unit_double", "pairs_power"),
     "throw_penalty_per": ("card", "attempt"),
+    "throw_winner": ("largest", "highest", "all"),
+    "throw_stopper": ("hidden", "shown"),
     "follow_format": ("shape", "count"),
     "set_reading": ("counting", "genuine"),
     "ladder": ("subset", "cards"),
@@ -349,6 +354,8 @@ HOUSE = {
     "tractor_min_width": (2, 3),
     "tractor_min_length": (2, 3),
     "throw_check": ("others_hands", "safe"),
+    "kitty_theft": (False, True),
+    "exposure_defence": (True, False),
 }
 HOUSE_DEALS = 500
 
@@ -383,9 +390,10 @@ def test_random_deals_under_random_house_rules():
     the house-rule settings, on a random preset and table size (``tractor`` too)."""
     rng = random.Random(2026)
     tables = [("pagat", n) for n in range(5, 13)] + [("heli", 6), ("thirteen", 7), ("bottom-eight", 5),
-                                                     ("stack", 6), ("tractor", 4)]
+                                                     ("stack", 6), ("tractor", 4), ("shengji-online", 7)]
     stats: Counter = Counter()
     for i in range(HOUSE_DEALS):
         preset, players = rng.choice(tables)
         _run(_house_rules(rng, preset, players), [7_000 + i], stats)
     _assert_coverage(stats, HOUSE_DEALS)
+    assert stats["steals"] > 0, "no deal had its kitty taken (kitty_theft)"
