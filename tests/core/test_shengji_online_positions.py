@@ -227,7 +227,9 @@ def test_rainbow_is_no_lead():
 # first_found, as rbtying looks); a failed throw leads the unit it keeps.
 # ``winner`` is the seat index; ``largest`` the cards of the biggest unit led
 # (rbtying's largest_trick_unit_size); ``withdrawn`` its failed_throw_size;
-# ``points`` the trick's points.
+# ``points`` the trick's points; ``beaten_by`` (the other hand, in seat order,
+# that stops a throw) is the player its search names, which its test does not
+# assert.
 
 TRICKS: list[tuple[str, Trump, list[str], list[str], dict[str, Any]]] = [
     ("play_singles_trick", FOUR_S, ["2S 3S 5S"] * 4, ["2S", "5S", "3S", "5S"],
