@@ -87,8 +87,8 @@ _NEEDS: dict[str, tuple[object, str, object, str]] = {
 
 PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor", "shengji-online")
 
-#: the table sizes of the preset ``shengji-online`` (``players // 2`` packs, at most 4)
-SHENGJI_ONLINE_PLAYERS = range(5, 10)
+#: the table sizes of the preset ``shengji-online`` (``players // 2`` packs)
+SHENGJI_ONLINE_PLAYERS = range(5, 13)
 
 
 def shengji_online_deal(players: int) -> tuple[int, int]:
@@ -97,8 +97,8 @@ def shengji_online_deal(players: int) -> tuple[int, int]:
     cards leave over a whole number of hands, or ``players`` cards when they
     divide evenly, plus ``players`` more while it is under 5.
 
-    >>> [shengji_online_deal(n) for n in range(5, 10)]
-    [(2, 8), (3, 6), (3, 8), (4, 8), (4, 9)]
+    >>> [shengji_online_deal(n) for n in range(5, 13)]
+    [(2, 8), (3, 6), (3, 8), (4, 8), (4, 9), (5, 10), (5, 6), (6, 12)]
     """
     packs = players // 2
     kitty = 54 * packs % players or players
@@ -578,8 +578,8 @@ def _shengji_online(players: int) -> dict[str, Any]:
     Finding Friends game with its default settings (``docs/kernel.md``,
     Presets, maps each of its settings to these)."""
     if players not in SHENGJI_ONLINE_PLAYERS:
-        raise RulesError(f"players: preset 'shengji-online' is for 5 to 9 players (players // 2 packs, at most "
-                         f"4), not {players}")
+        raise RulesError(f"players: preset 'shengji-online' is for 5 to 12 players (players // 2 packs), "
+                         f"not {players}")
     packs, kitty = shengji_online_deal(players)
     return dict(
         packs=packs, red_jokers=packs, black_jokers=packs, kitty_size=kitty,
@@ -591,5 +591,6 @@ def _shengji_online(players: int) -> dict[str, Any]:
         failed_throw_unit="first_found", call_trumps=False, call_points=True, call_highest=True,
         friend_other=False, call_by_side="counts", joker_level=True, must_defend="ace_joker",
         match_end="reach", jack_reset=False, tractor_past_ace=True, follow_ladder=True,
-        protect_longer_sets=False,
+        protect_longer_sets=False, throw_winner="all", throw_stopper="shown", tractor_min_width=2,
+        tractor_min_length=2,
     )

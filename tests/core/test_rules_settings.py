@@ -17,7 +17,7 @@ ALLOWED = {
     "bottom-eight": (5,),
     "stack": (6,),
     "tractor": (4,),
-    "shengji-online": range(5, 10),
+    "shengji-online": range(5, 13),
 }
 
 PRESET_CASES = [pytest.param(name, n, id=f"{name}-{n}") for name, ns in ALLOWED.items() for n in ns]
@@ -150,7 +150,7 @@ BAD = [
     ("players-bool", "players", lambda: Rules.preset("pagat", players=True)),
     ("stack-7", "players", lambda: Rules.preset("stack", players=7)),
     ("shengji-online-4", "players", lambda: Rules.preset("shengji-online", players=4)),
-    ("shengji-online-10", "players", lambda: Rules.preset("shengji-online", players=10)),
+    ("shengji-online-4", "players", lambda: Rules.preset("shengji-online", players=4)),
     ("bottom-eight-6", "players", lambda: Rules.preset("bottom-eight", players=6)),
     ("rules-players-3", "players", lambda: Rules(players=3)),
     ("rules-players-13", "players", lambda: Rules(players=13)),

@@ -11,14 +11,13 @@ rbtying's test trump, the 4 of spades (so the spades and every 4 are trumps,
 and 3 and 5 are adjacent), unless the row gives another.
 
 Rows built from the order in which rbtying weakens a led format (its
-``test_subsequent_decomposition_ordering``) say so in their id. Rows that
-need a setting another branch is adding (``throw_winner`` ``all``,
-``tractor_min_width``/``tractor_min_length``, more than four packs) are the
-``PENDING_*`` tables, expected to fail now because the setting does not
-exist yet; rows where the engine and rbtying disagree under the preset are
-``FOLLOW_DIFFERENCES`` and ``TRICK_DIFFERENCES``, which assert today's
-answer next to rbtying's (so a fix shows up as a failure to move the row).
-docs/kernel.md ("Its test positions") sums them up.
+``test_subsequent_decomposition_ordering``) say so in their id. Rows of
+rbtying tests that set their own deal or tractor requirements (more packs,
+``TractorRequirements``) are the ``SET_*`` tables, played with those
+settings on the preset; rows where the engine and rbtying disagree under the
+preset are ``FOLLOW_DIFFERENCES``, which assert today's answer next to
+rbtying's (so a fix shows up as a failure to move the row). docs/kernel.md
+("Its test positions") sums them up.
 """
 
 from __future__ import annotations
@@ -30,20 +29,22 @@ import pytest
 
 from core import kernel, reference
 from core.cards import CLUBS, DIAMONDS, HEARTS, SPADES, Trump, parse_cards, points
-from core.errors import IllegalActionError, RulesError
+from core.errors import IllegalActionError
 from core.rules import Rules
 
 #: rbtying's TRUMP in trick.rs: number Four, suit Spades
 FOUR_S = Trump(4, SPADES)
 
 #: the smallest shengji-online table whose packs hold ``n`` copies of a face
-_PLAYERS_FOR_COPIES = {1: 5, 2: 5, 3: 6, 4: 8}
+_PLAYERS_FOR_COPIES = {1: 5, 2: 5, 3: 6, 4: 8, 5: 10, 6: 12}
 
 
 def _rules(*card_lists: str, **settings: Any) -> Rules:
-    """The preset at the smallest table that deals every card list's copies."""
-    most = max(max(Counter(parse_cards(c)).values(), default=1) for c in card_lists)
-    players = _PLAYERS_FOR_COPIES.get(most, 9)
+    """The preset at the smallest table that deals every card list's copies
+    (at 9 seats for a deal of its own, ``packs`` and the rest in ``settings``)."""
+    most = max([settings.get("tractor_min_width", 1)]
+               + [max(Counter(parse_cards(c)).values(), default=1) for c in card_lists])
+    players = 9 if "packs" in settings else _PLAYERS_FOR_COPIES[most]   # an explicit deal: rbtying's 9 seats
     return Rules.preset("shengji-online", players=players, **settings)
 
 
@@ -248,6 +249,10 @@ TRICKS: list[tuple[str, Trump, list[str], list[str], dict[str, Any]]] = [
      ["8H 8H 7H 2H", "2H", "3S", "3H"], dict(winner=2, largest=1, points=0, withdrawn=3, beaten_by=2)),
     ("throw_of_trump_rank_in_trump", FOUR_S, ["4H 4S", "4D 2S", "3S 3S", "3S 3S"], ["4H 4S", "4D 2S", "3S 3S", "3S 3S"],
      dict(winner=0, largest=1, points=0)),
+    ("play_throw_trick", FOUR_S, ["8H 8H 7H 2H", "2H 2S 2S 2S", "2S 2S 3S 4S", "4S 4S 4S 4S"],
+     ["8H 8H 7H 2H", "2H 2S 2S 2S", "2S 2S 3S 4S", "4S 4S 4S 4S"], dict(winner=2, largest=2, points=0)),
+    ("throw_evaluation_policy_highest_card-all", Trump(13, SPADES), ["4C 6C", "2S 3S", "3S 4S", "2S RJ"],
+     ["4C 6C", "2S 3S", "3S 4S", "2S RJ"], dict(winner=2)),
     ("trump_throw_single_cards", Trump(5, DIAMONDS), ["AC KC", "5C AD", "BJ 5S", "QS AD"],
      ["AC KC", "5C AD", "BJ 5S", "QS AD"], dict(winner=2)),
     ("trick_format_multi_parse", Trump(2, CLUBS), ["8D 8D JD QD", "5C 5C AC 2S", "3S 3S 7C 8C", "6C 6C 2C 2C"],
@@ -297,73 +302,53 @@ def test_trick_as_rbtying(trump, hands, plays, expected):
 
 
 # --------------------------------------------------------------------------
-# rows for settings other branches are adding: they fail now because the
-# setting does not exist yet; when it lands, they pass and must move up.
+# rbtying tests that set their own deal (more packs than the preset's table
+# deals) or tractor requirements: the preset with those settings.
 
 _7_PACKS = dict(packs=7, red_jokers=7, black_jokers=7, hand_size=41, kitty_size=9)
 _5_PACKS = dict(packs=5, red_jokers=5, black_jokers=5, hand_size=29, kitty_size=9)
-_THROW_ALL = "throw_winner 'all' (rbtying's ThrowEvaluationPolicy::All) is on another branch"
-_FIVE_PACKS = "five or more copies of a face need packs above 4 (another branch)"
-_MIN = "tractor_min_width / tractor_min_length (rbtying's TractorRequirements) are on another branch"
 
 
-def _pending(reason: str):
-    return pytest.mark.xfail(strict=True, raises=RulesError, reason=reason)
-
-
-PENDING_TRICKS = [
-    pytest.param(FOUR_S, ["8H 8H 7H 2H", "2H 2S 2S 2S", "2S 2S 3S 4S", "4S 4S 4S 4S"],
-                 ["8H 8H 7H 2H", "2H 2S 2S 2S", "2S 2S 3S 4S", "4S 4S 4S 4S"], dict(throw_winner="all"),
-                 dict(winner=2, largest=2, points=0), id="play_throw_trick", marks=_pending(_THROW_ALL)),
-    pytest.param(Trump(13, SPADES), ["4C 6C", "2S 3S", "3S 4S", "2S RJ"], ["4C 6C", "2S 3S", "3S 4S", "2S RJ"],
-                 dict(throw_winner="all"), dict(winner=2), id="throw_evaluation_policy_highest_card-all",
-                 marks=_pending(_THROW_ALL)),
+SET_TRICKS = [
     pytest.param(FOUR_S, ["QS QS KS KS AS", "2S 3S 3S 5S 3H", "AS AS 3H 3H 3H", "3H 3H 3H 3H 3H"],
                  ["QS QS KS KS AS", "2S 3S 3S 5S 3H", "AS AS 3H 3H 3H", "3H 3H 3H 3H 3H"], _5_PACKS,
-                 dict(winner=0, largest=4, points=25), id="play_throw_tractor_extra_cards", marks=_pending(_FIVE_PACKS)),
+                 dict(winner=0, largest=4, points=25), id="play_throw_tractor_extra_cards"),
     pytest.param(Trump(4, HEARTS), ["QS QS KS KS AS", "2H 2H 3H AH 3H", "AS AS 3S 3S 3S", "3S 3S 3S 3S 3S"],
                  ["QS QS KS KS AS", "2H 2H 3H AH 3H", "AS AS 3S 3S 3S", "3S 3S 3S 3S 3S"], _5_PACKS,
-                 dict(winner=1, largest=4, points=20), id="play_throw_tractor_with_other_tractor_in_game",
-                 marks=_pending(_FIVE_PACKS)),
+                 dict(winner=1, largest=4, points=20), id="play_throw_tractor_with_other_tractor_in_game"),
 ]
 
 
-@pytest.mark.parametrize("trump,hands,plays,settings,expected", PENDING_TRICKS)
-def test_pending_trick_as_rbtying(trump, hands, plays, settings, expected):
+@pytest.mark.parametrize("trump,hands,plays,settings,expected", SET_TRICKS)
+def test_trick_with_its_settings_as_rbtying(trump, hands, plays, settings, expected):
     got = play_trick(trump, hands, plays, _rules(*hands, **settings))
     assert {k: got[k] for k in expected} == expected
 
 
-PENDING_FORMATS = [
-    pytest.param("2H 2H 3H 3H", dict(tractor_min_length=3), [(2, 1), (2, 1)], id="play_formats-min-length-3",
-                 marks=_pending(_MIN)),
-    pytest.param("2H 2H 3H 3H 5H 5H", dict(tractor_min_length=3), [(2, 3)], id="play_formats-min-length-3-tractor",
-                 marks=_pending(_MIN)),
+SET_FORMATS = [
+    pytest.param("2H 2H 3H 3H", dict(tractor_min_length=3), [(2, 1), (2, 1)], id="play_formats-min-length-3"),
+    pytest.param("2H 2H 3H 3H 5H 5H", dict(tractor_min_length=3), [(2, 3)], id="play_formats-min-length-3-tractor"),
     pytest.param("2H 2H 3H 3H", dict(tractor_min_length=3, tractor_min_width=3), [(2, 1), (2, 1)],
-                 id="play_formats-min-3x3", marks=_pending(_MIN)),
-    pytest.param("2H 2H 2H 3H 3H 3H", dict(tractor_min_width=3), [(3, 2)], id="play_formats-min-width-3",
-                 marks=_pending(_MIN)),
-    pytest.param("2S 2S 2S 2S 2S 2S 2S 3S 3S 5S 5S", _7_PACKS, [(7, 1), (2, 2)], id="trick_tractor_throw",
-                 marks=_pending(_FIVE_PACKS)),
+                 id="play_formats-min-3x3"),
+    pytest.param("2H 2H 2H 3H 3H 3H", dict(tractor_min_width=3), [(3, 2)], id="play_formats-min-width-3"),
+    pytest.param("2S 2S 2S 2S 2S 2S 2S 3S 3S 5S 5S", _7_PACKS, [(7, 1), (2, 2)], id="trick_tractor_throw"),
 ]
 
 
-@pytest.mark.parametrize("cards,settings,shapes", PENDING_FORMATS)
-def test_pending_lead_reading_as_rbtying(cards, settings, shapes):
+@pytest.mark.parametrize("cards,settings,shapes", SET_FORMATS)
+def test_lead_reading_with_its_settings_as_rbtying(cards, settings, shapes):
     units = kernel.decompose(parse_cards(cards), FOUR_S, _rules(cards, **settings))
     assert [(u.width, u.length) for u in units] == shapes
 
 
-PENDING_FOLLOWS = [
-    pytest.param("2S 2S 3S 3S 5S 5S", "3S 3S 3S 3S 3S", "2S 2S 3S 3S 5S", True, id="legal_play_pairs-five-1",
-                 marks=_pending(_FIVE_PACKS)),
-    pytest.param("2S 2S 2S 2S 3S 3S 5S 5S", "3S 3S 3S 3S 3S", "2S 2S 2S 2S 5S", True, id="legal_play_pairs-five-2",
-                 marks=_pending(_FIVE_PACKS)),
+SET_FOLLOWS = [
+    pytest.param("2S 2S 3S 3S 5S 5S", "3S 3S 3S 3S 3S", "2S 2S 3S 3S 5S", True, id="legal_play_pairs-five-1"),
+    pytest.param("2S 2S 2S 2S 3S 3S 5S 5S", "3S 3S 3S 3S 3S", "2S 2S 2S 2S 5S", True, id="legal_play_pairs-five-2"),
 ]
 
 
-@pytest.mark.parametrize("hand,lead,play,legal", PENDING_FOLLOWS)
-def test_pending_follow_as_rbtying(hand, lead, play, legal):
+@pytest.mark.parametrize("hand,lead,play,legal", SET_FOLLOWS)
+def test_follow_with_its_settings_as_rbtying(hand, lead, play, legal):
     rules = Rules.preset("shengji-online", players=9, **_5_PACKS)
     assert kernel.is_legal_follow(parse_cards(hand), parse_cards(lead), parse_cards(play), FOUR_S, rules) is legal
 
@@ -402,20 +387,3 @@ def test_follow_differs_from_rbtying(trump, hand, lead, play, rbtying, why):
     h, ld, p = parse_cards(hand), parse_cards(lead), parse_cards(play)
     assert kernel.is_legal_follow(h, ld, p, trump, rules) is (not rbtying), why
     assert reference.is_legal_follow(h, ld, p, trump, rules) is (not rbtying), why
-
-
-#: (id, trump, hands, plays, rbtying's winner, today's winner): the throws above whose
-#: winner needs throw_winner all; today the largest unit decides
-TRICK_DIFFERENCES: list[tuple[str, Trump, list[str], list[str], int, int]] = [
-    ("play_throw_trick", FOUR_S, ["8H 8H 7H 2H", "2H 2S 2S 2S", "2S 2S 3S 4S", "4S 4S 4S 4S"],
-     ["8H 8H 7H 2H", "2H 2S 2S 2S", "2S 2S 3S 4S", "4S 4S 4S 4S"], 2, 3),
-    ("throw_evaluation_policy_highest_card-all", Trump(13, SPADES), ["4C 6C", "2S 3S", "3S 4S", "2S RJ"],
-     ["4C 6C", "2S 3S", "3S 4S", "2S RJ"], 2, 3),
-]
-
-
-@pytest.mark.parametrize("trump,hands,plays,rbtying,today", [pytest.param(*r[1:], id=r[0])
-                                                             for r in TRICK_DIFFERENCES])
-def test_trick_differs_from_rbtying(trump, hands, plays, rbtying, today):
-    assert today != rbtying
-    assert play_trick(trump, hands, plays, _rules(*hands))["winner"] == today
