@@ -191,8 +191,11 @@ def _check_actions(s: State, a, rng: random.Random, stats: Counter) -> None:
 
 
 def _public(s: State):
+    """What every seat is told: with ``throw_stopper`` ``shown`` that includes
+    who stopped each failed throw, which the hidden cards decide."""
+    shown = s.throw_stoppers if s.rules.throw_stopper == "shown" else None
     return (s.phase, s.current_player(), s.trump, s.maker, s.redeals, s.levels, s.exposures,
-            s.calls, s.tricks, s.failed_throws, s.current_trick(),
+            s.calls, s.tricks, s.failed_throws, shown, s.current_trick(),
             s.view(0).cards_drawn)
 
 
