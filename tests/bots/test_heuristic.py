@@ -23,7 +23,7 @@ from core.state import BURY_PHASE, CALL_PHASE, PLAY_PHASE, State
 
 PRESETS = [("pagat", n) for n in range(5, 13)] + [
     ("heli", 6), ("thirteen", 6), ("bottom-eight", 5), ("stack", 6), ("tractor", 4),
-    ("shengji-online", 5), ("shengji-online", 8)]
+    ("shengji-online", 5), ("shengji-online", 8), ("shengji-online", 12)]
 
 
 def _no_fallbacks(bots):
