@@ -43,7 +43,7 @@ cdef struct Flags:
     int cards           # ladder == "cards"
     int lone            # tractor_owed == "lone"
     int free_short      # shorter_tractor == "free"
-    int throw_win       # throw_winner: 0 largest, 1 highest, 2 all
+    int throw_win       # throw_winner: 0 largest, 1 highest, 2 all, 3 longest
 
 cdef class TrumpContext:
     cdef Ctx c
@@ -64,7 +64,7 @@ cdef inline int c_beats(int st, int cl, int best_st, int best_cl) noexcept nogil
     return st >= 0 and (cl > best_cl or (cl == best_cl and st > best_st))
 
 cdef int c_takes_all(const Ctx* c, const cnt_t* play, const CLead* lead, int st, int cl, int best_cl,
-                     const int8_t* best_tops, int8_t* tops) noexcept nogil
+                     const int8_t* best_tops, int8_t* tops, int throw_win) noexcept nogil
 cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead, int throw_win) noexcept nogil
 cdef uint64_t xrand(uint64_t* s) noexcept nogil
 

@@ -805,22 +805,38 @@ cdef int all_fit(const Ctx* c, cnt_t* cnt, int es, const CLead* lead, int i, con
     return j == lead.nu
 
 cdef int c_takes_all(const Ctx* c, const cnt_t* play, const CLead* lead, int st, int cl, int best_cl,
-                     const int8_t* best_tops, int8_t* tops) noexcept nogil:
-    """``throw_winner`` ``all``: does a play (``st`` and ``cl`` from
-    c_strength) take the trick from the best so far (class ``best_cl``, its
-    units' tops ``best_tops``; ``best_cl`` -1: nothing yet, the play is the
-    lead)? It must match the lead's shape and be of a higher class, or of the
-    same class with every unit above the best's unit of the same place. On 1
-    ``tops`` holds the play's own tops: the greatest (lexicographically) of
-    those that take it. The one owner of the rule."""
+                     const int8_t* best_tops, int8_t* tops, int throw_win) noexcept nogil:
+    """``throw_winner`` ``all`` (``throw_win`` 2) or ``longest`` (3), a throw
+    led: does a play (``st`` and ``cl`` from c_strength) take the trick from
+    the best so far (class ``best_cl``, its units' tops ``best_tops``;
+    ``best_cl`` -1: nothing yet, the play is the lead)? It must match the
+    lead's shape and be of a higher class, or of the same class and: under
+    ``all`` with every unit above the best's unit of the same place; under
+    ``longest`` with its greatest tops above the best's, compared
+    lexicographically over the lead's sets and tractors only (over every unit
+    if the lead is all singles). On 1 ``tops`` holds the play's own tops: the
+    greatest (lexicographically) of those that take it. The one owner of the
+    rule."""
     cdef cnt_t cnt[NF]
     cdef int8_t none[MAXU]
+    cdef int i, m = 0
     if st < 0 or cl < best_cl:
         return 0
     memcpy(cnt, play, NF)
-    if cl > best_cl:
+    if cl > best_cl or throw_win == 3:
         memset(none, -1, MAXU)
-        return all_fit(c, cnt, 4 if cl else lead.esuit, lead, 0, none, tops)
+        if not all_fit(c, cnt, 4 if cl else lead.esuit, lead, 0, none, tops):
+            return 0
+        if cl > best_cl:
+            return 1
+        while m < lead.nu and lead.u[m].k >= 2:
+            m += 1
+        if m == 0:
+            m = lead.nu
+        for i in range(m):
+            if tops[i] != best_tops[i]:
+                return tops[i] > best_tops[i]
+        return 0
     return all_fit(c, cnt, 4 if cl else lead.esuit, lead, 0, best_tops, tops)
 
 cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead, int throw_win) noexcept nogil:
@@ -828,11 +844,11 @@ cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lea
     cdef int8_t tops[MAXU]
     cdef int8_t cand[MAXU]
     bs = c_strength(c, plays, lead, &bc, throw_win)
-    if throw_win == 2 and lead.nu >= 2:
-        c_takes_all(c, plays, lead, bs, bc, -1, NULL, tops)
+    if throw_win >= 2 and lead.nu >= 2:
+        c_takes_all(c, plays, lead, bs, bc, -1, NULL, tops, throw_win)
         for i in range(1, nplays):
             s = c_strength(c, plays + i * NF, lead, &cl, throw_win)
-            if c_takes_all(c, plays + i * NF, lead, s, cl, bc, tops, cand):
+            if c_takes_all(c, plays + i * NF, lead, s, cl, bc, tops, cand, throw_win):
                 best = i
                 bc = cl
                 memcpy(tops, cand, MAXU)
@@ -1001,7 +1017,7 @@ cdef RInfo* rinfo(object rules) except NULL:
     _last_info.fl.cards = rules.ladder == "cards"
     _last_info.fl.lone = rules.tractor_owed == "lone"
     _last_info.fl.free_short = rules.shorter_tractor == "free"
-    _last_info.fl.throw_win = ("largest", "highest", "all").index(rules.throw_winner)
+    _last_info.fl.throw_win = ("largest", "highest", "all", "longest").index(rules.throw_winner)
     if len(_INFO_CACHE) >= 64:
         _INFO_CACHE.clear()
     _INFO_CACHE[id(rules)] = (rules, (<char*>&_last_info)[:sizeof(RInfo)])

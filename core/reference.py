@@ -463,14 +463,23 @@ def _all_tops(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump,
 
 
 def _winner_all(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
-    """``throw_winner`` ``all`` with a throw led: a play takes the trick if it splits into the lead's
-    shapes and is trumps against a plain best, or of the best's class with some split whose every unit
-    tops the best's unit in its place; the holder is then read by its greatest such split (the lead by
-    its greatest split of all)."""
+    """``throw_winner`` ``all`` or ``longest`` with a throw led: a play takes the trick if it splits
+    into the lead's shapes and is trumps against a plain best, or of the best's class with some split
+    whose every unit tops the best's unit in its place (``all``), or whose sets' and tractors' tops,
+    in the lead's order, are lexicographically above the best's (``longest``; every unit's when the
+    lead is all singles); the holder is then read by its greatest such split (the lead by its
+    greatest split of all)."""
     past_ace = rules.tractor_past_ace
     lead = _mset(plays[0])
     suit = _lead_suit(lead, trump)
     shapes = _lead_shapes(lead, trump, past_ace)
+    longest = rules.throw_winner == "longest"
+    # under longest only the sets and tractors are compared, unless the lead is all singles
+    places = [j for j, (k, L) in enumerate(shapes) if k * L > 1] or list(range(len(shapes)))
+
+    def compared(t: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(t[j] for j in places)
+
     best_i, best_cls, best_tops = 0, (1 if suit == TRUMPS else 0), max(_all_tops(lead, shapes, trump, past_ace))
     for i in range(1, len(plays)):
         p = _mset(plays[i])
@@ -480,7 +489,9 @@ def _winner_all(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
             continue
         cls = 1 if all_trumps else 0
         splits = _all_tops(p, shapes, trump, past_ace)
-        if cls == best_cls:
+        if cls == best_cls and longest:
+            splits = [t for t in splits if compared(t) > compared(best_tops)]
+        elif cls == best_cls:
             splits = [t for t in splits if all(a > b for a, b in zip(t, best_tops))]
         elif cls < best_cls:
             splits = []
@@ -498,14 +509,14 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
     unit matching the lead's biggest unit), strictly, earlier plays winning
     ties. With ``throw_winner`` ``highest`` a lead of two or more units
     compares (all trumps, the highest level of any card of the play) instead;
-    with ``all``, unit by unit (:func:`_winner_all`).
+    with ``all`` or ``longest``, unit by unit (:func:`_winner_all`).
     """
     trump = as_trump(trump)
     past_ace = rules.tractor_past_ace
     lead = _mset(plays[0])
     suit = _lead_suit(lead, trump)
     shapes = _lead_shapes(lead, trump, past_ace)
-    if rules.throw_winner == "all" and len(shapes) >= 2:
+    if rules.throw_winner in ("all", "longest") and len(shapes) >= 2:
         return _winner_all(plays, trump, rules)
     lead_strength = _strength(lead, shapes, trump, past_ace)
     assert lead_strength is not None

@@ -45,7 +45,7 @@ FRIEND_CALLS = {4: 0, 5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 5}
 _CHOICES: dict[str, tuple[str, ...]] = {
     "failed_throw_unit": ("smallest_lowest", "first_found"),
     "throw_penalty_per": ("card", "attempt"),
-    "throw_winner": ("largest", "highest", "all"),
+    "throw_winner": ("largest", "highest", "all", "longest"),
     "throw_stopper": ("hidden", "shown"),
     "call_by_side": ("counts", "skipped"),
     "kitty_multiplier": ("double", "by_cards", "unit_double", "unit_power", "cards_per_player", "pairs_power"),
@@ -136,8 +136,10 @@ SETTINGS: dict[str, str] = {
                          "(smallest_lowest), or the first one found (first_found)",
     "throw_winner": "who takes a trick led by a throw (two or more units), among the plays matching its "
                     "shape, trumps above the led suit: largest (the best unit matching the lead's biggest "
-                    "unit), highest (the play's highest card) or all (a play takes it only if each of its "
-                    "units beats the holding play's unit in the same place); one unit led reads alike under all",
+                    "unit), highest (the play's highest card), all (a play takes it only if each of its "
+                    "units beats the holding play's unit in the same place) or longest (units compared "
+                    "biggest first, the first that differs deciding, singles skipped unless the lead is all "
+                    "singles); one unit led reads alike under all",
     "throw_penalty": "card points moved to the other side for a failed throw, per throw_penalty_per",
     "throw_penalty_per": "what throw_penalty is counted by: card (each card withdrawn from the failed throw) "
                          "or attempt (once for each failed throw)",

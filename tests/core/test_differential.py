@@ -65,7 +65,7 @@ def test_kernel_matches_reference(packs, ladder, protect):
             "pagat", players=PLAYERS[packs], **follow_settings(rng, ladder, protect),
             tractor_past_ace=rng.random() < 0.3,
             failed_throw_unit=rng.choice(("smallest_lowest", "first_found")),
-            throw_winner=rng.choice(("largest", "highest", "all")),
+            throw_winner=rng.choice(("largest", "highest", "all", "longest")),
         )
         p = random_position(rng, rules, max_lead=6, max_suit=9)
         hand = p.hands[0]

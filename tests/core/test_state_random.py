@@ -322,7 +322,7 @@ HOUSE = {
     "jack_reset": (False, True),
     "kitty_multiplier": ("double", "unit_double", "pairs_power"),
     "throw_penalty_per": ("card", "attempt"),
-    "throw_winner": ("largest", "highest", "all"),
+    "throw_winner": ("largest", "highest", "all", "longest"),
     "throw_stopper": ("hidden", "shown"),
     "follow_format": ("shape", "count"),
     "set_reading": ("counting", "genuine"),
