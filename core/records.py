@@ -329,7 +329,7 @@ LATER_SETTINGS: dict[str, Any] = {"partners": "called", "bands_above_top": "capp
                                   "shorter_tractor": "owed",
                                   "kitty_theft": False,
                                   "exposure_defence": True, "throw_winner": "largest",
-                                  "throw_stopper": "hidden"}
+                                  "throw_stopper": "hidden", "bombs": "none"}
 
 
 def _rules_from(obj: object, line: int) -> Rules:

@@ -373,6 +373,13 @@ def _obligation(hs: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, ru
     return _f(hs, shapes, _way(rules, shapes), only, trump, rules.tractor_past_ace)
 
 
+def _bomb(ms: _MSet, rules: Rules) -> Optional[int]:
+    """Under ``bombs`` (not ``none``): the face of ``ms`` when it is four or more copies of that one face."""
+    if rules.bombs == "none" or len(ms) < 4 or len(set(ms)) != 1:
+        return None
+    return ms[0]
+
+
 def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Trump, rules: Rules) -> bool:
     """Whether ``play`` is a legal follow to ``lead`` from ``hand`` (docs/kernel.md, Following).
 
@@ -387,6 +394,10 @@ def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Tr
     if len(play_ms) != n or not _is_sub(play_ms, hand_ms):
         return False
     hs = tuple(f for f in hand_ms if effective_suit(f, trump) == suit)
+    bomb = _bomb(play_ms, rules)
+    if bomb is not None and (rules.bombs == "any_suit" or not hs
+                             or effective_suit(bomb, trump) in (suit, TRUMPS)):
+        return True
     if len(hs) <= n:
         return _is_sub(hs, play_ms)
     if any(effective_suit(f, trump) != suit for f in play_ms):
@@ -418,6 +429,8 @@ def legal_follows(hand: Cards, lead: Cards, trump: Trump, rules: Rules) -> set[C
     else:
         rest = tuple(f for f in hand_ms if effective_suit(f, trump) != suit)
         candidates = [tuple(sorted(hs + extra)) for extra in _sub_multisets(rest, n - len(hs))]
+    if rules.bombs != "none":   # every bomb the hand holds is a candidate too
+        candidates = list(candidates) + [(f,) * n for f in set(hand_ms) if hand_ms.count(f) >= n]
     return {Cards(c) for c in candidates if is_legal_follow(hand_ms, lead_ms, c, trump, rules)}
 
 
@@ -509,9 +522,15 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
     unit matching the lead's biggest unit), strictly, earlier plays winning
     ties. With ``throw_winner`` ``highest`` a lead of two or more units
     compares (all trumps, the highest level of any card of the play) instead;
-    with ``all`` or ``longest``, unit by unit (:func:`_winner_all`).
+    with ``all`` or ``longest``, unit by unit (:func:`_winner_all`). Under
+    ``bombs`` a bomb (:func:`_bomb`) beats all of that, trumps above plain.
     """
     trump = as_trump(trump)
+    bombs = [(i, f) for i, f in ((i, _bomb(_mset(p), rules)) for i, p in enumerate(plays)) if f is not None]
+    if bombs:
+        # a bomb above every other play; among bombs trumps first, then the level; ties to the earlier
+        best = max(bombs, key=lambda b: (is_trump(b[1], trump), level(b[1], trump), -b[0]))
+        return best[0]
     past_ace = rules.tractor_past_ace
     lead = _mset(plays[0])
     suit = _lead_suit(lead, trump)

@@ -4,7 +4,7 @@
 ``protect_longer_sets``) of 900 seeded positions each: 10,800 positions per
 run. Each position draws the other follow settings that its group allows
 (:func:`follow_settings`): ``follow_format``, ``set_reading``, ``ladder``,
-``tractor_owed``, ``shorter_tractor``; and ``throw_winner``. On each, both implementations must
+``tractor_owed``, ``shorter_tractor``; ``throw_winner``; and (four packs) ``bombs``. On each, both implementations must
 agree on the lead's reading, the full set of legal follows, the legality of
 random (often illegal) plays, the trick winner (the kernel's, and the play
 engine's running best play) and the throw check; and the kernel's random
@@ -66,6 +66,7 @@ def test_kernel_matches_reference(packs, ladder, protect):
             tractor_past_ace=rng.random() < 0.3,
             failed_throw_unit=rng.choice(("smallest_lowest", "first_found")),
             throw_winner=rng.choice(("largest", "highest", "all", "longest")),
+            bombs=rng.choice(("none", "any_suit", "follow_suit")) if packs == 4 else "none",
         )
         p = random_position(rng, rules, max_lead=6, max_suit=9)
         hand = p.hands[0]
