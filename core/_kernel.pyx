@@ -528,12 +528,17 @@ cdef void greedy_value(const Ctx* c, const cnt_t* cnt, const cnt_t* restr, const
 cdef int c_bomb_face(const cnt_t* play, int n) noexcept nogil:
     """``bombs``: the face of a bomb, a play of 4 or more copies of one face
     (``n`` cards, the lead's count), or -1. The one owner of what a bomb is."""
-    cdef int f
+    cdef int f, g
     if n < 4:
         return -1
     for f in range(NF):
         if play[f]:
-            return f if play[f] == n else -1
+            if play[f] != n:
+                return -1
+            for g in range(f + 1, NF):
+                if play[g]:
+                    return -1
+            return f
     return -1
 
 cdef inline int bomb_allowed(const Ctx* c, const cnt_t* play, int n, int e, int hs, int bombs) noexcept nogil:
