@@ -225,7 +225,7 @@ class PlayTurn:
             # a throw of every safe unit of the suit
             if len(safe) >= 2 and (e == TRUMPS or rr <= bot.ruff_risk_max):
                 throw = [f for u in safe for f in u.cards]
-                if self._throw_ok(throw, e, all_void):
+                if self._throw_ok(throw, e, all_void) and self._throw_allowed(throw):
                     pts = sum(PTS[f] for f in throw)
                     cands.append((50 + 3 * len(throw) + pts - 40 * rr, throw))
             for u in safe:
@@ -278,6 +278,16 @@ class PlayTurn:
             return [f]
         cands.sort(key=lambda c: c[0], reverse=True)
         return cands[0][1]
+
+    def _throw_allowed(self, throw: list[int]) -> bool:
+        """Whether the lead rules (``trump_throws``, ``throw_check``) let this
+        throw be led: the kernel's check, asked only when one of them is not
+        the default."""
+        rules = self.rules
+        if rules.trump_throws and rules.throw_check != "safe":
+            return True
+        played = Cards([f for f in range(54) for _ in range(self.played[f])])
+        return kernel.lead_error(Cards(throw), self.hand, played, self.trump, rules) is None
 
     def _throw_ok(self, throw: list[int], e: int, all_void: bool) -> bool:
         if all_void:

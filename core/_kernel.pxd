@@ -21,6 +21,8 @@ cdef struct Ctx:
     int8_t nlf[NSUIT][NLVL]
     int8_t sf[NSUIT][NF]          # faces of each effective suit, ascending level
     int8_t nsf[NSUIT]
+    int tk                        # rules.tractor_min_width: the narrowest sets a tractor is made of
+    int tl                        # rules.tractor_min_length: the fewest sets in a tractor
 
 cdef struct CUnit:
     int k
@@ -43,6 +45,9 @@ cdef struct Flags:
     int cards           # ladder == "cards"
     int lone            # tractor_owed == "lone"
     int free_short      # shorter_tractor == "free"
+    int no_trump_throws # not trump_throws
+    int safe            # throw_check == "safe"
+    int wide            # packs > 4: the default follow rule is read by the matcher (sets wider than 4)
     int throw_win       # throw_winner: 0 largest, 1 highest, 2 all, 3 longest
     int bombs           # bombs: 0 none, 1 any_suit, 2 follow_suit
 
@@ -50,6 +55,8 @@ cdef class TrumpContext:
     cdef Ctx c
     cdef readonly object trump
     cdef readonly bint past_ace
+    cdef readonly int min_width
+    cdef readonly int min_length
 
 cdef int c_decompose(const Ctx* c, cnt_t* cnt, CLead* out) noexcept nogil
 cdef int c_read_lead(const Ctx* c, const cnt_t* cards, CLead* out) noexcept nogil
@@ -93,11 +100,13 @@ cdef inline int c_throw_penalty(int attempted, int kept, int per_card, bint per_
     back, or once for the attempt (``rules.throw_penalty_per`` ``attempt``)."""
     return per_card if per_attempt else (attempted - kept) * per_card
 
-cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, uint64_t* rng, cnt_t* out) noexcept nogil
+cdef int c_lead_rule(const Ctx* c, const CLead* lead, Flags fl, const cnt_t* unseen) noexcept nogil
+cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, Flags fl, const cnt_t* unseen,
+                        uint64_t* rng, cnt_t* out) noexcept nogil
 cdef int beats_unit(const Ctx* c, const cnt_t* cnt, int e, const CUnit* u) noexcept nogil
 cdef int suit_total(const Ctx* c, const cnt_t* cnt, int e) noexcept nogil
 cdef uint64_t seed_from(object rng) except? 0
 cdef int to_counts(object cards, cnt_t* out, object rules, str what) except -1
 cdef object from_counts(const cnt_t* cnt)
-cdef TrumpContext ctx_of(object trump, bint past_ace)
+cdef TrumpContext ctx_of(object trump, bint past_ace, int tk=*, int tl=*)
 cdef Flags flags_of(object rules) except *

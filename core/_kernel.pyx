@@ -50,8 +50,11 @@ cdef uint64_t seed_from(object rng) except? 0:
 cdef class TrumpContext:
     """Effective suit, order level and tractor eligibility of every face."""
 
-    def __init__(self, trump, bint past_ace=False):
+    def __init__(self, trump, bint past_ace=False, int min_width=2, int min_length=2):
         cdef int r, s, face, fr, fs, es, lv, e, t, i
+        if min_width < 2 or min_length < 2:
+            raise InvalidActionError(f"a tractor needs sets of two or more, two or more of them, "
+                                     f"not {min_width} and {min_length}")
         rank, suit = trump
         if rank is not None and not (isinstance(rank, int) and 2 <= rank <= 14):
             raise InvalidActionError(f"trump rank {rank!r} is not a rank from 2 to 14 or None")
@@ -62,6 +65,10 @@ cdef class TrumpContext:
         r = -1 if rank is None else rank
         s = -1 if suit is None else suit
         memset(&self.c, 0, sizeof(Ctx))
+        self.min_width = min_width
+        self.min_length = min_length
+        self.c.tk = min_width
+        self.c.tl = min_length
         for face in range(NF):
             if face >= 52:
                 es = 4
@@ -105,7 +112,8 @@ cdef class TrumpContext:
         return self.c.esuit[face] == 4
 
     def __repr__(self):
-        return f"TrumpContext({self.trump!r}, past_ace={self.past_ace})"
+        return (f"TrumpContext({self.trump!r}, past_ace={self.past_ace}, min_width={self.min_width}, "
+                f"min_length={self.min_length})")
 
 
 cdef dict _CTX_CACHE = {}
@@ -114,29 +122,34 @@ cdef dict _CTX_CACHE = {}
 cdef object _NO_TRUMP_YET = object()
 cdef object _last_trump = _NO_TRUMP_YET
 cdef bint _last_pa = False
+cdef int _last_tk = 2
+cdef int _last_tl = 2
 cdef TrumpContext _last_ctx = None
 
 
-cdef TrumpContext ctx_of(object trump, bint past_ace):
-    global _last_trump, _last_pa, _last_ctx
-    if trump is _last_trump and past_ace == _last_pa:
+cdef TrumpContext ctx_of(object trump, bint past_ace, int tk=2, int tl=2):
+    global _last_trump, _last_pa, _last_tk, _last_tl, _last_ctx
+    if trump is _last_trump and past_ace == _last_pa and tk == _last_tk and tl == _last_tl:
         return _last_ctx
     if not isinstance(trump, tuple) or len(trump) != 2:
         raise InvalidActionError(f"trump {trump!r} is not a (rank, suit) pair")
-    key = (trump[0], trump[1], past_ace)
+    key = (trump[0], trump[1], past_ace, tk, tl)
     ctx = _CTX_CACHE.get(key)
     if ctx is None:
-        ctx = TrumpContext(trump, past_ace)
+        ctx = TrumpContext(trump, past_ace, tk, tl)
         _CTX_CACHE[key] = ctx
     _last_trump = trump
     _last_pa = past_ace
+    _last_tk = tk
+    _last_tl = tl
     _last_ctx = ctx
     return ctx
 
 
-def context(trump, bint past_ace=False) -> TrumpContext:
-    """The cached :class:`TrumpContext` of a trump rank and suit."""
-    return ctx_of(trump, past_ace)
+def context(trump, bint past_ace=False, int min_width=2, int min_length=2) -> TrumpContext:
+    """The cached :class:`TrumpContext` of a trump rank and suit (and the
+    tractor requirements, ``rules.tractor_min_width`` and ``tractor_min_length``)."""
+    return ctx_of(trump, past_ace, min_width, min_length)
 
 
 def _check_face(face):
@@ -208,13 +221,15 @@ cdef int c_decompose(const Ctx* c, cnt_t* cnt, CLead* out) noexcept nogil:
                     continue
                 cf[0] = f
                 L = 1
-                if k >= 2 and c.elig[f]:
+                if k >= c.tk and c.elig[f]:
                     while L < MAXLEN:
                         g = best_face(c, cnt, e, t - L, k)
                         if g < 0 or not c.elig[g]:
                             break
                         cf[L] = g
                         L += 1
+                    if L < c.tl:
+                        L = 1           # too short for a tractor: the set alone
                 if bk == 0 or key_gt(k, L, t, bk, bL, bt):
                     bk = k
                     bL = L
@@ -282,7 +297,7 @@ cdef inline void run_pick(const RunOpts* ro, int combo, int8_t* faces) noexcept 
 # ----------------------------------------------------------------------------
 
 cdef enum:
-    MAXCLS = 72
+    MAXCLS = 160
 
 cdef struct Match:
     const Ctx* c
@@ -296,6 +311,7 @@ cdef struct Match:
     int cap[MAXU]
     int cards                     # room counted in cards (ladder=cards), else in levels
     int free_short                # a unit takes no tractor shorter than itself
+    int exact                     # the default rule: a unit takes sets of its own width only
     const cnt_t* restr
     cnt_t cnt[NF]
     int cur[MAXCLS]
@@ -321,7 +337,9 @@ cdef void ladder_classes(const CLead* lead, Match* m, Flags fl) noexcept nogil:
     to the longest led unit, tractors before sets, bigger first, wider first.
     ``cards``: every width 2..K and length whose cards fit the roomiest led
     unit, more cards first, wider first. No tractor shapes when a throw owes
-    none (tractor_owed=lone)."""
+    none (tractor_owed=lone), nor any below the tractor requirements. Without
+    follow_ladder (the default rule, read here with more than four packs):
+    one set shape per led width, widest first."""
     cdef int K = 0, Lm = 0, room = 0, i, k, l, j, tk, tl, lmax
     for i in range(lead.nu):
         if lead.u[i].k >= 2:
@@ -332,6 +350,17 @@ cdef void ladder_classes(const CLead* lead, Match* m, Flags fl) noexcept nogil:
             if lead.u[i].k * lead.u[i].L > room:
                 room = lead.u[i].k * lead.u[i].L
     m.ncls = 0
+    if not fl.ladder:
+        # the default rule (used here with more than four packs): sets of
+        # exactly each led width, widest first
+        for k in range(K, 1, -1):
+            for i in range(lead.nu):
+                if lead.u[i].k == k:
+                    m.ck[m.ncls] = k
+                    m.cl[m.ncls] = 1
+                    m.ncls += 1
+                    break
+        return
     for k in range(2, K + 1):
         lmax = room // k if fl.cards else Lm
         if lmax > MAXLEN:
@@ -339,6 +368,8 @@ cdef void ladder_classes(const CLead* lead, Match* m, Flags fl) noexcept nogil:
         if fl.lone and lead.nu >= 2:
             lmax = 1
         for l in range(1, lmax + 1):
+            if l >= 2 and (k < m.c.tk or l < m.c.tl):
+                continue                # no tractor of this shape exists
             if m.ncls < MAXCLS:
                 m.ck[m.ncls] = k
                 m.cl[m.ncls] = l
@@ -370,6 +401,8 @@ cdef inline int unit_takes(const Match* m, int u, int k, int l) noexcept nogil:
     skipped: trying one of them is enough."""
     cdef int v
     if m.uk[u] < k or m.cap[u] < (k * l if m.cards else l) or m.depth + l > 64:
+        return 0
+    if m.exact and m.uk[u] != k:
         return 0
     if m.free_short and l >= 2 and l < m.uL[u]:
         return 0
@@ -451,6 +484,7 @@ cdef void ladder_value(const Ctx* c, const cnt_t* cnt, const cnt_t* restr, const
     ladder_classes(lead, m, fl)
     m.cards = fl.cards
     m.free_short = fl.free_short
+    m.exact = not fl.ladder
     m.nu = 0
     for i in range(lead.nu):
         if lead.u[i].k >= 2:
@@ -480,7 +514,8 @@ cdef void greedy_value(const Ctx* c, const cnt_t* cnt, const cnt_t* restr, const
                        int* vec) noexcept nogil:
     """Default-rule value (sets of width 4, 3, 2 matched) of the suit cards in
     cnt; with ``restr``, only sets of faces held exactly their width's number
-    of times there."""
+    of times there. A closed form for at most four copies of a face: with
+    more packs (``Flags.wide``) the matcher reads the rule instead."""
     cdef int d[5]
     cdef int e = lead.esuit
     cdef int i, f, n4 = 0, n3 = 0, n3b = 0, n2 = 0, m4, m3, use3, x
@@ -573,7 +608,7 @@ cdef int c_follow_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play,
         return 0
     if fl.count:
         return 1
-    if not fl.ladder:
+    if not fl.ladder and not fl.wide:
         greedy_value(c, hand, hand if fl.protect else NULL, lead, gv)
         greedy_value(c, play, hand if fl.genuine else NULL, lead, pv)
         return lex_cmp(pv, gv, 3) >= 0
@@ -678,7 +713,7 @@ cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
         return fill_random(c, hand, out, n - hs, -1, rng)
     if fl.count:
         return fill_random(c, hand, out, n, e, rng)
-    if fl.ladder:
+    if fl.ladder or fl.wide:
         ladder_value(c, hand, hand if fl.protect else NULL, lead, fl, &m)
         for i in range(m.bdepth):
             out[m.bpf[i]] += m.bpk[i]
@@ -1036,6 +1071,8 @@ cdef int c_kept_unit(const Ctx* c, const cnt_t** hands, int nh, const CLead* lea
 
 cdef struct RInfo:
     int packs
+    int tk
+    int tl
     int bj
     int rj
     Flags fl
@@ -1062,6 +1099,8 @@ cdef RInfo* rinfo(object rules) except NULL:
         _last_rules = rules
         return &_last_info
     _last_info.packs = rules.packs
+    _last_info.tk = rules.tractor_min_width
+    _last_info.tl = rules.tractor_min_length
     _last_info.bj = rules.black_jokers
     _last_info.rj = rules.red_jokers
     _last_info.fl.ladder = rules.follow_ladder
@@ -1072,6 +1111,9 @@ cdef RInfo* rinfo(object rules) except NULL:
     _last_info.fl.cards = rules.ladder == "cards"
     _last_info.fl.lone = rules.tractor_owed == "lone"
     _last_info.fl.free_short = rules.shorter_tractor == "free"
+    _last_info.fl.no_trump_throws = not rules.trump_throws
+    _last_info.fl.safe = rules.throw_check == "safe"
+    _last_info.fl.wide = rules.packs > 4
     _last_info.fl.throw_win = ("largest", "highest", "all", "longest").index(rules.throw_winner)
     _last_info.fl.bombs = ("none", "any_suit", "follow_suit").index(rules.bombs)
     if len(_INFO_CACHE) >= 64:
@@ -1079,6 +1121,12 @@ cdef RInfo* rinfo(object rules) except NULL:
     _INFO_CACHE[id(rules)] = (rules, (<char*>&_last_info)[:sizeof(RInfo)])
     _last_rules = rules
     return &_last_info
+
+
+cdef TrumpContext ctx_rules(object trump, object rules):
+    """The context of ``trump`` under ``rules`` (tractor_past_ace and the tractor requirements)."""
+    cdef RInfo* ri = rinfo(rules)
+    return ctx_of(trump, ri.fl.past_ace, ri.tk, ri.tl)
 
 
 cdef inline object as_cards(object x):
@@ -1168,7 +1216,7 @@ def make_lead(cards, trump, rules, units=None) -> Lead:
     """
     cdef Lead ld = Lead.__new__(Lead)
     cards = as_cards(cards)
-    ld.ctx = ctx_of(trump, rinfo(rules).fl.past_ace)
+    ld.ctx = ctx_rules(trump, rules)
     ld.cards = cards
     read_lead(cards, ld.ctx, rules, &ld.cl)
     if units is not None:
@@ -1193,8 +1241,10 @@ cdef _set_units(Lead ld, list units, object rules):
         if any(u.count(f) != k for f in faces):
             raise IllegalActionError(f"{u} is not a unit: every face must appear equally often")
         if L >= 2:
-            if k < 2:
-                raise IllegalActionError(f"{u} is not a unit: a tractor is made of sets of two or more")
+            if k < c.tk:
+                raise IllegalActionError(f"{u} is not a unit: a tractor is made of sets of {_word(c.tk)} or more")
+            if L < c.tl:
+                raise IllegalActionError(f"{u} is not a unit: a tractor has {_word(c.tl)} or more sets")
             for j in range(L):
                 if not c.elig[faces[j]] or (j and c.lvl[faces[j]] != c.lvl[faces[j - 1]] - 1):
                     raise IllegalActionError(f"{u} is not a tractor: its sets are not on adjacent ranks")
@@ -1208,6 +1258,11 @@ cdef _set_units(Lead ld, list units, object rules):
         ld.cl.u[i].top = top
         for j in range(L):
             ld.cl.u[i].faces[j] = faces[j]
+
+
+def _word(int n) -> str:
+    """A small count in words, for messages."""
+    return ("two", "three", "four", "five", "six", "seven", "eight")[n - 2] if 2 <= n <= 8 else str(n)
 
 
 cdef Lead as_lead(object lead, object trump, object rules):
@@ -1283,7 +1338,7 @@ def is_legal_follow(hand, lead, play, trump, rules) -> bool:
         lp = &(<Lead>lead).cl
         ctx = (<Lead>lead).ctx
     else:
-        ctx = ctx_of(trump, rinfo(rules).fl.past_ace)
+        ctx = ctx_rules(trump, rules)
         read_lead(as_cards(lead), ctx, rules, &cl)
         lp = &cl
     to_counts(as_cards(hand), h, rules, "hand")
@@ -1322,7 +1377,7 @@ cdef void _add_unit_at(const Ctx* c, const cnt_t* hand, int f, uint64_t* rng, cn
         return
     if xbelow(rng, 4) == 0:
         k = 1
-    if k >= 2 and c.elig[f] and xbelow(rng, 2) == 0:
+    if k >= c.tk and c.elig[f] and xbelow(rng, 2) == 0:
         # extend over adjacent levels holding a free set of k
         t = c.lvl[f]
         lo = t
@@ -1337,10 +1392,11 @@ cdef void _add_unit_at(const Ctx* c, const cnt_t* hand, int f, uint64_t* rng, cn
             if g < 0:
                 break
             hi += 1
-        for j in range(lo, hi + 1):
-            g = f if j == t else _free_face(c, hand, out, e, j, k)
-            out[g] += k
-        return
+        if hi - lo + 1 >= c.tl:
+            for j in range(lo, hi + 1):
+                g = f if j == t else _free_face(c, hand, out, e, j, k)
+                out[g] += k
+            return
     out[f] += k
 
 
@@ -1355,12 +1411,35 @@ cdef inline int _free_face(const Ctx* c, const cnt_t* hand, const cnt_t* out, in
     return b
 
 
-cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, uint64_t* rng, cnt_t* out) noexcept nogil:
+cdef int c_lead_rule(const Ctx* c, const CLead* lead, Flags fl, const cnt_t* unseen) noexcept nogil:
+    """The lead rules past the reading, written once: 0 when ``lead`` (read by
+    :func:`c_read_lead`) may be led; 1 when it is a throw in trumps and
+    ``trump_throws`` is off; 2 when ``throw_check`` is ``safe`` and the cards
+    the leader cannot see (``unseen``: counts by face) could beat one of its
+    units with their cards of the led suit. A single unit is always allowed."""
+    cdef int i
+    if lead.nu < 2:
+        return 0
+    if fl.no_trump_throws and lead.esuit == 4:
+        return 1
+    if fl.safe:
+        for i in range(lead.nu):
+            if beats_unit(c, unseen, lead.esuit, &lead.u[i]):
+                return 2
+    return 0
+
+
+cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, Flags fl, const cnt_t* unseen,
+                        uint64_t* rng, cnt_t* out) noexcept nogil:
     """The random lead of ``hand`` (``held`` cards): a unit around a card drawn
     with its copies' weight, and one time in eight a second unit of the same
-    suit (a throw). The one random lead of the engine and of every random player."""
+    suit (a throw), kept only if :func:`c_lead_rule` allows it (``unseen``: the
+    cards the leader cannot see, read under ``throw_check`` ``safe`` only).
+    The one random lead of the engine and of every random player."""
     cdef int f, g, i, e, left
     cdef cnt_t rest[NF]
+    cdef cnt_t first[NF]
+    cdef CLead ld
     memset(out, 0, NF)
     f = _pick_card(hand, held, rng)
     _add_unit_at(c, hand, f, rng, out)
@@ -1373,23 +1452,91 @@ cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, uint64_t* rng
             rest[g] = hand[g] - out[g]
             left += rest[g]
         if left > 0:
+            if fl.no_trump_throws or fl.safe:
+                memcpy(first, out, NF)
             g = _pick_card(rest, left, rng)
             _add_unit_at(c, hand, g, rng, out)
+            if (fl.no_trump_throws or fl.safe) and (c_read_lead(c, out, &ld) != 0
+                                                     or c_lead_rule(c, &ld, fl, unseen) != 0):
+                memcpy(out, first, NF)
 
 
-def random_lead(hand, trump, rules, rng) -> Cards:
+def lead_error(cards, hand, played, trump, rules):
+    """Why ``cards`` may not be led from ``hand`` (``played``: every card played
+    in the deal's earlier tricks), or None when they may: the reading of
+    :func:`make_lead`, then :func:`c_lead_rule` (``trump_throws``, ``throw_check``).
+
+    >>> from core.cards import parse_cards, Trump
+    >>> from core.rules import Rules
+    >>> r = Rules.preset("pagat", trump_throws=False)
+    >>> lead_error("AH KH", "AH KH 3C", "", Trump(2, 1), r) is None
+    True
+    >>> lead_error("AH KH", "AH KH 3C", "", Trump(2, 2), r)
+    'a throw may not be led in trumps (trump_throws is off)'
+    """
+    cdef cnt_t h[NF]
+    cdef cnt_t p[NF]
+    cdef cnt_t u[NF]
+    cdef CLead cl
+    cdef TrumpContext ctx
+    cdef RInfo* ri
+    cdef int f, code
+    cards = as_cards(cards)
+    to_counts(parse_cards(hand), h, rules, "hand")
+    to_counts(cards, p, rules, "lead")
+    for f in range(NF):
+        if p[f] > h[f]:
+            return f"{card_name(f)} is not in the hand"
+    ctx = ctx_rules(trump, rules)
+    try:
+        read_lead(cards, ctx, rules, &cl)
+    except IllegalActionError as exc:
+        return str(exc)
+    unseen_counts(rules, h, parse_cards(played), u)
+    code = c_lead_rule(&ctx.c, &cl, rinfo(rules).fl, u)
+    return LEAD_RULE_ERRORS.get(code)
+
+
+#: What :func:`c_lead_rule`'s codes mean, in the play engine's words too.
+LEAD_RULE_ERRORS = {
+    1: "a throw may not be led in trumps (trump_throws is off)",
+    2: "a throw may be led only when no unseen card could beat one of its units (throw_check is safe)",
+}
+
+
+cdef int unseen_counts(object rules, const cnt_t* hand, object played, cnt_t* out) except -1:
+    """Counts by face of the cards of a deal under ``rules`` that are neither
+    in ``hand`` nor among ``played``."""
+    cdef cnt_t p[NF]
+    cdef int f, x
+    to_counts(played, p, rules, "played")
+    for f in range(NF):
+        x = rules.copies(f) - hand[f] - p[f]
+        if x < 0:
+            raise InvalidActionError(f"{card_name(f)}: the hand and the played cards hold more than the deal")
+        out[f] = x
+    return 0
+
+
+def random_lead(hand, trump, rules, rng, played=()) -> Cards:
     """A random lead of ``hand`` (see ``c_random_lead``), built directly: the
-    cards drawn from ``rng`` are the ones the play engine draws for the same hand."""
+    cards drawn from ``rng`` are the ones the play engine draws for the same
+    hand (``played``: the cards of the deal's earlier tricks, read under
+    ``throw_check`` ``safe``)."""
     cdef cnt_t h[NF]
     cdef cnt_t out[NF]
+    cdef cnt_t u[NF]
     cdef TrumpContext ctx
     cdef uint64_t s = seed_from(rng)
+    cdef Flags fl = flags_of(rules)
     hand = parse_cards(hand)
     if not hand:
         raise IllegalActionError("an empty hand cannot lead")
     to_counts(hand, h, rules, "hand")
-    ctx = ctx_of(trump, rules.tractor_past_ace)
-    c_random_lead(&ctx.c, h, len(hand), &s, out)
+    if fl.safe:
+        unseen_counts(rules, h, parse_cards(played), u)
+    ctx = ctx_rules(trump, rules)
+    c_random_lead(&ctx.c, h, len(hand), fl, u, &s, out)
     return from_counts(out)
 
 

@@ -46,6 +46,7 @@ cdef struct PlayS:
     int last_unit
     int last_pairs                # sets of two or more cards in the last lead (a tractor counts each)
     cnt_t played[NF]
+    cnt_t deck[NF]                # copies of each face in the deal (for throw_check "safe")
     # the last lead attempt that failed (for the Python side)
     int failed
     cnt_t attempt[NF]

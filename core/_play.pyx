@@ -12,13 +12,13 @@ from libc.stdint cimport uint64_t
 
 from core._kernel cimport (
     NF, CLead, CUnit, cnt_t, TrumpContext,
-    c_read_lead, c_follow_ok, c_random_follow, c_random_lead, c_kept_unit, c_throw_penalty, c_strength,
+    c_read_lead, c_lead_rule, c_follow_ok, c_random_follow, c_random_lead, c_kept_unit, c_throw_penalty, c_strength,
     multiplier_code, c_kitty_multiplier, c_opponents_points,
     seed_from, to_counts, from_counts, ctx_of, flags_of,
 )
 
 from .cards import Cards, card_name, parse_cards, points as card_points
-from ._kernel import follow_error
+from ._kernel import follow_error, LEAD_RULE_ERRORS
 from .errors import IllegalActionError, InvalidActionError
 
 
@@ -35,8 +35,9 @@ cdef const int* points_table() noexcept nogil:
 cdef int play_error(PlayS* s, const cnt_t* cards) noexcept nogil:
     """0 if the current player may play these cards, else an error code."""
     cdef int seat = (s.leader + s.turn) % s.n
-    cdef int f, n = 0
+    cdef int f, n = 0, code
     cdef CLead tmp
+    cdef cnt_t unseen[NF]
     if s.done:
         return 1
     for f in range(NF):
@@ -48,12 +49,25 @@ cdef int play_error(PlayS* s, const cnt_t* cards) noexcept nogil:
             return 3
         if c_read_lead(&s.ctx, cards, &tmp) != 0:
             return 4
+        if s.fl.no_trump_throws or s.fl.safe:
+            unseen_of(s, seat, unseen)
+            code = c_lead_rule(&s.ctx, &tmp, s.fl, unseen)
+            if code:
+                return 6 + code
         return 0
     if n != s.lead.n:
         return 5
     if not c_follow_ok(&s.ctx, s.hand[seat], cards, &s.lead, s.fl):
         return 6
     return 0
+
+
+cdef inline void unseen_of(const PlayS* s, int seat, cnt_t* out) noexcept nogil:
+    """The cards ``seat`` cannot see: the deal's but its hand and the cards played so far."""
+    cdef int f, x
+    for f in range(NF):
+        x = s.deck[f] - s.hand[seat][f] - s.played[f]
+        out[f] = x if x > 0 else 0
 
 
 cdef void reveal(PlayS* s, int seat, const cnt_t* cards) noexcept nogil:
@@ -173,8 +187,11 @@ cdef int deal_opponents_points(PlayS* s, int kitty_points, int mult_code, int* m
 cdef void random_play(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
     """A random legal play for the player to move (the one distribution of
     :func:`core.view.random_legal`)."""
+    cdef cnt_t unseen[NF]
     if s.turn == 0:
-        c_random_lead(&s.ctx, s.hand[s.leader], s.held[s.leader], rng, out)
+        if s.fl.safe:
+            unseen_of(s, s.leader, unseen)
+        c_random_lead(&s.ctx, s.hand[s.leader], s.held[s.leader], s.fl, unseen, rng, out)
     else:
         c_random_follow(&s.ctx, s.hand[(s.leader + s.turn) % s.n], &s.lead, s.fl, rng, out)
 
@@ -214,7 +231,7 @@ cdef class PlayCore:
         if len(calls) > MAXCALLS:
             raise InvalidActionError(f"at most {MAXCALLS} friend calls")
         memset(&pc.s, 0, sizeof(PlayS))
-        ctx = ctx_of(trump, rules.tractor_past_ace)
+        ctx = ctx_of(trump, rules.tractor_past_ace, rules.tractor_min_width, rules.tractor_min_length)
         pc.rules = rules
         pc.trump = ctx.trump
         pc.s.ctx = ctx.c
@@ -228,6 +245,8 @@ cdef class PlayCore:
         pc.s.first_found = rules.failed_throw_unit == "first_found"
         pc.s.stopper = -1
         pc.s.call_skip_side = rules.call_by_side == "skipped"
+        for i in range(NF):
+            pc.s.deck[i] = rules.copies(i)
         if rules.partners == "called":
             pc.s.side[maker] = 1
         else:
@@ -273,13 +292,15 @@ cdef class PlayCore:
 
     @staticmethod
     def resume(rules, trump, int maker, hands, calls, calls_filled, call_seen, points, penalties,
-               int tricks_done, int leader, trick_plays):
+               int tricks_done, int leader, trick_plays, played=()):
         """Rebuild a play phase in progress (for a determinized world).
 
         ``hands`` are the current holdings; ``trick_plays`` the plays of the
         trick under way, from ``leader``; ``calls_filled`` the seat that filled
         each call (or None) and ``call_seen`` the copies of each called face
         played so far. No throw is re-checked: the trick stands as it was.
+        ``played``: the cards of the earlier tricks (what the leader has seen,
+        read under ``throw_check`` ``safe``).
         """
         cdef PlayCore pc = PlayCore.start(rules, trump, maker, hands, calls)
         cdef int i, n = rules.players
@@ -298,10 +319,13 @@ cdef class PlayCore:
             pc.s.points[i] = points[i]
             pc.s.penalty[i] = penalties[i]
         pc.s.ntricks = tricks_done
+        to_counts(parse_cards(played), pc.s.played, rules, "played")
         pc.s.leader = leader
         pc.s.turn = len(trick_plays)
         for i, p in enumerate(trick_plays):
             to_counts(p, pc.s.trick[i], None, "trick")
+            for f in p:
+                pc.s.played[f] += 1
             for f in p:
                 pc.s.trick_pts += POINTS[f]
         if trick_plays:
@@ -442,6 +466,8 @@ cdef class PlayCore:
             for f in range(NF):
                 if c[f] > self.s.hand[seat][f]:
                     return f"{card_name(f)} is not in the hand"
+        if code in (7, 8):
+            return LEAD_RULE_ERRORS[code - 6]
         if code in (5, 6):
             return follow_error(from_counts(self.s.hand[seat]), from_counts(self.s.trick[0]), cards,
                                 self.trump, self.rules)

@@ -150,7 +150,7 @@ def apply_deal(
     level, needed then: the seat that made trump).
 
     ``jack``: the opponents took the last trick with a single jack in a deal
-    played at rank J (:attr:`core.phases.DealResult.jack_last`); with
+    played at rank J (:attr:`core.phase_rules.DealResult.jack_last`); with
     ``rules.jack_reset`` every seat of ``maker_side`` goes back to 2 (the
     2 of its lap with the Joker level).
 

@@ -32,10 +32,13 @@ from .rules import Rules
 __all__ = ["PlayCore", "playouts", "play_options", "play_actions", "no_set_width", "holds_set"]
 
 
-def play_options(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules) -> Iterator[Sequence[int]]:
+def play_options(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules,
+                 played: Sequence[int] = ()) -> Iterator[Sequence[int]]:
     """Every legal play as its faces in ascending order, lazily: any non-empty
-    part of one suit's holding when leading, else the legal follows of ``lead``
-    (the one enumeration behind :func:`play_actions` and the referee's lists).
+    part of one suit's holding when leading (that the lead rules allow, see
+    :func:`core.kernel.lead_error`; ``played``: the cards of the deal's earlier
+    tricks, read under ``throw_check`` ``safe``), else the legal follows of
+    ``lead`` (the one enumeration behind :func:`play_actions` and the referee's lists).
 
     >>> from core.cards import format_cards, parse_cards, SPADES
     >>> [format_cards(p) for p in play_options(parse_cards("3S 3S 4H"), None, Trump(2, SPADES), Rules.preset("pagat"))]
@@ -48,20 +51,27 @@ def play_options(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules)
     by_suit: dict[int, list[tuple[int, int]]] = {}
     for f in sorted(set(hand)):
         by_suit.setdefault(ctx.effective_suit(f), []).append((f, hand.count(f)))
+    checked = not rules.trump_throws or rules.throw_check == "safe"
     for e in sorted(by_suit):
         faces = by_suit[e]
         for size in range(1, sum(k for _, k in faces) + 1):
-            yield from kernel.multisets(faces, size)
+            if not checked:
+                yield from kernel.multisets(faces, size)
+                continue
+            for cards in kernel.multisets(faces, size):
+                if kernel.lead_error(cards, hand, played, trump, rules) is None:
+                    yield cards
 
 
-def play_actions(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules) -> Iterator[Action]:
+def play_actions(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules,
+                 played: Sequence[int] = ()) -> Iterator[Action]:
     """Every legal play, lazily, as actions (:func:`play_options`).
 
     >>> from core.cards import parse_cards, SPADES
     >>> [str(a) for a in play_actions(parse_cards("3S 3S 4H"), parse_cards("5S"), Trump(2, SPADES), Rules.preset("pagat"))]
     ['play 3S']
     """
-    for faces in play_options(hand, lead, trump, rules):
+    for faces in play_options(hand, lead, trump, rules, played):
         yield Action.play(faces if isinstance(faces, Cards) else Cards(faces))
 
 

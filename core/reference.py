@@ -8,9 +8,10 @@ sub-multiset of the right size, and trick strengths by trying *every*
 assignment of a play to the lead's units. It exists to be compared with the
 fast implementation, so it only relies on :mod:`core.cards`,
 :mod:`core.rules` (the fields ``packs``, ``follow_ladder``,
-``protect_longer_sets``, ``tractor_past_ace``, ``follow_format``,
+``protect_longer_sets``, ``tractor_past_ace``, ``tractor_min_width``,
+``tractor_min_length``, ``follow_format``,
 ``set_reading``, ``ladder``, ``tractor_owed``, ``shorter_tractor``,
-``failed_throw_unit`` and ``throw_penalty``) and :mod:`core.errors`; its
+``failed_throw_unit``, ``throw_penalty``, ``trump_throws`` and ``throw_check``) and :mod:`core.errors`; its
 trump context (effective suits, levels, tractor eligibility) is
 :mod:`core.reference_trump`, whose names it re-exports.
 
@@ -35,12 +36,12 @@ from collections.abc import Iterable, Sequence
 
 from .cards import Cards, CardsLike, ThrowResult, Trump, Unit, parse_cards, rank_of
 from .errors import IllegalActionError
-from .reference_trump import TRUMPS, as_trump, effective_suit, is_trump, level, tractor_eligible
+from .reference_trump import TRUMPS, Chain, as_trump, chain_of, effective_suit, is_trump, level, tractor_eligible
 from .rules import Rules
 
 __all__ = [
-    "TRUMPS", "level", "effective_suit", "is_trump", "tractor_eligible",
-    "decompose", "is_legal_follow", "legal_follows", "trick_winner", "check_throw", "points",
+    "TRUMPS", "level", "effective_suit", "is_trump", "tractor_eligible", "Chain", "chain_of",
+    "decompose", "is_legal_follow", "legal_follows", "trick_winner", "check_throw", "lead_rule", "points",
 ]
 
 # An internal unit: (width k, length L, top level t, faces from the top level down).
@@ -97,7 +98,7 @@ def _sub_multisets(ms: _MSet, size: int) -> list[_MSet]:
 # --------------------------------------------------------------------------
 
 @lru_cache(maxsize=1 << 17)
-def _units_of_shape(ms: _MSet, k: int, L: int, trump: Trump, past_ace: bool) -> tuple[_IUnit, ...]:
+def _units_of_shape(ms: _MSet, k: int, L: int, trump: Trump, chain: Chain) -> tuple[_IUnit, ...]:
     """Every unit of shape ``(k, L)`` that can be taken out of ``ms``.
 
     ``(1, 1)`` is a single, ``(k, 1)`` a set of ``k`` copies of one face (a
@@ -113,11 +114,11 @@ def _units_of_shape(ms: _MSet, k: int, L: int, trump: Trump, past_ace: bool) -> 
             if cnt[f] >= k:
                 out.append((k, 1, level(f, trump), (f,)))
         return tuple(out)
-    if k < 2:
-        return ()  # a tractor is made of sets
+    if k < chain.min_width or L < chain.min_length:
+        return ()  # a tractor is made of sets at least this wide, at least this many
     at: dict[tuple[int, int], list[int]] = {}
     for f in sorted(cnt):
-        if cnt[f] >= k and tractor_eligible(f, trump, past_ace):
+        if cnt[f] >= k and tractor_eligible(f, trump, chain.past_ace):
             at.setdefault((effective_suit(f, trump), level(f, trump)), []).append(f)
     for (suit, top) in sorted(at):
         spots = [(suit, top - j) for j in range(L)]
@@ -127,17 +128,17 @@ def _units_of_shape(ms: _MSet, k: int, L: int, trump: Trump, past_ace: bool) -> 
     return tuple(out)
 
 
-def _all_units(ms: _MSet, trump: Trump, past_ace: bool) -> list[_IUnit]:
+def _all_units(ms: _MSet, trump: Trump, chain: Chain) -> list[_IUnit]:
     """Every unit of any shape that can be taken out of ``ms``."""
     if not ms:
         return []
     top_count = max(Counter(ms).values())
-    out: list[_IUnit] = list(_units_of_shape(ms, 1, 1, trump, past_ace))
+    out: list[_IUnit] = list(_units_of_shape(ms, 1, 1, trump, chain))
     for k in range(2, top_count + 1):
-        out.extend(_units_of_shape(ms, k, 1, trump, past_ace))
-        L = 2
+        out.extend(_units_of_shape(ms, k, 1, trump, chain))
+        L = chain.min_length
         while True:
-            tractors = _units_of_shape(ms, k, L, trump, past_ace)
+            tractors = _units_of_shape(ms, k, L, trump, chain)
             if not tractors:
                 break  # no tractor of length L means none longer either
             out.extend(tractors)
@@ -163,7 +164,7 @@ def _to_unit(u: _IUnit) -> Unit:
 # --------------------------------------------------------------------------
 
 @lru_cache(maxsize=1 << 14)
-def _partitions(ms: _MSet, trump: Trump, past_ace: bool) -> frozenset[tuple[_IUnit, ...]]:
+def _partitions(ms: _MSet, trump: Trump, chain: Chain) -> frozenset[tuple[_IUnit, ...]]:
     """Every partition of ``ms`` into units (each partition a sorted tuple).
 
     The unit holding (a copy of) the smallest remaining face is chosen in every
@@ -174,11 +175,11 @@ def _partitions(ms: _MSet, trump: Trump, past_ace: bool) -> frozenset[tuple[_IUn
         return frozenset({()})
     low = ms[0]
     found: set[tuple[_IUnit, ...]] = set()
-    for u in _all_units(ms, trump, past_ace):
+    for u in _all_units(ms, trump, chain):
         if low not in u[3]:
             continue
         rest = _minus(ms, _unit_faces(u))
-        for p in _partitions(rest, trump, past_ace):
+        for p in _partitions(rest, trump, chain):
             found.add(tuple(sorted(p + (u,))))
     return frozenset(found)
 
@@ -189,7 +190,7 @@ def _ordered(p: Iterable[_IUnit]) -> list[_IUnit]:
 
 
 @lru_cache(maxsize=1 << 14)
-def _canonical(ms: _MSet, trump: Trump, past_ace: bool) -> tuple[_IUnit, ...]:
+def _canonical(ms: _MSet, trump: Trump, chain: Chain) -> tuple[_IUnit, ...]:
     """The canonical decomposition of a one-suit lead, by brute force.
 
     Among all partitions, the one whose keys sorted descending form the
@@ -199,7 +200,7 @@ def _canonical(ms: _MSet, trump: Trump, past_ace: bool) -> tuple[_IUnit, ...]:
     """
     best: Optional[tuple[list[tuple[int, bool, int, int, tuple[int, ...]]], list[tuple[int, ...]]]] = None
     best_p: tuple[_IUnit, ...] = ()
-    for p in _partitions(ms, trump, past_ace):
+    for p in _partitions(ms, trump, chain):
         units = _ordered(p)
         score = ([_key(u) for u in units], [u[3] for u in units])
         if best is None or score > best:
@@ -227,7 +228,7 @@ def decompose(lead: Cards, trump: Trump, rules: Rules) -> list[Unit]:
     trump = as_trump(trump)
     ms = _mset(lead)
     _lead_suit(ms, trump)
-    return [_to_unit(u) for u in _canonical(ms, trump, rules.tractor_past_ace)]
+    return [_to_unit(u) for u in _canonical(ms, trump, chain_of(rules))]
 
 
 # --------------------------------------------------------------------------
@@ -307,7 +308,7 @@ def _allowed(k: int, L: int, way: _Way) -> list[tuple[int, int]]:
 
 @lru_cache(maxsize=1 << 16)
 def _f(x: _MSet, lead_shapes: tuple[tuple[int, int], ...], way: _Way,
-       only_exact: Optional[tuple[tuple[int, int], ...]], trump: Trump, past_ace: bool) -> tuple[int, ...]:
+       only_exact: Optional[tuple[tuple[int, int], ...]], trump: Trump, chain: Chain) -> tuple[int, ...]:
     """``f(X)``: the lexicographically largest value over all matchings of ``x``.
 
     ``lead_shapes`` are the lead units' shapes in order. A matching is built
@@ -343,7 +344,7 @@ def _f(x: _MSet, lead_shapes: tuple[tuple[int, int], ...], way: _Way,
             cost = _cost(k2, l2, way)
             if cost > room:
                 continue
-            for comp in _units_of_shape(free, k2, l2, trump, past_ace):
+            for comp in _units_of_shape(free, k2, l2, trump, chain):
                 if exact is not None and any(exact.get(f, 0) != k2 for f in comp[3]):
                     continue
                 v = list(best(i, _minus(free, _unit_faces(comp)), room - cost))
@@ -358,8 +359,8 @@ def _f(x: _MSet, lead_shapes: tuple[tuple[int, int], ...], way: _Way,
     return best(0, x, _room(*units[0], way))
 
 
-def _lead_shapes(lead: _MSet, trump: Trump, past_ace: bool) -> tuple[tuple[int, int], ...]:
-    return tuple((u[0], u[1]) for u in _canonical(lead, trump, past_ace))
+def _lead_shapes(lead: _MSet, trump: Trump, chain: Chain) -> tuple[tuple[int, int], ...]:
+    return tuple((u[0], u[1]) for u in _canonical(lead, trump, chain))
 
 
 def _exact(hs: _MSet) -> tuple[tuple[int, int], ...]:
@@ -370,7 +371,7 @@ def _exact(hs: _MSet) -> tuple[tuple[int, int], ...]:
 def _obligation(hs: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, rules: Rules) -> tuple[int, ...]:
     """``g``: ``f`` of the led-suit holding (only exact-count faces when protecting)."""
     only = _exact(hs) if rules.protect_longer_sets else None
-    return _f(hs, shapes, _way(rules, shapes), only, trump, rules.tractor_past_ace)
+    return _f(hs, shapes, _way(rules, shapes), only, trump, chain_of(rules))
 
 
 def _bomb(ms: _MSet, rules: Rules) -> Optional[int]:
@@ -404,10 +405,10 @@ def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Tr
         return False
     if rules.follow_format == "count":
         return True  # enough cards of the suit, and nothing else is owed
-    shapes = _lead_shapes(lead_ms, trump, rules.tractor_past_ace)
+    shapes = _lead_shapes(lead_ms, trump, chain_of(rules))
     g = _obligation(hs, shapes, trump, rules)
     only = _exact(hs) if rules.set_reading == "genuine" else None
-    fp = _f(play_ms, shapes, _way(rules, shapes), only, trump, rules.tractor_past_ace)
+    fp = _f(play_ms, shapes, _way(rules, shapes), only, trump, chain_of(rules))
     return fp >= g
 
 
@@ -439,39 +440,39 @@ def legal_follows(hand: Cards, lead: Cards, trump: Trump, rules: Rules) -> set[C
 # --------------------------------------------------------------------------
 
 @lru_cache(maxsize=1 << 16)
-def _fits(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, past_ace: bool) -> bool:
+def _fits(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, chain: Chain) -> bool:
     """Whether ``ms`` splits into disjoint units of exactly these shapes (all cards used)."""
     if not shapes:
         return not ms
     k, L = shapes[0]
-    for u in _units_of_shape(ms, k, L, trump, past_ace):
-        if _fits(_minus(ms, _unit_faces(u)), shapes[1:], trump, past_ace):
+    for u in _units_of_shape(ms, k, L, trump, chain):
+        if _fits(_minus(ms, _unit_faces(u)), shapes[1:], trump, chain):
             return True
     return False
 
 
-def _strength(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, past_ace: bool) -> Optional[int]:
+def _strength(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, chain: Chain) -> Optional[int]:
     """The best top level of the unit given to the lead's first unit, or None if the shape is not matched."""
     if not shapes or sum(k * L for k, L in shapes) != len(ms):
         return None
     k, L = shapes[0]
     best: Optional[int] = None
-    for u in _units_of_shape(ms, k, L, trump, past_ace):
-        if _fits(_minus(ms, _unit_faces(u)), shapes[1:], trump, past_ace):
+    for u in _units_of_shape(ms, k, L, trump, chain):
+        if _fits(_minus(ms, _unit_faces(u)), shapes[1:], trump, chain):
             if best is None or u[2] > best:
                 best = u[2]
     return best
 
 
 def _all_tops(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump,
-              past_ace: bool) -> list[tuple[int, ...]]:
+              chain: Chain) -> list[tuple[int, ...]]:
     """Every way to split ``ms`` into units of exactly these shapes, in order, as the units' top levels."""
     if not shapes:
         return [()] if not ms else []
     k, L = shapes[0]
     out = []
-    for u in _units_of_shape(ms, k, L, trump, past_ace):
-        out += [(u[2],) + rest for rest in _all_tops(_minus(ms, _unit_faces(u)), shapes[1:], trump, past_ace)]
+    for u in _units_of_shape(ms, k, L, trump, chain):
+        out += [(u[2],) + rest for rest in _all_tops(_minus(ms, _unit_faces(u)), shapes[1:], trump, chain)]
     return out
 
 
@@ -482,10 +483,10 @@ def _winner_all(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
     in the lead's order, are lexicographically above the best's (``longest``; every unit's when the
     lead is all singles); the holder is then read by its greatest such split (the lead by its
     greatest split of all)."""
-    past_ace = rules.tractor_past_ace
+    chain = chain_of(rules)
     lead = _mset(plays[0])
     suit = _lead_suit(lead, trump)
-    shapes = _lead_shapes(lead, trump, past_ace)
+    shapes = _lead_shapes(lead, trump, chain)
     longest = rules.throw_winner == "longest"
     # under longest only the sets and tractors are compared, unless the lead is all singles
     places = [j for j, (k, L) in enumerate(shapes) if k * L > 1] or list(range(len(shapes)))
@@ -493,7 +494,7 @@ def _winner_all(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
     def compared(t: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(t[j] for j in places)
 
-    best_i, best_cls, best_tops = 0, (1 if suit == TRUMPS else 0), max(_all_tops(lead, shapes, trump, past_ace))
+    best_i, best_cls, best_tops = 0, (1 if suit == TRUMPS else 0), max(_all_tops(lead, shapes, trump, chain))
     for i in range(1, len(plays)):
         p = _mset(plays[i])
         in_suit = all(effective_suit(f, trump) == suit for f in p)
@@ -501,7 +502,7 @@ def _winner_all(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
         if not p or not (in_suit or (suit != TRUMPS and all_trumps)):
             continue
         cls = 1 if all_trumps else 0
-        splits = _all_tops(p, shapes, trump, past_ace)
+        splits = _all_tops(p, shapes, trump, chain)
         if cls == best_cls and longest:
             splits = [t for t in splits if compared(t) > compared(best_tops)]
         elif cls == best_cls:
@@ -531,13 +532,13 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
         # a bomb above every other play; among bombs trumps first, then the level; ties to the earlier
         best = max(bombs, key=lambda b: (is_trump(b[1], trump), level(b[1], trump), -b[0]))
         return best[0]
-    past_ace = rules.tractor_past_ace
+    chain = chain_of(rules)
     lead = _mset(plays[0])
     suit = _lead_suit(lead, trump)
-    shapes = _lead_shapes(lead, trump, past_ace)
+    shapes = _lead_shapes(lead, trump, chain)
     if rules.throw_winner in ("all", "longest") and len(shapes) >= 2:
         return _winner_all(plays, trump, rules)
-    lead_strength = _strength(lead, shapes, trump, past_ace)
+    lead_strength = _strength(lead, shapes, trump, chain)
     assert lead_strength is not None
     # throw_winner "highest": a throw is won by the matching play with the highest card
     highest = rules.throw_winner == "highest" and len(shapes) >= 2
@@ -552,7 +553,7 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
         all_trumps = all(is_trump(f, trump) for f in p)
         if not (in_suit or (suit != TRUMPS and all_trumps)):
             continue
-        st = _strength(p, shapes, trump, past_ace)
+        st = _strength(p, shapes, trump, chain)
         if st is None:
             continue
         if highest:
@@ -567,7 +568,7 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
 # Throws
 # --------------------------------------------------------------------------
 
-def _beats(hs: _MSet, u: _IUnit, suit: int, trump: Trump, past_ace: bool) -> bool:
+def _beats(hs: _MSet, u: _IUnit, suit: int, trump: Trump, chain: Chain) -> bool:
     """Whether a led-suit holding ``hs`` beats the lead unit ``u`` (docs/kernel.md, Throws)."""
     k, L, top, _faces = u
     cnt = Counter(f for f in hs if effective_suit(f, trump) == suit)
@@ -576,7 +577,7 @@ def _beats(hs: _MSet, u: _IUnit, suit: int, trump: Trump, past_ace: bool) -> boo
     # "L adjacent eligible levels ... each holding some face with count >= k":
     # each level needs a tractor-eligible face of the led suit with k copies.
     good_levels = {level(f, trump) for f, c in cnt.items()
-                   if c >= k and tractor_eligible(f, trump, past_ace)}
+                   if c >= k and tractor_eligible(f, trump, chain.past_ace)}
     for u_top in range(top + 1, 16):
         if all(u_top - j in good_levels for j in range(L)):
             return True
@@ -593,10 +594,10 @@ def check_throw(lead: Cards, others: Sequence[Cards], trump: Trump, rules: Rules
     showed the beating cards.
     """
     trump = as_trump(trump)
-    past_ace = rules.tractor_past_ace
+    chain = chain_of(rules)
     ms = _mset(lead)
     suit = _lead_suit(ms, trump)
-    units = list(_canonical(ms, trump, past_ace))
+    units = list(_canonical(ms, trump, chain))
     if len(units) == 1:
         return ThrowResult(True, None, 0, 0, None)
     hands = [tuple(f for f in _mset(h) if effective_suit(f, trump) == suit) for h in others]
@@ -609,19 +610,43 @@ def check_throw(lead: Cards, others: Sequence[Cards], trump: Trump, rules: Rules
     if rules.failed_throw_unit == "first_found":
         for hi, hs in enumerate(hands):
             for u in units:
-                if _beats(hs, u, suit, trump, past_ace):
+                if _beats(hs, u, suit, trump, chain):
                     return fail(u, hi)
         return ThrowResult(True, None, 0, 0, None)
 
-    beatable = [u for u in units if any(_beats(hs, u, suit, trump, past_ace) for hs in hands)]
+    beatable = [u for u in units if any(_beats(hs, u, suit, trump, chain) for hs in hands)]
     if not beatable:
         return ThrowResult(True, None, 0, 0, None)
     # Fewest cards, then lowest top level, then lowest face number. "Face
     # number" of a unit is read as in the unit key (its highest face); the
     # unit's faces break any remaining tie deterministically.
     chosen = min(beatable, key=lambda u: (u[0] * u[1], u[2], max(u[3]), u[3]))
-    by = next(hi for hi, hs in enumerate(hands) if _beats(hs, chosen, suit, trump, past_ace))
+    by = next(hi for hi, hs in enumerate(hands) if _beats(hs, chosen, suit, trump, chain))
     return fail(chosen, by)
+
+
+def lead_rule(lead: Cards, hand: Cards, played: Cards, trump: Trump, rules: Rules) -> int:
+    """Which lead rule forbids leading ``lead`` from ``hand`` (docs/kernel.md,
+    Throws): 0 none; 1 a throw in trumps while ``rules.trump_throws`` is off;
+    2 under ``rules.throw_check`` ``safe``, a throw with a unit that the cards
+    out of the leader's sight (every card of the deal but ``hand`` and
+    ``played``, the cards of the earlier tricks) could beat.
+    """
+    trump = as_trump(trump)
+    ms = _mset(lead)
+    suit = _lead_suit(ms, trump)
+    units = list(_canonical(ms, trump, chain_of(rules)))
+    if len(units) < 2:
+        return 0
+    if not rules.trump_throws and suit == TRUMPS:
+        return 1
+    if rules.throw_check == "safe":
+        deck = Counter(f for f in range(54) for _ in range(rules.copies(f)))
+        unseen = deck - Counter(_mset(hand)) - Counter(_mset(played))
+        hidden = tuple(sorted(unseen.elements()))
+        if any(_beats(hidden, u, suit, trump, chain_of(rules)) for u in units):
+            return 2
+    return 0
 
 
 # --------------------------------------------------------------------------

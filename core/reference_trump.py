@@ -1,7 +1,7 @@
 """The naive reference's trump context: effective suits, order levels and
 tractor eligibility, read literally from ``docs/kernel.md`` (Trump context).
 Part of :mod:`core.reference`, which re-exports every name here; like it, it
-relies on :mod:`core.cards` only.
+relies on :mod:`core.cards` only (:mod:`core.rules` for a type).
 
 >>> from core.cards import HEARTS, parse_card
 >>> t = Trump(rank=5, suit=HEARTS)
@@ -11,9 +11,14 @@ relies on :mod:`core.cards` only.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, NamedTuple
+
 from .cards import BJ, RJ, Trump, rank_of, suit_of
 
-__all__ = ["TRUMPS", "as_trump", "effective_suit", "is_trump", "level", "tractor_eligible"]
+if TYPE_CHECKING:
+    from .rules import Rules
+
+__all__ = ["TRUMPS", "Chain", "as_trump", "chain_of", "effective_suit", "is_trump", "level", "tractor_eligible"]
 
 #: The effective suit number shared by all trumps.
 TRUMPS = 4
@@ -81,3 +86,18 @@ def tractor_eligible(face: int, trump: Trump, past_ace: bool) -> bool:
     if face not in (BJ, RJ) and rank_of(face) != trump.rank:
         return True
     return past_ace and is_trump(face, trump)
+
+
+class Chain(NamedTuple):
+    """What may form a tractor: ``past_ace`` (``tractor_past_ace``, as
+    :func:`tractor_eligible` reads it), and the narrowest sets and the fewest
+    of them (``tractor_min_width``, ``tractor_min_length``)."""
+
+    past_ace: bool
+    min_width: int = 2
+    min_length: int = 2
+
+
+def chain_of(rules: Rules) -> Chain:
+    """The :class:`Chain` of a rules object."""
+    return Chain(rules.tractor_past_ace, rules.tractor_min_width, rules.tractor_min_length)

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from .cards import BJ, RJ
 from .errors import RulesError
 
-__all__ = ["Rules", "PLAYER_TABLE", "PRESETS", "SETTINGS", "setting_values", "preset_players",
+__all__ = ["Rules", "PLAYER_TABLE", "PRESETS", "SETTINGS", "MAX_PACKS", "setting_values", "preset_players",
            "shengji_online_deal"]
 
 #: players -> (packs, red jokers, black jokers, cards per player), from the
@@ -39,10 +39,15 @@ PLAYER_TABLE: dict[int, tuple[int, int, int, int]] = {
     12: (4, 2, 0, 17),
 }
 
+#: The most packs a deal may hold. The presets use at most four (``PLAYER_TABLE``);
+#: more are set explicitly (players, packs, jokers, hand_size, kitty_size).
+MAX_PACKS = 8
+
 #: friend cards called per player count (``000``; four players have fixed partners).
 FRIEND_CALLS = {4: 0, 5: 1, 6: 2, 7: 2, 8: 3, 9: 3, 10: 4, 11: 4, 12: 5}
 
 _CHOICES: dict[str, tuple[str, ...]] = {
+    "throw_check": ("others_hands", "safe"),
     "failed_throw_unit": ("smallest_lowest", "first_found"),
     "throw_penalty_per": ("card", "attempt"),
     "throw_winner": ("largest", "highest", "all", "longest"),
@@ -83,8 +88,8 @@ _NEEDS: dict[str, tuple[object, str, object, str]] = {
 
 PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor", "shengji-online")
 
-#: the table sizes of the preset ``shengji-online`` (``players // 2`` packs, at most 4)
-SHENGJI_ONLINE_PLAYERS = range(5, 10)
+#: the table sizes of the preset ``shengji-online`` (``players // 2`` packs)
+SHENGJI_ONLINE_PLAYERS = range(5, 13)
 
 
 def shengji_online_deal(players: int) -> tuple[int, int]:
@@ -93,8 +98,8 @@ def shengji_online_deal(players: int) -> tuple[int, int]:
     cards leave over a whole number of hands, or ``players`` cards when they
     divide evenly, plus ``players`` more while it is under 5.
 
-    >>> [shengji_online_deal(n) for n in range(5, 10)]
-    [(2, 8), (3, 6), (3, 8), (4, 8), (4, 9)]
+    >>> [shengji_online_deal(n) for n in range(5, 13)]
+    [(2, 8), (3, 6), (3, 8), (4, 8), (4, 9), (5, 10), (5, 6), (6, 12)]
     """
     packs = players // 2
     kitty = 54 * packs % players or players
@@ -110,7 +115,8 @@ _FIXED_PLAYERS = {"bottom-eight": 5, "stack": 6, "tractor": 4}
 #: ``docs/kernel.md`` lists it).
 SETTINGS: dict[str, str] = {
     "players": "seats at the table, in play order (4 only with fixed partners)",
-    "packs": "full packs of 52 cards shuffled together",
+    "packs": "full packs of 52 cards shuffled together (up to 8: five or more only with an explicit deal "
+             "shape, as no preset table has one)",
     "red_jokers": "red (big) jokers added to the packs",
     "black_jokers": "black (small) jokers added to the packs",
     "hand_size": "cards dealt to each seat",
@@ -120,6 +126,10 @@ SETTINGS: dict[str, str] = {
     "protect_longer_sets": "a set larger than the one asked for never has to be broken to follow",
     "tractor_past_ace": "trump-suit A, the off-suit trump-rank sets, the trump-suit trump-rank set and the "
                         "jokers form one chain for tractors",
+    "tractor_min_width": "the narrowest sets a tractor is made of: 2 (pairs and wider), 3 (triples and wider, "
+                         "so adjacent pairs are two pairs), and so on up to packs",
+    "tractor_min_length": "the fewest adjacent sets that make a tractor (2 as written; with 3, two adjacent "
+                          "pairs are two pairs)",
     "follow_format": "what a follow with enough cards of the led suit owes: shape (the sets and tractors the "
                      "lead asks for, as the other follow settings read them) or count (the cards only, any "
                      "of them; follow_ladder and protect_longer_sets stay off)",
@@ -133,6 +143,12 @@ SETTINGS: dict[str, str] = {
                     "alone; in a throw its sets are owed instead; needs follow_ladder)",
     "shorter_tractor": "under follow_ladder, whether a tractor shorter than the led one is owed (owed) or "
                        "only its sets are (free; needs follow_ladder)",
+    "trump_throws": "whether a throw (a lead of two or more units) may be led in trumps; false: a trump lead "
+                    "is one unit",
+    "throw_check": "when a throw stands: others_hands (it is led freely and fails when another hand could "
+                   "beat one of its units) or safe (it may be led only when no card the leader cannot see, "
+                   "every card but its hand and the cards played in earlier tricks, could beat one of its "
+                   "units; so it never fails)",
     "failed_throw_unit": "which beatable unit a failed throw leaves: the fewest cards, then the lowest "
                          "(smallest_lowest), or the first one found (first_found)",
     "throw_winner": "who takes a trick led by a throw (two or more units), among the plays matching its "
@@ -217,7 +233,9 @@ SETTINGS: dict[str, str] = {
 #: :meth:`Rules.__post_init__`; the tests hold the two together).
 _RANGES: dict[str, str] = {
     "players": "4 to 12",
-    "packs": "1 to 4",
+    "packs": "1 to 8",
+    "tractor_min_width": "2 to packs (2 with one pack)",
+    "tractor_min_length": "2 to 13",
     "red_jokers": "0 to packs",
     "black_jokers": "0 to packs",
     "hand_size": "1 or more",
@@ -291,11 +309,15 @@ class Rules:
     follow_ladder: bool = False
     protect_longer_sets: bool = False
     tractor_past_ace: bool = False
+    tractor_min_width: int = 2
+    tractor_min_length: int = 2
     follow_format: str = "shape"
     set_reading: str = "counting"
     ladder: str = "subset"
     tractor_owed: str = "always"
     shorter_tractor: str = "owed"
+    trump_throws: bool = True
+    throw_check: str = "others_hands"
     failed_throw_unit: str = "smallest_lowest"
     throw_winner: str = "largest"
     throw_penalty: int = 10
@@ -336,7 +358,7 @@ class Rules:
     _BOOLS: ClassVar[tuple[str, ...]] = (
         "follow_ladder", "protect_longer_sets", "tractor_past_ace", "friend_other", "call_points",
         "call_highest", "call_trumps", "joker_level", "short_side_multiplier", "jack_reset", "short_side_bonus",
-        "kitty_theft", "exposure_defence",
+        "trump_throws", "kitty_theft", "exposure_defence",
     )
 
     def __post_init__(self) -> None:
@@ -367,14 +389,19 @@ class Rules:
             if getattr(self, name) == value and getattr(self, needed) != wanted:
                 raise RulesError(f"{name} and {needed}: {name}={_word(value)} needs {needed}={_word(wanted)} "
                                  f"({why})")
-        if not 1 <= self.packs <= 4:
-            raise RulesError(f"packs: {self.packs} is not from 1 to 4")
+        if not 1 <= self.packs <= MAX_PACKS:
+            raise RulesError(f"packs: {self.packs} is not from 1 to {MAX_PACKS}")
         if self.bombs != "none" and self.packs < 4:
             raise RulesError(f"bombs and packs: bombs={self.bombs} needs packs of 4 or more "
                              f"(a bomb is four or more copies of one card), not {self.packs}")
         for name in ("red_jokers", "black_jokers"):
             if not 0 <= getattr(self, name) <= self.packs:
                 raise RulesError(f"{name}: {getattr(self, name)} is not from 0 to packs ({self.packs})")
+        if not 2 <= self.tractor_min_width <= max(2, self.packs):
+            raise RulesError(f"tractor_min_width and packs: {self.tractor_min_width} is not from 2 to packs "
+                             f"({self.packs}): no face has more copies")
+        if not 2 <= self.tractor_min_length <= 13:
+            raise RulesError(f"tractor_min_length: {self.tractor_min_length} is not from 2 to 13")
         total = 52 * self.packs + self.red_jokers + self.black_jokers
         if self.hand_size < 1:
             raise RulesError("hand_size: must be positive")
@@ -563,8 +590,8 @@ def _shengji_online(players: int) -> dict[str, Any]:
     Finding Friends game with its default settings (``docs/kernel.md``,
     Presets, maps each of its settings to these)."""
     if players not in SHENGJI_ONLINE_PLAYERS:
-        raise RulesError(f"players: preset 'shengji-online' is for 5 to 9 players (players // 2 packs, at most "
-                         f"4), not {players}")
+        raise RulesError(f"players: preset 'shengji-online' is for 5 to 12 players (players // 2 packs), "
+                         f"not {players}")
     packs, kitty = shengji_online_deal(players)
     return dict(
         packs=packs, red_jokers=packs, black_jokers=packs, kitty_size=kitty,
@@ -576,5 +603,6 @@ def _shengji_online(players: int) -> dict[str, Any]:
         failed_throw_unit="first_found", call_trumps=False, call_points=True, call_highest=True,
         friend_other=False, call_by_side="counts", joker_level=True, must_defend="ace_joker",
         match_end="reach", jack_reset=False, tractor_past_ace=True, follow_ladder=True,
-        protect_longer_sets=False,
+        protect_longer_sets=False, throw_winner="all", throw_stopper="shown", tractor_min_width=2,
+        tractor_min_length=2,
     )

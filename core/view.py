@@ -45,6 +45,7 @@ def play_from_view(view: PlayerView, hands: list[Cards]) -> PlayCore:
     return PlayCore.resume(
         r, view.trump, view.maker, hands, calls, list(view.calls_filled) or [None] * len(calls), seen,
         list(view.points), penalties, len(view.tricks), leader, [parse_cards(p) for p in plays],
+        view.played_before if r.throw_check == "safe" else (),
     )
 
 
@@ -84,7 +85,7 @@ def calls_seen(view: PlayerView) -> list[int]:
 
 
 def random_legal(phase: str, hand: Cards, lead: Optional[Cards], trump: Optional[Trump], rules: Rules,
-                 options: Callable[[], Sequence[Action]], rng: random.Random) -> Action:
+                 options: Callable[[], Sequence[Action]], rng: random.Random, played: Sequence[int] = ()) -> Action:
     """The one distribution of "a random legal action", for the ``random`` bot,
     :meth:`State.random_legal_action` and a seat played for a broken bot.
 
@@ -92,7 +93,8 @@ def random_legal(phase: str, hand: Cards, lead: Optional[Cards], trump: Optional
     (the listed legal actions).
     Burying: a card of ``hand``, each copy equally likely. Following ``lead``:
     :func:`core.kernel.random_follow`; leading: :func:`core.kernel.random_lead`
-    (a unit around a random card, now and then a throw of two units), the
+    (a unit around a random card, now and then a throw of two units, kept when
+    the lead rules allow it; ``played``: the cards of the earlier tricks), the
     plays the engine's random playouts make.
 
     >>> from core.rules import Rules
@@ -110,7 +112,7 @@ def random_legal(phase: str, hand: Cards, lead: Optional[Cards], trump: Optional
         return Action.bury(rng.choice(list(hand)))
     if lead is not None:
         return Action.play(kernel.random_follow(hand, lead, trump, rules, rng))
-    return Action.play(kernel.random_lead(hand, trump, rules, rng))
+    return Action.play(kernel.random_lead(hand, trump, rules, rng, played))
 
 
 @dataclass(frozen=True)
@@ -179,6 +181,12 @@ class PlayerView:
             return Cards.from_str(self.current_trick[1][0])
         return None
 
+    @property
+    def played_before(self) -> Cards:
+        """The cards played in the finished tricks (what every seat has seen
+        played before the current trick)."""
+        return Cards([f for _, ps in self.tricks for p in ps for f in Cards.from_str(p)])
+
     def legal_actions(self) -> Iterator[Action]:
         """The seat's legal actions now (lazily; from what the view holds)."""
         if not self.to_move:
@@ -190,7 +198,8 @@ class PlayerView:
                 yield Action.bury(f)
         elif self.phase == "play":
             # a view's trump is set in the play phase; a made-up view's None fails in the kernel as ever
-            yield from play_actions(self.hand, self.lead, cast(Trump, self.trump), self.rules)
+            yield from play_actions(self.hand, self.lead, cast(Trump, self.trump), self.rules,
+                                    self.played_before if self.rules.throw_check == "safe" else ())
 
     def random_action(self, rng: random.Random) -> Action:
         """A random legal action of this seat (no listing in the play phase)."""
@@ -198,7 +207,8 @@ class PlayerView:
             raise IllegalActionError(f"seat {self.seat} is not to move")
         if self.phase in ("draw", "steal", "call") and not self.options:
             raise IllegalActionError(f"seat {self.seat} has no options listed in this view")
-        return random_legal(self.phase, self.hand, self.lead, self.trump, self.rules, lambda: self.options, rng)
+        return random_legal(self.phase, self.hand, self.lead, self.trump, self.rules, lambda: self.options, rng,
+                            self.played_before if self.rules.throw_check == "safe" else ())
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict of the view."""

@@ -4,7 +4,8 @@
 ``protect_longer_sets``) of 900 seeded positions each: 10,800 positions per
 run. Each position draws the other follow settings that its group allows
 (:func:`follow_settings`): ``follow_format``, ``set_reading``, ``ladder``,
-``tractor_owed``, ``shorter_tractor``; ``throw_winner``; and (four packs) ``bombs``. On each, both implementations must
+``tractor_owed``, ``shorter_tractor``; ``throw_winner``; (four packs) ``bombs``; and half of them
+random tractor requirements (:func:`tractor_settings`). On each, both implementations must
 agree on the lead's reading, the full set of legal follows, the legality of
 random (often illegal) plays, the trick winner (the kernel's, and the play
 engine's running best play) and the throw check; and the kernel's random
@@ -48,6 +49,14 @@ def follow_settings(rng: random.Random, ladder: bool, protect: bool) -> dict[str
     return out
 
 
+def tractor_settings(rng: random.Random, packs: int, share: float = 0.5) -> dict[str, object]:
+    """Random tractor requirements (``tractor_min_width`` up to ``packs``,
+    ``tractor_min_length`` 2 to 4) with probability ``share``, else the defaults."""
+    if rng.random() >= share:
+        return {}
+    return {"tractor_min_width": rng.randint(2, packs), "tractor_min_length": rng.choice((2, 3, 4))}
+
+
 def _random_play(rng: random.Random, hand: Cards, n: int) -> Cards:
     return Cards(rng.sample(list(hand), n))
 
@@ -59,12 +68,14 @@ def _random_play(rng: random.Random, hand: Cards, n: int) -> Cards:
 def test_kernel_matches_reference(packs, ladder, protect):
     seed = packs * 100 + ladder * 10 + protect
     rng = random.Random(seed)
+    trng = random.Random(seed + 7_000)      # the tractor requirements, apart from the positions' draws
     checked = 0
     for _ in range(POSITIONS_PER_GROUP):
         rules = Rules.preset(
             "pagat", players=PLAYERS[packs], **follow_settings(rng, ladder, protect),
             tractor_past_ace=rng.random() < 0.3,
             failed_throw_unit=rng.choice(("smallest_lowest", "first_found")),
+            **tractor_settings(trng, packs),
             throw_winner=rng.choice(("largest", "highest", "all", "longest")),
             bombs=rng.choice(("none", "any_suit", "follow_suit")) if packs == 4 else "none",
         )
@@ -158,11 +169,13 @@ def test_kernel_matches_reference_on_sets_and_tractors():
     per position: both implementations agree on every legal follow and on random plays, and the kernel's
     random follow is legal for the reference. Each value of a ladder setting changes the answer somewhere."""
     rng = random.Random(4242)
+    trng = random.Random(4243)              # the tractor requirements, apart from the positions' draws
     changed: dict[str, int] = {}
     default = Rules()
     for _ in range(SHAPED_POSITIONS):
         packs = rng.choice((3, 4))
         settings = follow_settings(rng, rng.random() < 0.75, rng.random() < 0.4)
+        settings.update(tractor_settings(trng, packs, 0.3))
         rules = Rules.preset("pagat", players=PLAYERS[packs], tractor_past_ace=rng.random() < 0.3, **settings)
         trump, lead, hand = _shaped_position(rng, rules)
         if not lead:
@@ -179,10 +192,12 @@ def test_kernel_matches_reference_on_sets_and_tractors():
                     reference.is_legal_follow(hand, lead, play, trump, rules), f"{where} play={play}"
             f = kernel.random_follow(hand, lead, trump, rules, rng)
             assert f in r_set, f"{where} random follow {f}"
-        for name in ("ladder", "tractor_owed", "shorter_tractor", "set_reading", "follow_format"):
+        for name in ("ladder", "tractor_owed", "shorter_tractor", "set_reading", "follow_format",
+                     "tractor_min_width", "tractor_min_length"):
             if getattr(rules, name) != getattr(default, name):
                 plain = rules.replace(**{name: getattr(default, name)})
                 if set(kernel.legal_follows(hand, lead, trump, plain)) != k_set:
                     changed[name] = changed.get(name, 0) + 1
     assert all(changed.get(name, 0) >= 10 for name in
-               ("ladder", "tractor_owed", "shorter_tractor", "set_reading", "follow_format")), changed
+               ("ladder", "tractor_owed", "shorter_tractor", "set_reading", "follow_format",
+                "tractor_min_width", "tractor_min_length")), str(changed)

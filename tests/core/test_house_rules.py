@@ -432,7 +432,7 @@ def test_joker_bids(preset, players):
     """Joker pairs bid for no trump: offered only as pairs or more, only where
     they outrank the standing exposure; a defence never beats a higher bid;
     a standing joker bid makes the bidder's rank trump with no trump suit."""
-    from core.phases import exposure_key
+    from core.trump_making import exposure_key
     r = Rules.preset(preset, players=players, joker_bids="pairs")
     stood = 0
     for seed in range(60):

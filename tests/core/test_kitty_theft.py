@@ -1,5 +1,5 @@
 """``kitty_theft``: after a bury, the other seats in turn may overcall the
-standing exposure and take the kitty (``core/phases.py``, the STEAL phase).
+standing exposure and take the kitty (``core/trump_making.py``, the STEAL phase).
 
 The table below drives one hand-built five-player deal (two packs, a kitty of
 8, every seat at level 2, ``joker_bids`` ``pairs``) through the draw and the

@@ -17,7 +17,7 @@ ALLOWED = {
     "bottom-eight": (5,),
     "stack": (6,),
     "tractor": (4,),
-    "shengji-online": range(5, 10),
+    "shengji-online": range(5, 13),
 }
 
 PRESET_CASES = [pytest.param(name, n, id=f"{name}-{n}") for name, ns in ALLOWED.items() for n in ns]
@@ -150,7 +150,7 @@ BAD = [
     ("players-bool", "players", lambda: Rules.preset("pagat", players=True)),
     ("stack-7", "players", lambda: Rules.preset("stack", players=7)),
     ("shengji-online-4", "players", lambda: Rules.preset("shengji-online", players=4)),
-    ("shengji-online-10", "players", lambda: Rules.preset("shengji-online", players=10)),
+    ("shengji-online-4", "players", lambda: Rules.preset("shengji-online", players=4)),
     ("bottom-eight-6", "players", lambda: Rules.preset("bottom-eight", players=6)),
     ("rules-players-3", "players", lambda: Rules(players=3)),
     ("rules-players-13", "players", lambda: Rules(players=13)),
@@ -158,7 +158,7 @@ BAD = [
     ("friend-calls-negative", "friend_calls", lambda: Rules.preset("pagat", players=12, friend_calls=-1)),
     ("hand-size-wrong", "hand_size", lambda: Rules.preset("pagat", players=6, hand_size=16)),
     ("hand-size-zero", "hand_size", lambda: Rules.preset("pagat", players=6, hand_size=0)),
-    ("packs-5", "packs", lambda: Rules.preset("pagat", players=6, packs=5)),
+    ("packs-9", "packs", lambda: Rules.preset("pagat", players=6, packs=9)),
     ("packs-0", "packs", lambda: Rules.preset("pagat", players=6, packs=0)),
     ("red-jokers", "red_jokers", lambda: Rules.preset("pagat", players=6, red_jokers=3)),
     ("black-jokers", "black_jokers", lambda: Rules.preset("pagat", players=6, black_jokers=-1)),

@@ -311,6 +311,27 @@ def test_random_pagat_deals_every_table_size(players):
     _assert_coverage(stats, deals)
 
 
+#: Deal shapes of more than four packs (no preset has one): the shape set explicitly.
+WIDE_TABLES = [
+    dict(players=10, packs=5, red_jokers=5, black_jokers=5, hand_size=25, kitty_size=20, friend_calls=3),
+    dict(players=12, packs=6, red_jokers=6, black_jokers=6, hand_size=26, kitty_size=12, friend_calls=4),
+    dict(players=6, packs=5, red_jokers=2, black_jokers=2, hand_size=40, kitty_size=24, friend_calls=2,
+         follow_ladder=True, tractor_min_width=3),
+    dict(players=8, packs=6, red_jokers=3, black_jokers=3, hand_size=38, kitty_size=14, friend_calls=3,
+         protect_longer_sets=True, throw_check="safe"),
+]
+
+
+@pytest.mark.parametrize("shape", range(len(WIDE_TABLES)))
+def test_random_deals_with_five_and_six_packs(shape):
+    """Every check above on whole deals of five and six packs (sets of five and six copies)."""
+    rules = Rules(**WIDE_TABLES[shape])
+    stats: Counter = Counter()
+    deals = DEALS // 8
+    _run(rules, range(3000, 3000 + deals), stats)
+    _assert_coverage(stats, deals)
+
+
 #: The house-rule settings and their values; each deal below draws one of each.
 HOUSE = {
     "bands_above_top": ("capped", "open"),
@@ -341,6 +362,10 @@ HOUSE = {
     "ladder": ("subset", "cards"),
     "tractor_owed": ("always", "lone"),
     "shorter_tractor": ("owed", "free"),
+    "trump_throws": (True, False),
+    "tractor_min_width": (2, 3),
+    "tractor_min_length": (2, 3),
+    "throw_check": ("others_hands", "safe"),
     "kitty_theft": (False, True),
     "exposure_defence": (True, False),
 }
