@@ -102,6 +102,7 @@ TREE_TABLES = [
     ("bottom-eight", 5, {"kitty_multiplier": "cards_per_player"}),
     ("stack", 6, {}),
     ("pagat", 12, {}),
+    ("pagat", 12, {"bombs": "any_suit", "throw_winner": "longest"}),
     ("tractor", 4, {}),
 ]
 TREE_SPECS = [

@@ -31,6 +31,7 @@ from core.errors import PengyouError
 from core.rules import Rules
 from core.sample import Sampler, SamplingError, World, sample_world
 from core.state import BURY_PHASE, CALL_PHASE, DONE, DRAW, PLAY_PHASE, STEAL_PHASE, State
+from test_state_random import _bomb_minded, _new_state, _stack_quads
 
 
 # --------------------------------------------------------------------------
@@ -456,3 +457,29 @@ def test_impossible_views_raise():
     too_many = dataclasses.replace(view, hand_sizes=tuple(h + 1 for h in view.hand_sizes))
     with pytest.raises(SamplingError):
         Sampler(too_many)
+
+
+def test_sampled_worlds_agree_with_the_view_under_bombs():
+    """Twelve seats, four packs, ``bombs`` on: deals with four of a card stacked into half the hands and
+    bombs played whenever a hand may (tests/core/test_state_random.py's ``_stack_quads`` and
+    ``_bomb_minded``), stopped at a random point of the play; every sampled world agrees with each
+    seat's view (a bomb played while holding the led suit shows no void, so none is assumed)."""
+    rng = random.Random(77)
+    checked = bombs = 0
+    for seed in range(6):
+        rules = Rules.preset("pagat", players=12, bombs=("any_suit", "follow_suit")[seed % 2])
+        s = State(rules, **_stack_quads(rules, _new_state(rules, seed)))
+        start = None
+        stop = rng.randrange(40, 160)
+        while not s.is_terminal() and (start is None or len(s.history) - start[1] < stop):
+            if s.phase == PLAY_PHASE and start is None:
+                start = (s.clone(), len(s.history))
+            s.apply(_bomb_minded(s, rng))
+        bombs += sum(1 for _, ps in s.tricks for p in ps[1:] if len(p) >= 4 and len(set(p)) == 1)
+        if s.phase != PLAY_PHASE:
+            continue
+        for seat in range(0, 12, 3):
+            view = s.view(seat)
+            check_world(view, Sampler(view).sample(rng), s, start)
+            checked += 1
+    assert checked >= 12 and bombs > 0, (checked, bombs)
