@@ -416,7 +416,7 @@ def test_random_deals_under_random_house_rules():
 
 def _bomb_minded(s: State, rng: random.Random) -> Action:
     """A random legal action, except in the play: half the leads are four of a card held, else the four
-    highest cards of a suit, and a follow to four or more cards plays a bomb whenever the hand may (random
+    highest cards of a suit (where the lead rules allow them), and a follow to four or more cards plays a bomb whenever the hand may (random
     leads are rarely long enough to be answered by one)."""
     if s.phase == PLAY_PHASE:
         hand = s.hand(s.current_player())
@@ -431,7 +431,9 @@ def _bomb_minded(s: State, rng: random.Random) -> Action:
                 by_suit.setdefault(ctx.effective_suit(f), []).append(f)
             long = [sorted(c, key=ctx.level) for c in by_suit.values() if len(c) >= 4]
             if long:
-                return Action.play(Cards(sorted(rng.choice(long)[-4:])))
+                lead = Action.play(Cards(sorted(rng.choice(long)[-4:])))
+                if s.action_error(lead) is None:        # a throw the lead rules allow (trump_throws, throw_check)
+                    return lead
         elif trick and len(trick[0]) >= 4:
             n = len(trick[0])
             for f in sorted(set(hand)):
