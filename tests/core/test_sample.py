@@ -407,3 +407,29 @@ def test_impossible_views_raise():
     too_many = dataclasses.replace(view, hand_sizes=tuple(h + 1 for h in view.hand_sizes))
     with pytest.raises(SamplingError):
         Sampler(too_many)
+
+
+def test_sampled_worlds_agree_with_the_view_after_rainbows():
+    """Five packs in five hands of 50 with ``rainbow`` on, views taken once rainbows were led and
+    followed: a rainbow has no suit, so its follows give no void or no-set fact; each follow to it and
+    each rainbow throw is replayed on every sample, and every world passes every check."""
+    rules = Rules(players=5, packs=5, red_jokers=5, black_jokers=5, hand_size=50, kitty_size=20, friend_calls=2,
+                  rainbow=True)
+    deal_rng = random.Random(55)
+    rng = random.Random(56)
+    views = 0
+    for seed in range(60):
+        state, start = play_until(rules, seed, deal_rng, PLAY_PHASE, deal_rng.randrange(40, 160))
+        if state.phase != PLAY_PHASE or not any(
+                kernel.make_lead(ps[0], state.trump, rules).is_rainbow for _, ps in state.view(0).tricks):
+            continue
+        for seat in range(rules.players):
+            view = state.view(seat)
+            sampler = Sampler(view)
+            assert sampler.checks["follows"] > 0
+            for _ in range(3):
+                check_world(view, sampler.sample(rng), state, start)
+            views += 1
+        if views >= 15:
+            break
+    assert views >= 15
