@@ -329,6 +329,10 @@ class PlayTurn:
         rel_w = self.rel(wseat)
         hold = self.hold_chance(w, units) if rel_w == 1 else 0.0
         feed = rel_w == 1 and hold >= bot.feed_min_hold and (self.friends.sure or not bot.feed_known)
+        if n >= 4 and self.rules.bombs != "none" and not feed and (rel_w != 1 or hold < 0.3):
+            bomb = self.bomb(n, trick_pts)
+            if bomb is not None:
+                return bomb
         if hs <= n:
             rest_n = n - hs
             if hs == 0 and e != TRUMPS and not feed and self.by_suit[TRUMPS] and \
@@ -369,6 +373,16 @@ class PlayTurn:
         if not tab.beatable(self.unseen, e, k, L, top):
             return 0.45 if void_enemy else 0.9
         return 0.3
+
+    def bomb(self, n: int, trick_pts: int) -> Optional[list[int]]:
+        """Under ``bombs``: the cheapest bomb (``n`` copies of one card) the hand may play that takes the
+        trick, when the trick is worth it; the rules (legality, who wins) are the kernel's."""
+        for f in sorted(set(self.hand), key=self.value):
+            cand = [f] * n
+            if self.hand.count(f) >= n and self._legal(cand) and self._wins(cand) and \
+                    self._worth_winning(trick_pts, cand, True, min_pts=10):
+                return cand
+        return None
 
     def _wins(self, cand: list[int]) -> bool:
         try:

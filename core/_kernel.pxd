@@ -49,7 +49,8 @@ cdef struct Flags:
     int no_trump_throws # not trump_throws
     int safe            # throw_check == "safe"
     int wide            # packs > 4: the default follow rule is read by the matcher (sets wider than 4)
-    int throw_win       # throw_winner: 0 largest, 1 highest, 2 all
+    int throw_win       # throw_winner: 0 largest, 1 highest, 2 all, 3 longest
+    int bombs           # bombs: 0 none, 1 any_suit, 2 follow_suit
     int rainbow         # rainbow
 
 cdef class TrumpContext:
@@ -68,7 +69,9 @@ cdef int c_follow_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play,
                      const CLead* lead, Flags fl) noexcept nogil
 cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
                          Flags fl, uint64_t* rng, cnt_t* out) noexcept nogil
-cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls, int throw_win) noexcept nogil
+cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls, int throw_win,
+                    int bombs) noexcept nogil
+cdef int c_bomb_face(const cnt_t* play, int n) noexcept nogil
 cdef inline int c_beats(int st, int cl, int best_st, int best_cl) noexcept nogil:
     """Does a play of strength ``st`` and class ``cl`` (1: trumps) take the trick
     from the best play so far? The lead holds it until a later play is
@@ -76,8 +79,9 @@ cdef inline int c_beats(int st, int cl, int best_st, int best_cl) noexcept nogil
     return st >= 0 and (cl > best_cl or (cl == best_cl and st > best_st))
 
 cdef int c_takes_all(const Ctx* c, const cnt_t* play, const CLead* lead, int st, int cl, int best_cl,
-                     const int8_t* best_tops, int8_t* tops) noexcept nogil
-cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead, int throw_win) noexcept nogil
+                     const int8_t* best_tops, int8_t* tops, int throw_win) noexcept nogil
+cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead, int throw_win,
+                  int bombs) noexcept nogil
 cdef uint64_t xrand(uint64_t* s) noexcept nogil
 
 cdef inline int xbelow(uint64_t* s, int n) noexcept nogil:

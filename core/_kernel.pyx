@@ -560,6 +560,32 @@ cdef void greedy_value(const Ctx* c, const cnt_t* cnt, const cnt_t* restr, const
     vec[1] = m3
     vec[2] = d[2] if d[2] < x else x
 
+cdef int c_bomb_face(const cnt_t* play, int n) noexcept nogil:
+    """``bombs``: the face of a bomb, a play of 4 or more copies of one face
+    (``n`` cards, the lead's count), or -1. The one owner of what a bomb is."""
+    cdef int f, g
+    if n < 4:
+        return -1
+    for f in range(NF):
+        if play[f]:
+            if play[f] != n:
+                return -1
+            for g in range(f + 1, NF):
+                if play[g]:
+                    return -1
+            return f
+    return -1
+
+cdef inline int bomb_allowed(const Ctx* c, const cnt_t* play, int n, int e, int hs, int bombs) noexcept nogil:
+    """Is ``play`` a bomb that ``bombs`` lets a seat holding ``hs`` cards of
+    the led suit ``e`` play whatever the follow rules say? ``any_suit`` (1):
+    every bomb; ``follow_suit`` (2): a bomb of the led suit or of trumps, or
+    any bomb from a seat void in the led suit. The one owner of the rule."""
+    cdef int f = c_bomb_face(play, n)
+    if f < 0:
+        return 0
+    return bombs == 1 or c.esuit[f] == e or c.esuit[f] == 4 or hs == 0
+
 cdef int c_follow_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play,
                      const CLead* lead, Flags fl) noexcept nogil:
     """Is ``play`` a legal follow to ``lead`` from ``hand``? (docs/kernel.md, Following)"""
@@ -575,6 +601,8 @@ cdef int c_follow_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play,
     if e == RAINBOW:
         return rainbow_follow_ok(hand, play, lead)
     hs = suit_total(c, hand, e)
+    if fl.bombs and bomb_allowed(c, play, n, e, hs, fl.bombs):
+        return 1
     ps = suit_total(c, play, e)
     if hs <= n:
         return ps == hs
@@ -672,6 +700,18 @@ cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
             return 0
         return fill_random(c, hand, out, n, -1, rng)
     hs = suit_total(c, hand, e)
+    if fl.bombs and n >= 4:
+        # bombs: each bomb the hand may play is drawn as often as a follow of the rules'
+        for f in range(NF):
+            if hand[f] >= n and (fl.bombs == 1 or c.esuit[f] == e or c.esuit[f] == 4 or hs == 0):
+                c4[n4] = f
+                n4 += 1
+        if n4:
+            x = xbelow(rng, n4 + 1)
+            if x < n4:
+                out[c4[x]] = n
+                return 0
+            n4 = 0
     if hs <= n:
         for i in range(c.nsf[e]):
             f = c.sf[e][i]
@@ -767,17 +807,25 @@ cdef int place_rest(const Ctx* c, cnt_t* cnt, int es, const CLead* lead, int i) 
         return 1
     return first_fit(c, cnt, es, lead, i) >= 0
 
-cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls, int throw_win) noexcept nogil:
+cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls, int throw_win,
+                    int bombs) noexcept nogil:
     """Strength of a play against the lead's shape, or -1 if it cannot win.
     The one owner of what a play's strength is: the top level of the unit
     matching the lead's biggest unit, or with ``throw_win`` 1
     (``throw_winner`` ``highest``) and a lead of two or more units, the
-    highest level among the play's cards."""
+    highest level among the play's cards. With ``bombs`` a bomb (the lead's
+    too) is of class 2, above every other play, of strength its face's
+    level, plus 16 for a trump face."""
     cdef int f, e = lead.esuit, es, all_e = 1, all_t = 1, n = 0, best = -1
     cdef int x
     cdef cnt_t cnt[NF]
-    if e == RAINBOW:
+    if e == RAINBOW:                # never with bombs (Rules refuses the two together)
         return -1
+    if bombs:
+        f = c_bomb_face(play, lead.n)
+        if f >= 0:
+            cls[0] = 2
+            return c.lvl[f] + (16 if c.esuit[f] == 4 else 0)
     for f in range(NF):
         if play[f]:
             x = c.esuit[f]
@@ -848,42 +896,65 @@ cdef int all_fit(const Ctx* c, cnt_t* cnt, int es, const CLead* lead, int i, con
     return j == lead.nu
 
 cdef int c_takes_all(const Ctx* c, const cnt_t* play, const CLead* lead, int st, int cl, int best_cl,
-                     const int8_t* best_tops, int8_t* tops) noexcept nogil:
-    """``throw_winner`` ``all``: does a play (``st`` and ``cl`` from
-    c_strength) take the trick from the best so far (class ``best_cl``, its
-    units' tops ``best_tops``; ``best_cl`` -1: nothing yet, the play is the
-    lead)? It must match the lead's shape and be of a higher class, or of the
-    same class with every unit above the best's unit of the same place. On 1
-    ``tops`` holds the play's own tops: the greatest (lexicographically) of
-    those that take it. The one owner of the rule."""
+                     const int8_t* best_tops, int8_t* tops, int throw_win) noexcept nogil:
+    """``throw_winner`` ``all`` (``throw_win`` 2) or ``longest`` (3), a throw
+    led: does a play (``st`` and ``cl`` from c_strength) take the trick from
+    the best so far (class ``best_cl``, its units' tops ``best_tops``;
+    ``best_cl`` -1: nothing yet, the play is the lead)? It must match the
+    lead's shape and be of a higher class, or of the same class and: under
+    ``all`` with every unit above the best's unit of the same place; under
+    ``longest`` with its greatest tops above the best's, compared
+    lexicographically over the lead's sets and tractors only (over every unit
+    if the lead is all singles). On 1 ``tops`` holds the play's own tops: the
+    greatest (lexicographically) of those that take it. The one owner of the
+    rule."""
     cdef cnt_t cnt[NF]
     cdef int8_t none[MAXU]
+    cdef int i, m = 0
     if st < 0 or cl < best_cl:
         return 0
+    if cl == 2:
+        # a bomb (bombs): above any other play; against a bomb, by strength, kept in tops[0]
+        if best_cl == 2 and st <= best_tops[0]:
+            return 0
+        tops[0] = st
+        return 1
     memcpy(cnt, play, NF)
-    if cl > best_cl:
+    if cl > best_cl or throw_win == 3:
         memset(none, -1, MAXU)
-        return all_fit(c, cnt, 4 if cl else lead.esuit, lead, 0, none, tops)
+        if not all_fit(c, cnt, 4 if cl else lead.esuit, lead, 0, none, tops):
+            return 0
+        if cl > best_cl:
+            return 1
+        while m < lead.nu and lead.u[m].k >= 2:
+            m += 1
+        if m == 0:
+            m = lead.nu
+        for i in range(m):
+            if tops[i] != best_tops[i]:
+                return tops[i] > best_tops[i]
+        return 0
     return all_fit(c, cnt, 4 if cl else lead.esuit, lead, 0, best_tops, tops)
 
-cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead, int throw_win) noexcept nogil:
+cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lead, int throw_win,
+                  int bombs) noexcept nogil:
     cdef int i, s, cl = 0, bs, bc = 0, best = 0
     cdef int8_t tops[MAXU]
     cdef int8_t cand[MAXU]
     if lead.esuit == RAINBOW:
         return rainbow_winner(plays, nplays, lead)
-    bs = c_strength(c, plays, lead, &bc, throw_win)
-    if throw_win == 2 and lead.nu >= 2:
-        c_takes_all(c, plays, lead, bs, bc, -1, NULL, tops)
+    bs = c_strength(c, plays, lead, &bc, throw_win, bombs)
+    if throw_win >= 2 and lead.nu >= 2:
+        c_takes_all(c, plays, lead, bs, bc, -1, NULL, tops, throw_win)
         for i in range(1, nplays):
-            s = c_strength(c, plays + i * NF, lead, &cl, throw_win)
-            if c_takes_all(c, plays + i * NF, lead, s, cl, bc, tops, cand):
+            s = c_strength(c, plays + i * NF, lead, &cl, throw_win, bombs)
+            if c_takes_all(c, plays + i * NF, lead, s, cl, bc, tops, cand, throw_win):
                 best = i
                 bc = cl
                 memcpy(tops, cand, MAXU)
         return best
     for i in range(1, nplays):
-        s = c_strength(c, plays + i * NF, lead, &cl, throw_win)
+        s = c_strength(c, plays + i * NF, lead, &cl, throw_win, bombs)
         if c_beats(s, cl, bs, bc):
             best = i
             bs = s
@@ -1065,7 +1136,8 @@ cdef RInfo* rinfo(object rules) except NULL:
     _last_info.fl.no_trump_throws = not rules.trump_throws
     _last_info.fl.safe = rules.throw_check == "safe"
     _last_info.fl.wide = rules.packs > 4
-    _last_info.fl.throw_win = ("largest", "highest", "all").index(rules.throw_winner)
+    _last_info.fl.throw_win = ("largest", "highest", "all", "longest").index(rules.throw_winner)
+    _last_info.fl.bombs = ("none", "any_suit", "follow_suit").index(rules.bombs)
     _last_info.fl.rainbow = rules.rainbow
     if len(_INFO_CACHE) >= 64:
         _INFO_CACHE.clear()
@@ -1538,6 +1610,19 @@ def is_legal_follow(hand, lead, play, trump, rules) -> bool:
     return bool(c_follow_ok(&ctx.c, h, p, lp, rinfo(rules).fl))
 
 
+def free_bomb(lead, play, trump, rules) -> bool:
+    """Under ``bombs``: whether ``play`` is a bomb that a seat may play to
+    ``lead`` even while holding cards of the led suit (so playing it shows no
+    void; the rule itself: ``bomb_allowed``)."""
+    cdef cnt_t p[NF]
+    cdef Lead ld = as_lead(lead, trump, rules)
+    cdef int bombs = rinfo(rules).fl.bombs
+    if not bombs:
+        return False
+    to_counts(as_cards(play), p, None, "play")
+    return bool(bomb_allowed(&ld.ctx.c, p, ld.cl.n, ld.cl.esuit, 1, bombs))
+
+
 cdef int _pick_card(const cnt_t* cnt, int total, uint64_t* rng) noexcept nogil:
     """A face drawn with probability proportional to its count."""
     cdef int r = xbelow(rng, total), f
@@ -1763,11 +1848,17 @@ def legal_follows(hand, lead, trump, rules):
         base = [f for f, k in suit_faces for _ in range(k)]
         for extra in _multisets(other_faces, n - hs):
             yield Cards(base + extra)
-        return
-    buf = bytearray(2 * NF)
-    for combo in _multisets(suit_faces, n):
-        if _check_counts(ld, h, combo, buf, rules):
-            yield Cards(combo)
+    else:
+        buf = bytearray(2 * NF)
+        for combo in _multisets(suit_faces, n):
+            if _check_counts(ld, h, combo, buf, rules):
+                yield Cards(combo)
+    if hs and rinfo(rules).fl.bombs:
+        # bombs outside the led suit, which neither list above holds (c_follow_ok says which may be played)
+        buf = bytearray(2 * NF)
+        for f, k in other_faces:
+            if k >= n and _check_counts(ld, h, [f] * n, buf, rules):
+                yield Cards([f] * n)
 
 
 def _rainbow_follows(Lead ld, hand):
@@ -1885,7 +1976,7 @@ def trick_winner(plays, trump, rules, lead=None) -> int:
             raise IllegalActionError(f"play {i} has {len(plays[i])} {'card' if len(plays[i]) == 1 else 'cards'}; "
                                      f"the lead has {ld.cl.n}")
         to_counts(plays[i], buf + i * NF, rules, "play")
-    return c_winner(&ld.ctx.c, buf, nplays, &ld.cl, rinfo(rules).fl.throw_win)
+    return c_winner(&ld.ctx.c, buf, nplays, &ld.cl, rinfo(rules).fl.throw_win, rinfo(rules).fl.bombs)
 
 
 def check_throw(lead, others, trump, rules) -> ThrowResult:

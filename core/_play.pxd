@@ -40,7 +40,7 @@ cdef struct PlayS:
     int win_turn                  # the trick's best play so far: its turn,
     int win_s                     # its strength against the lead's shape
     int win_c                     # and its class (1 = trumps)
-    int8_t win_tops[MAXU]         # under throw_winner all, a throw led: its units' tops
+    int8_t win_tops[MAXU]         # under throw_winner all/longest, a throw led: its units' tops
     int last_winner
     int last_cards
     int last_unit
@@ -74,12 +74,12 @@ cdef inline int rainbow_above(const int8_t* a, const int8_t* b, int n) noexcept 
 
 cdef inline int beats_best(const PlayS* s, const cnt_t* play, int st, int cl) noexcept nogil:
     """Would ``play``, of this strength and class (c_strength), take the trick
-    from the best so far? (Under throw_winner all with a throw led, unit by unit.)"""
+    from the best so far? (Under throw_winner all or longest with a throw led, unit by unit.)"""
     cdef int8_t tops[MAXU]
     if s.lead.esuit == RAINBOW:
         return c_rainbow_combo(play, &s.lead, tops) and rainbow_above(tops, s.win_tops, s.lead.nu)
-    if s.fl.throw_win == 2 and s.lead.nu >= 2:
-        return c_takes_all(&s.ctx, play, &s.lead, st, cl, s.win_c, s.win_tops, tops)
+    if s.fl.throw_win >= 2 and s.lead.nu >= 2:
+        return c_takes_all(&s.ctx, play, &s.lead, st, cl, s.win_c, s.win_tops, tops, s.fl.throw_win)
     return c_beats(st, cl, s.win_s, s.win_c)
 
 cdef const int* points_table() noexcept nogil   # card points by face, from core.cards

@@ -96,7 +96,8 @@ cdef void reveal(PlayS* s, int seat, const cnt_t* cards) noexcept nogil:
 cdef void track(PlayS* s) noexcept nogil:
     """Update the trick's best play with the play just put at s.trick[s.turn]
     (the lead holds the trick until a later play beats it, as c_winner says)."""
-    cdef int cl = 0, st = c_strength(&s.ctx, s.trick[s.turn], &s.lead, &cl, s.fl.throw_win)
+    cdef int cl = 0, st = c_strength(&s.ctx, s.trick[s.turn], &s.lead, &cl, s.fl.throw_win,
+                                                s.fl.bombs)
     cdef int8_t tops[MAXU]
     if s.lead.esuit == RAINBOW:
         if c_rainbow_combo(s.trick[s.turn], &s.lead, tops):
@@ -107,9 +108,9 @@ cdef void track(PlayS* s) noexcept nogil:
             s.win_turn = 0
             memset(s.win_tops, -1, MAXU)
         return
-    if s.fl.throw_win == 2 and s.lead.nu >= 2:
+    if s.fl.throw_win >= 2 and s.lead.nu >= 2:
         if c_takes_all(&s.ctx, s.trick[s.turn], &s.lead, st, cl, -1 if s.turn == 0 else s.win_c,
-                       s.win_tops, tops):
+                       s.win_tops, tops, s.fl.throw_win):
             s.win_turn = s.turn
             s.win_s = st
             s.win_c = cl

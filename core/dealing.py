@@ -11,7 +11,9 @@ The steps that make the table from a view's bounds are here too: the cards
 known to be in a hand placed up front (:func:`place_known`), the room left
 in each destination (:func:`room`), and the table built, with the
 exclusions easiest to meet by chance left to a per-sample check when it
-would be too big to count (:func:`deal_demoting`).
+would be too big to count (:func:`deal_demoting`); past that, a sequential
+deal that respects every exclusion but is not exactly uniform
+(:class:`SequentialDeal`).
 
 >>> import random
 >>> d = build_deal({(0, 1): [5, 6, 7], (1,): [8]}, [0, 1], {0: 2, 1: 2})
@@ -33,7 +35,7 @@ from .cards import NUM_FACES as NF
 from .errors import SamplingError
 from .kernel import shuffled_lists
 
-__all__ = ["Deal", "TooBig", "build_deal", "order_groups", "compositions", "Bounds", "place_known", "room",
+__all__ = ["Deal", "SequentialDeal", "TooBig", "build_deal", "order_groups", "compositions", "Bounds", "place_known", "room",
            "deal_demoting"]
 
 Bounds = dict[int, list[int]]                   # seat -> a count per face (lower or upper bounds)
@@ -326,6 +328,116 @@ class TooBig(Exception):
     """The exact table would take too long to count."""
 
 
+class SequentialDeal:
+    """The deal past the counting budget (:meth:`Deal.BUDGET`), when even
+    every exclusion left to a per-sample check would not make the table
+    small (many seats with voids, five or more packs): the classes are dealt
+    tightest first (fewest destinations allowed, then most cards), each card
+    to a destination its class allows, chosen with odds by the room left
+    there; a dead end deals again. Every card lands where its class allows
+    and every destination gets exactly its room, but the deals are not
+    exactly uniform. Built only when some deal exists (a max flow says so).
+
+    >>> import random
+    >>> d = SequentialDeal({(0, 1): [5, 6, 7], (1,): [8]}, [0, 1], {0: 2, 1: 2})
+    >>> out = d.draw(random.Random(1).random)
+    >>> sorted(out[0] + out[1]) == [5, 6, 7, 8] and 8 in out[1] and len(out[0]) == 2
+    True
+    """
+
+    #: deals drawn afresh after a dead end before giving up
+    TRIES = 1000
+
+    def __init__(self, classes: dict[tuple[int, ...], list[int]], dests: list[int],
+                 cap_left: dict[int, int]) -> None:
+        self.slots = max(cap_left) + 1
+        self.room = {d: cap_left[d] for d in dests}
+        items = [(tuple(d for d in allowed if self.room.get(d, 0) > 0), list(cards))
+                 for allowed, cards in classes.items() if cards]
+        items.sort(key=lambda it: (len(it[0]), -len(it[1])))
+        self.order = items
+        self.total = 1 if _fits(items, self.room) else 0
+
+    def draw(self, r: Uniform) -> list[list[int]]:
+        """One deal: the cards of each destination (a list indexed by it)."""
+        for _ in range(self.TRIES):
+            room = dict(self.room)
+            out: list[list[int]] = [[] for _ in range(self.slots)]
+            stuck = False
+            for allowed, cards in self.order:
+                cards = cards[:]
+                for i in range(len(cards) - 1, 0, -1):           # the class's cards in random order
+                    j = int(r() * (i + 1))
+                    cards[i], cards[j] = cards[j], cards[i]
+                for f in cards:
+                    left = sum(room[d] for d in allowed)
+                    if not left:
+                        stuck = True
+                        break
+                    x = int(r() * left)
+                    for d in allowed:
+                        if x < room[d]:
+                            break
+                        x -= room[d]
+                    out[d].append(f)
+                    room[d] -= 1
+                if stuck:
+                    break
+            if not stuck:
+                return out
+        raise SamplingError(f"no deal of the unseen cards found in {self.TRIES} sequential tries")
+
+
+def _fits(items: list[tuple[tuple[int, ...], list[int]]], room: dict[int, int]) -> bool:
+    """Whether the classes ``items`` (allowed destinations, cards) can all be
+    dealt within ``room`` filling it exactly: a max flow from the classes
+    through the destinations they allow (augmenting paths by breadth first)."""
+    need = sum(len(c) for _, c in items)
+    if need != sum(room.values()):
+        return False
+    dests = sorted(room)
+    n_cls = len(items)
+    src, sink = n_cls + len(dests), n_cls + len(dests) + 1
+    at = {d: n_cls + i for i, d in enumerate(dests)}
+    cap: dict[tuple[int, int], int] = {}
+    adj: dict[int, list[int]] = {v: [] for v in range(sink + 1)}
+
+    def edge(u: int, v: int, c: int) -> None:
+        if (u, v) not in cap:
+            adj[u].append(v)
+            adj[v].append(u)
+            cap.setdefault((v, u), 0)
+        cap[(u, v)] = cap.get((u, v), 0) + c
+
+    for i, (allowed, cards) in enumerate(items):
+        edge(src, i, len(cards))
+        for d in allowed:
+            edge(i, at[d], len(cards))
+    for d in dests:
+        edge(at[d], sink, room[d])
+    flow = 0
+    while True:
+        prev = {src: src}
+        queue = [src]
+        for u in queue:
+            for v in adj[u]:
+                if v not in prev and cap[(u, v)] > 0:
+                    prev[v] = u
+                    queue.append(v)
+        if sink not in prev:
+            return flow == need
+        push, v = need, sink
+        while v != src:
+            push = min(push, cap[(prev[v], v)])
+            v = prev[v]
+        v = sink
+        while v != src:
+            cap[(prev[v], v)] -= push
+            cap[(v, prev[v])] += push
+            v = prev[v]
+        flow += push
+
+
 def build_deal(classes: dict[tuple[int, ...], list[int]], dests: list[int], cap_left: dict[int, int]) -> Deal:
     """Group the destinations by the classes they allow and build the deal."""
     keys = list(classes)
@@ -402,11 +514,13 @@ def room(sizes: Sequence[int], rest: int, fixed: dict[int, list[int]], R: int) -
 
 
 def deal_demoting(classes: dict[ClassKey, list[int]], dests: list[int],
-                  cap_left: dict[int, int]) -> tuple[Deal, set[ClassKey]]:
+                  cap_left: dict[int, int]) -> tuple[Deal | SequentialDeal, set[ClassKey]]:
     """The exact deal of the classes to the destinations with room. When its table is too big to count,
     the classes whose extra exclusions a uniform deal is likeliest to meet anyway are demoted to their
     coarse destinations (a third of those left at a time, their exclusions then checked per sample)
-    until it is not. Returns the deal and the demoted class keys."""
+    until it is not; when it is too big even with every one demoted, the :class:`SequentialDeal` of
+    the classes as they are (no exclusion left to a check; not exactly uniform). Returns the deal and
+    the demoted class keys."""
     total_cap = {d: cap_left[d] for d in dests}
 
     def keep_odds(key: ClassKey) -> float:
@@ -426,7 +540,13 @@ def deal_demoting(classes: dict[ClassKey, list[int]], dests: list[int],
         except TooBig:
             undemoted = [k for k in demotable if k not in demoted]
             if not undemoted:
-                raise SamplingError("the constraints of this view are too tangled to count") from None
+                fine: dict[tuple[int, ...], list[int]] = {}
+                for key, cards in classes.items():
+                    fine.setdefault(key[0], []).extend(cards)
+                seq = SequentialDeal(fine, dests, cap_left)
+                if seq.total == 0:
+                    raise SamplingError("no deal of the unseen cards agrees with the view") from None
+                return seq, set()
             demoted.update(undemoted[:max(1, len(undemoted) // 3)])
     if deal.total == 0:
         raise SamplingError("no deal of the unseen cards agrees with the view")

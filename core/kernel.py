@@ -23,6 +23,7 @@ from ._kernel import (  # noqa: F401
     decompose,
     effective_suit,
     follow_error,
+    free_bomb,
     is_legal_follow,
     lead_error,
     legal_follows,
@@ -40,7 +41,7 @@ from .cards import points  # noqa: F401
 
 __all__ = [
     "Lead", "TrumpContext", "check_follow", "check_throw", "context", "decompose",
-    "effective_suit", "follow_error", "is_legal_follow", "lead_error", "legal_follows", "level",
+    "effective_suit", "follow_error", "free_bomb", "is_legal_follow", "lead_error", "legal_follows", "level",
     "make_lead", "multisets", "points", "random_follow", "random_lead", "throw_penalty", "trick_winner",
     "card_margin", "kitty_multiplier_of", "opponents_total", "shuffled_lists",
 ]

@@ -110,15 +110,16 @@ def no_set_width(lead: Cards, trump: Optional[Trump], rules: Rules) -> int:
     when a follow to ``lead`` that is all of the led suit but holds no set of
     ``k`` shows that the follower has no set of ``k`` left in that suit; 0 when
     no follow to it shows that (a throw, a tractor or a single led, or rules
-    under which a set may be kept back: ``follow_ladder``, ``protect_longer_sets``,
-    ``follow_format=count``; the other follow settings need one of the first two).
+    under which a set may be kept back: ``protect_longer_sets``,
+    ``follow_format=count``). Under ``follow_ladder`` the led set is the
+    ladder's first step, owed whenever the hand can make it, so it reads too.
 
     >>> from core.cards import Trump, parse_cards
     >>> r = Rules.preset("pagat")
     >>> no_set_width(parse_cards("KS KS"), Trump(2, 0), r), no_set_width(parse_cards("KS QS"), Trump(2, 0), r)
     (2, 0)
     """
-    if rules.follow_ladder or rules.protect_longer_sets or rules.follow_format == "count":
+    if rules.protect_longer_sets or rules.follow_format == "count":
         return 0
     if rules.rainbow and kernel.make_lead(lead, trump, rules).is_rainbow:
         return 0  # a rainbow is followed by rank, not by suit: no set of a face is owed

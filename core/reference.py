@@ -378,6 +378,13 @@ def _obligation(hs: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, ru
     return _f(hs, shapes, _way(rules, shapes), only, trump, chain_of(rules))
 
 
+def _bomb(ms: _MSet, rules: Rules) -> Optional[int]:
+    """Under ``bombs`` (not ``none``): the face of ``ms`` when it is four or more copies of that one face."""
+    if rules.bombs == "none" or len(ms) < 4 or len(set(ms)) != 1:
+        return None
+    return ms[0]
+
+
 def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Trump, rules: Rules) -> bool:
     """Whether ``play`` is a legal follow to ``lead`` from ``hand`` (docs/kernel.md, Following).
 
@@ -394,6 +401,10 @@ def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Tr
     if len(play_ms) != n or not _is_sub(play_ms, hand_ms):
         return False
     hs = tuple(f for f in hand_ms if effective_suit(f, trump) == suit)
+    bomb = _bomb(play_ms, rules)
+    if bomb is not None and (rules.bombs == "any_suit" or not hs
+                             or effective_suit(bomb, trump) in (suit, TRUMPS)):
+        return True
     if len(hs) <= n:
         return _is_sub(hs, play_ms)
     if any(effective_suit(f, trump) != suit for f in play_ms):
@@ -427,6 +438,8 @@ def legal_follows(hand: Cards, lead: Cards, trump: Trump, rules: Rules) -> set[C
     else:
         rest = tuple(f for f in hand_ms if effective_suit(f, trump) != suit)
         candidates = [tuple(sorted(hs + extra)) for extra in _sub_multisets(rest, n - len(hs))]
+    if rules.bombs != "none":   # every bomb the hand holds is a candidate too
+        candidates = list(candidates) + [(f,) * n for f in set(hand_ms) if hand_ms.count(f) >= n]
     return {Cards(c) for c in candidates if is_legal_follow(hand_ms, lead_ms, c, trump, rules)}
 
 
@@ -472,14 +485,23 @@ def _all_tops(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump,
 
 
 def _winner_all(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
-    """``throw_winner`` ``all`` with a throw led: a play takes the trick if it splits into the lead's
-    shapes and is trumps against a plain best, or of the best's class with some split whose every unit
-    tops the best's unit in its place; the holder is then read by its greatest such split (the lead by
-    its greatest split of all)."""
+    """``throw_winner`` ``all`` or ``longest`` with a throw led: a play takes the trick if it splits
+    into the lead's shapes and is trumps against a plain best, or of the best's class with some split
+    whose every unit tops the best's unit in its place (``all``), or whose sets' and tractors' tops,
+    in the lead's order, are lexicographically above the best's (``longest``; every unit's when the
+    lead is all singles); the holder is then read by its greatest such split (the lead by its
+    greatest split of all)."""
     chain = chain_of(rules)
     lead = _mset(plays[0])
     suit = _lead_suit(lead, trump)
     shapes = _lead_shapes(lead, trump, chain)
+    longest = rules.throw_winner == "longest"
+    # under longest only the sets and tractors are compared, unless the lead is all singles
+    places = [j for j, (k, L) in enumerate(shapes) if k * L > 1] or list(range(len(shapes)))
+
+    def compared(t: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(t[j] for j in places)
+
     best_i, best_cls, best_tops = 0, (1 if suit == TRUMPS else 0), max(_all_tops(lead, shapes, trump, chain))
     for i in range(1, len(plays)):
         p = _mset(plays[i])
@@ -489,7 +511,9 @@ def _winner_all(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
             continue
         cls = 1 if all_trumps else 0
         splits = _all_tops(p, shapes, trump, chain)
-        if cls == best_cls:
+        if cls == best_cls and longest:
+            splits = [t for t in splits if compared(t) > compared(best_tops)]
+        elif cls == best_cls:
             splits = [t for t in splits if all(a > b for a, b in zip(t, best_tops))]
         elif cls < best_cls:
             splits = []
@@ -507,16 +531,22 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
     unit matching the lead's biggest unit), strictly, earlier plays winning
     ties. With ``throw_winner`` ``highest`` a lead of two or more units
     compares (all trumps, the highest level of any card of the play) instead;
-    with ``all``, unit by unit (:func:`_winner_all`).
+    with ``all`` or ``longest``, unit by unit (:func:`_winner_all`). Under
+    ``bombs`` a bomb (:func:`_bomb`) beats all of that, trumps above plain.
     """
     trump = as_trump(trump)
+    bombs = [(i, f) for i, f in ((i, _bomb(_mset(p), rules)) for i, p in enumerate(plays)) if f is not None]
+    if bombs:
+        # a bomb above every other play; among bombs trumps first, then the level; ties to the earlier
+        best = max(bombs, key=lambda b: (is_trump(b[1], trump), level(b[1], trump), -b[0]))
+        return best[0]
     chain = chain_of(rules)
     lead = _mset(plays[0])
     if rules.rainbow and rainbow.is_rainbow(lead, trump):
         return rainbow.trick_winner([_mset(p) for p in plays])
     suit = _lead_suit(lead, trump)
     shapes = _lead_shapes(lead, trump, chain)
-    if rules.throw_winner == "all" and len(shapes) >= 2:
+    if rules.throw_winner in ("all", "longest") and len(shapes) >= 2:
         return _winner_all(plays, trump, rules)
     lead_strength = _strength(lead, shapes, trump, chain)
     assert lead_strength is not None

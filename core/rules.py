@@ -50,8 +50,9 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "throw_check": ("others_hands", "safe"),
     "failed_throw_unit": ("smallest_lowest", "first_found"),
     "throw_penalty_per": ("card", "attempt"),
-    "throw_winner": ("largest", "highest", "all"),
+    "throw_winner": ("largest", "highest", "all", "longest"),
     "throw_stopper": ("hidden", "shown"),
+    "bombs": ("none", "any_suit", "follow_suit"),
     "call_by_side": ("counts", "skipped"),
     "kitty_multiplier": ("double", "by_cards", "unit_double", "unit_power", "cards_per_player", "pairs_power"),
     "scoring": ("pagat", "bands", "heli"),
@@ -155,14 +156,21 @@ SETTINGS: dict[str, str] = {
                          "(smallest_lowest), or the first one found (first_found)",
     "throw_winner": "who takes a trick led by a throw (two or more units), among the plays matching its "
                     "shape, trumps above the led suit: largest (the best unit matching the lead's biggest "
-                    "unit), highest (the play's highest card) or all (a play takes it only if each of its "
-                    "units beats the holding play's unit in the same place); one unit led reads alike under all",
+                    "unit), highest (the play's highest card), all (a play takes it only if each of its "
+                    "units beats the holding play's unit in the same place) or longest (units compared "
+                    "biggest first, the first that differs deciding, singles skipped unless the lead is all "
+                    "singles); one unit led reads alike under all",
     "throw_penalty": "card points moved to the other side for a failed throw, per throw_penalty_per",
     "throw_penalty_per": "what throw_penalty is counted by: card (each card withdrawn from the failed throw) "
                          "or attempt (once for each failed throw)",
     "throw_stopper": "whether the seats learn who stopped a failed throw: hidden (views and the records "
                      "bots see name no seat) or shown (each failed throw names the seat that showed the cards "
                      "beating it)",
+    "bombs": "whether a bomb (as many copies of one card as the lead has cards, four or more) may be "
+             "played and takes the trick above every other play, trumps above plain, then the higher card: "
+             "none; any_suit (a bomb of any suit may follow whatever the follow rules ask); follow_suit (a "
+             "bomb of the led suit or of trumps may, another suit's only from a seat void in the led suit); "
+             "needs packs of 4",
     "kitty_multiplier": "what the kitty's points count for the side that takes the last trick: double; "
                         "by_cards (x2, x3, x4 by the cards of the winning play); unit_double (2 x its "
                         "largest unit); unit_power (2 ** its largest unit); cards_per_player (2 x its cards); pairs_power "
@@ -319,6 +327,7 @@ class Rules:
     throw_penalty: int = 10
     throw_penalty_per: str = "card"
     throw_stopper: str = "hidden"
+    bombs: str = "none"
     kitty_multiplier: str = "double"
     scoring: str = "pagat"
     bands_above_top: str = "capped"
@@ -386,6 +395,12 @@ class Rules:
                                  f"({why})")
         if not 1 <= self.packs <= MAX_PACKS:
             raise RulesError(f"packs: {self.packs} is not from 1 to {MAX_PACKS}")
+        if self.bombs != "none" and self.packs < 4:
+            raise RulesError(f"bombs and packs: bombs={self.bombs} needs packs of 4 or more "
+                             f"(a bomb is four or more copies of one card), not {self.packs}")
+        if self.bombs != "none" and self.rainbow:
+            raise RulesError(f"bombs and rainbow: bombs={self.bombs} and rainbow=true cannot be played together "
+                             f"(no engine defines a bomb against a rainbow)")
         for name in ("red_jokers", "black_jokers"):
             if not 0 <= getattr(self, name) <= self.packs:
                 raise RulesError(f"{name}: {getattr(self, name)} is not from 0 to packs ({self.packs})")

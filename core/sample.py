@@ -51,8 +51,8 @@ What the view knows, and how each fact is used:
   sets give per-face caps; tractors, ``first_found`` and "someone could beat
   it" are checked on each sampled deal.
 - *Follows* the void and no-set facts do not capture (answers to tractors
-  and throws, and every set lead under ``follow_ladder`` or
-  ``protect_longer_sets``) are checked with the kernel on the sampled hands
+  and throws, the smaller sets a ``follow_ladder`` owes, and every set lead
+  under ``protect_longer_sets``) are checked with the kernel on the sampled hands
   as they were at that trick. Under ``follow_format=count`` a follow owes
   only cards of the led suit, so the voids are all it shows.
 
@@ -78,7 +78,12 @@ caps check instead (``Sampler.checks["demoted"]``). Either way the result is
 the uniform distribution over the deals that agree with the facts above, the
 one plain rejection sampling gives; what remains is floating-point rounding
 (about 1e-16 on table and split probabilities, and ties among random sort
-keys, about n**2 / 2**53).
+keys, about n**2 / 2**53). Only where the table is too big even then (ten
+or more seats with five or six packs, late in a deal) the classes are dealt
+one after another, tightest first, each card to an allowed destination with
+odds by its room (:class:`core.dealing.SequentialDeal`): every fact still
+holds in every world, but the worlds are no longer exactly uniform
+(``Sampler.checks["sequential"]`` is 1).
 
 Not modelled, as they are choices rather than facts: why a seat exposed,
 passed, buried, called or played what it did (no policy likelihoods).
@@ -105,7 +110,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Optional, cast
 
 from . import kernel
 from .cards import Cards, parse_cards
-from .dealing import Bounds, ClassKey, deal_demoting, place_known, room
+from .dealing import Bounds, ClassKey, SequentialDeal, deal_demoting, place_known, room
 from .errors import SamplingError
 from .history import NF, Trick, counts, no_set_tricks, public_history, since_table, suits, unseen_cards
 from .play import no_set_width
@@ -148,12 +153,15 @@ class Sampler:
         into the deal): ``caps`` (at most c copies of a face in a hand),
         ``known`` (weights of cards known to be in a hand or the kitty),
         ``beats`` (someone could beat a failed throw's kept unit), ``throws``
-        and ``follows`` (replayed with the kernel), and ``demoted`` (cards
-        whose exclusions were left to the caps check to keep the table small)."""
+        and ``follows`` (replayed with the kernel), ``demoted`` (cards
+        whose exclusions were left to the caps check to keep the table small),
+        and ``sequential`` (1 when the table was too big even so, and the
+        cards are dealt by :class:`core.dealing.SequentialDeal`)."""
         kinds = [k for k, _ in self._checks]
         return {"caps": len(self._cap_checks), "known": len(self._need_checks) + len(self._mk_checks),
                 "beats": len(self._beats), "throws": kinds.count("throw"),
-                "follows": kinds.count("follow"), "demoted": self.demoted}
+                "follows": kinds.count("follow"), "demoted": self.demoted,
+                "sequential": int(isinstance(self._deal, SequentialDeal))}
 
     def __init__(self, view: PlayerView, max_tries: int = 100_000) -> None:
         self.view = view
@@ -293,7 +301,8 @@ class Sampler:
                      lvl: list[int], suit_faces: list[list[int]], copies: list[int]) -> None:
         """Leads and follows, trick by trick: a throw (two or more units, whether it stood or failed) lowers
         ``cap`` and adds to ``_checks`` and ``_beats`` (:meth:`_throw_facts`); a lead other than a single card
-        (or a single set whose follows the no-set facts read, :func:`~core.play.no_set_width`) adds the
+        (or a single set whose follows the no-set facts read, :func:`~core.play.no_set_width`: under
+        ``follow_ladder`` a pair only) adds the
         follows the voids and no-set facts do not capture to ``_checks`` (:meth:`_follow_facts`). Under
         ``follow_format=count`` a follow owes no shape, so the voids say all it shows."""
         rules = self.rules
@@ -313,8 +322,11 @@ class Sampler:
             if by_count:
                 continue
             lead_units = units if attempt is None else kernel.decompose(lead, trump, rules)
+            # a single set's follows say no more than the no-set facts, but under follow_ladder only a
+            # pair's: a wider set's ladder owes smaller sets too, which only a replay checks
             simple = len(lead_units) == 1 and lead_units[0].length == 1 and (
-                lead_units[0].width == 1 or no_set_width(lead, trump, rules) > 0)
+                lead_units[0].width == 1 or (no_set_width(lead, trump, rules) > 0
+                                             and (not rules.follow_ladder or lead_units[0].width == 2)))
             if not simple:
                 self._follow_facts(t, ld, ps, esuit, suit_faces[e], copies)
 

@@ -162,11 +162,45 @@ class Zygote:
         try:
             self._sock.close()
         finally:
-            try:
-                self._proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
+            if not _ended(self._proc, 10.0):
                 self._proc.kill()
-                self._proc.wait()
+            self._proc.wait()
+
+
+def wait_for_end(pids: list[int], timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds until one of the processes ``pids`` (its
+    own children or any it may signal) ends; whether one did. The wait wakes
+    the moment one ends (pidfds): polling with sleeps would make every run
+    pay their length as it shuts its bots and fork server down. Without
+    pidfds it sleeps ``timeout`` at most 10 ms and says False."""
+    fds = []
+    try:
+        for pid in pids:
+            try:
+                fds.append(os.pidfd_open(pid))
+            except ProcessLookupError:
+                return True                 # gone already
+            except (AttributeError, OSError):
+                time.sleep(min(timeout, 0.01))
+                return False
+        poller = select.poll()
+        for fd in fds:
+            poller.register(fd, select.POLLIN)
+        return bool(poller.poll(max(0, math.ceil(min(timeout, 3600.0) * 1000))))
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _ended(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for ``proc`` to end; whether it did."""
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        wait_for_end([proc.pid], left)
+    return True
 
 
 class BotProcess:

@@ -33,7 +33,7 @@ from typing import Any, Optional
 
 from . import jail
 from .cgroups import CGROUP_WALL, Cgroups
-from .forkserver import MESSAGE_BYTES
+from .forkserver import MESSAGE_BYTES, wait_for_end
 from .walls import Walls
 
 __all__ = ["run_server"]
@@ -167,7 +167,8 @@ def run_server(sock_fd: int, parent: int) -> None:
         deadline = time.monotonic() + 5
         while live and time.monotonic() < deadline:
             _reap(None, live, groups, ending)
-            time.sleep(0.01)
+            if live:
+                wait_for_end(list(live), deadline - time.monotonic())
         if groups is not None:
             groups.close(max(0.5, deadline - time.monotonic()))
         _reap(None, live, groups, ending)   # the orphans that ended meanwhile
@@ -180,7 +181,7 @@ def run_server(sock_fd: int, parent: int) -> None:
                     break
             except ChildProcessError:
                 break
-            time.sleep(0.005)
+            wait_for_end([janitor], deadline - time.monotonic())
 
 
 def _janitor(root: str, groups: Optional[Cgroups]) -> tuple[int, int]:

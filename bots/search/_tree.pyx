@@ -118,7 +118,7 @@ cdef void greedy_follow(PlayS* s, uint64_t* rng, cnt_t* out, int sides) noexcept
     for c in range(GREEDY_CANDIDATES):
         c_random_follow(&s.ctx, s.hand[seat], &s.lead, s.fl, rng, cand)
         cl = 0
-        st = c_strength(&s.ctx, cand, &s.lead, &cl, s.fl.throw_win)
+        st = c_strength(&s.ctx, cand, &s.lead, &cl, s.fl.throw_win, s.fl.bombs)
         pts = 0
         cost = 0
         for f in range(NF):

@@ -23,7 +23,7 @@ from core.state import BURY_PHASE, CALL_PHASE, PLAY_PHASE, State
 
 PRESETS = [("pagat", n) for n in range(5, 13)] + [
     ("heli", 6), ("thirteen", 6), ("bottom-eight", 5), ("stack", 6), ("tractor", 4),
-    ("shengji-online", 5), ("shengji-online", 8)]
+    ("shengji-online", 5), ("shengji-online", 8), ("shengji-online", 12)]
 
 
 def _no_fallbacks(bots):
@@ -305,3 +305,21 @@ def test_beats_random_from_the_same_seat():
     print(f"game points per deal: heuristic {heur:.3f}, random {base:.3f}")
     assert heur > base
 
+
+
+_PLAY_STATE12 = {b: _state_in(Rules.preset("pagat", players=12, bombs=b), PLAY_PHASE) for b in ("any_suit", "follow_suit")}
+
+
+@pytest.mark.parametrize("bombs,bomb_played", [("any_suit", True), ("follow_suit", False)])
+def test_bombs_a_trick_with_points(bombs, bomb_played):
+    """Twelve seats (four packs): the maker leads the tractor KH KH QH QH (20 points); seat 1, holding
+    no called card and two hearts, answers with its four 3D under ``any_suit`` (a bomb takes the
+    trick); under ``follow_suit`` that bomb is not legal, so it follows in hearts."""
+    v = _PLAY_STATE12[bombs].view(1)
+    v = dataclasses.replace(
+        v, seat=1, hand=Cards.from_str("3D 3D 3D 3D 6H 7H 8S"), maker=0, trump=TRUMP, calls=(("AS", 1),),
+        calls_filled=(None,), tricks=(), current_trick=(0, (Cards.from_str("KH KH QH QH"),)), current_player=1,
+        voids=(), kitty=None, failed_throws=(), no_sets=())
+    a = decide(v)
+    assert (a == Action.play("3D 3D 3D 3D")) == bomb_played
+    assert kernel.is_legal_follow(v.hand, Cards.from_str("KH KH QH QH"), a.cards, TRUMP, v.rules)

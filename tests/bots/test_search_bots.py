@@ -11,7 +11,8 @@ from bots.search.reference import search_reference
 from core.rules import PRESETS, Rules
 
 TABLES = [("pagat", n) for n in range(5, 13)] + [("heli", 6), ("thirteen", 7), ("bottom-eight", 5), ("stack", 6),
-                                                 ("tractor", 4), ("shengji-online", 6), ("shengji-online", 9)]
+                                                 ("tractor", 4), ("shengji-online", 6), ("shengji-online", 9),
+                                                 ("shengji-online", 12)]
 SPECS = {
     "random": "random",
     "heuristic": "heuristic",
@@ -101,6 +102,7 @@ TREE_TABLES = [
     ("bottom-eight", 5, {"kitty_multiplier": "cards_per_player"}),
     ("stack", 6, {}),
     ("pagat", 12, {}),
+    ("pagat", 12, {"bombs": "any_suit", "throw_winner": "longest"}),
     ("tractor", 4, {}),
 ]
 TREE_SPECS = [

@@ -4,8 +4,8 @@
 ``protect_longer_sets``) of 900 seeded positions each: 10,800 positions per
 run. Each position draws the other follow settings that its group allows
 (:func:`follow_settings`): ``follow_format``, ``set_reading``, ``ladder``,
-``tractor_owed``, ``shorter_tractor``; ``throw_winner``; and half of them random tractor
-requirements (:func:`tractor_settings`). On each, both implementations must
+``tractor_owed``, ``shorter_tractor``; ``throw_winner``; (four packs) ``bombs``; and half of them
+random tractor requirements (:func:`tractor_settings`). On each, both implementations must
 agree on the lead's reading, the full set of legal follows, the legality of
 random (often illegal) plays, the trick winner (the kernel's, and the play
 engine's running best play) and the throw check; and the kernel's random
@@ -76,7 +76,8 @@ def test_kernel_matches_reference(packs, ladder, protect):
             tractor_past_ace=rng.random() < 0.3,
             failed_throw_unit=rng.choice(("smallest_lowest", "first_found")),
             **tractor_settings(trng, packs),
-            throw_winner=rng.choice(("largest", "highest", "all")),
+            throw_winner=rng.choice(("largest", "highest", "all", "longest")),
+            bombs=rng.choice(("none", "any_suit", "follow_suit")) if packs == 4 else "none",
         )
         p = random_position(rng, rules, max_lead=6, max_suit=9)
         hand = p.hands[0]

@@ -207,6 +207,9 @@ def test_setting() -> None:
     assert Rules().rainbow is False and "rainbow" in SETTINGS
     with pytest.raises(RulesError, match="rainbow: expected true or false"):
         Rules.preset("pagat", rainbow="yes")  # type: ignore[arg-type]
+    with pytest.raises(RulesError, match="^bombs and rainbow: ") as ei:
+        Rules.preset("pagat", players=12, rainbow=True, bombs="any_suit")
+    assert "\n" not in str(ei.value)
 
 
 def test_lead_enumeration_lists_the_rainbows() -> None:

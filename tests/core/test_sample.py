@@ -26,10 +26,12 @@ import pytest
 from core import kernel
 from core.play import PlayCore
 from core.cards import Cards, parse_cards
+from core.dealing import SequentialDeal
 from core.errors import PengyouError
 from core.rules import Rules
 from core.sample import Sampler, SamplingError, World, sample_world
 from core.state import BURY_PHASE, CALL_PHASE, DONE, DRAW, PLAY_PHASE, STEAL_PHASE, State
+from test_state_random import _bomb_minded, _new_state, _stack_quads
 
 
 # --------------------------------------------------------------------------
@@ -215,6 +217,8 @@ CONFIGS = [
     ("heli", 6, {}, 4, "fixed"),
     ("bottom-eight", 5, {}, 4, None),
     ("stack", 6, {}, 3, "fixed"),
+    ("shengji-online", 10, {}, 1, None),
+    ("shengji-online", 12, {}, 1, None),
 ]
 
 
@@ -240,6 +244,52 @@ def test_sampled_worlds_agree_with_the_view(preset, players, overrides, seeds, m
                 check_world(view, sampler.sample(rng), state, start)
                 checked += 1
     assert checked >= 3 * players
+
+
+def test_sequential_deal_where_the_table_is_too_big():
+    """Twelve seats with six packs late in a deal: tables too big to count
+    even with every exclusion demoted. The sequential deal still gives worlds
+    that agree with the view (every check of check_world), in views where
+    the exact table gave up, and they are not all alike."""
+    rules = Rules.preset("shengji-online", players=12)
+    rng = random.Random(12)
+    seen = 0
+    for seed in range(6):
+        state, start = play_until(rules, seed, rng, PLAY_PHASE, 12 * 20)
+        for seat in range(12):
+            view = state.view(seat)
+            sampler = Sampler(view)
+            if not sampler.checks["sequential"]:
+                continue
+            worlds = [sampler.sample(rng) for _ in range(3)]
+            for w in worlds:
+                check_world(view, w, state, start)
+            assert len({tuple(w.hands) for w in worlds}) > 1
+            seen += 1
+    assert seen >= 3
+
+
+def test_sequential_deal_keeps_every_card_in_its_classes():
+    """SequentialDeal on its own: every card once, each in a destination its
+    class allows, each destination filled to its room; an impossible table
+    (a class with more cards than its destinations hold) has no deal."""
+    classes = {(0,): [1, 2], (0, 1, 2): [3, 4, 5, 6], (1, 2): [7, 8, 9], (2, 3): [10, 11]}
+    room = {0: 3, 1: 3, 2: 3, 3: 2}
+    deal = SequentialDeal(classes, [0, 1, 2, 3], room)
+    assert deal.total == 1
+    rng = random.Random(3)
+    places = Counter()
+    for _ in range(300):
+        out = deal.draw(rng.random)
+        assert sorted(f for d in out for f in d) == list(range(1, 12))
+        assert [len(out[d]) for d in range(4)] == [3, 3, 3, 2]
+        for allowed, cards in classes.items():
+            for f in cards:
+                d = next(i for i in range(4) if f in out[i])
+                assert d in allowed
+                places[(f, d)] += 1
+    assert places[(3, 0)] and places[(3, 1)] and places[(3, 2)]     # a free card goes anywhere
+    assert SequentialDeal({(0,): [1, 2, 3], (1,): [4]}, [0, 1], {0: 2, 1: 2}).total == 0
 
 
 def test_sampled_worlds_agree_with_the_view_after_a_kitty_theft():
@@ -433,3 +483,29 @@ def test_sampled_worlds_agree_with_the_view_after_rainbows():
         if views >= 15:
             break
     assert views >= 15
+
+
+def test_sampled_worlds_agree_with_the_view_under_bombs():
+    """Twelve seats, four packs, ``bombs`` on: deals with four of a card stacked into half the hands and
+    bombs played whenever a hand may (tests/core/test_state_random.py's ``_stack_quads`` and
+    ``_bomb_minded``), stopped at a random point of the play; every sampled world agrees with each
+    seat's view (a bomb played while holding the led suit shows no void, so none is assumed)."""
+    rng = random.Random(77)
+    checked = bombs = 0
+    for seed in range(6):
+        rules = Rules.preset("pagat", players=12, bombs=("any_suit", "follow_suit")[seed % 2])
+        s = State(rules, **_stack_quads(rules, _new_state(rules, seed)))
+        start = None
+        stop = rng.randrange(40, 160)
+        while not s.is_terminal() and (start is None or len(s.history) - start[1] < stop):
+            if s.phase == PLAY_PHASE and start is None:
+                start = (s.clone(), len(s.history))
+            s.apply(_bomb_minded(s, rng))
+        bombs += sum(1 for _, ps in s.tricks for p in ps[1:] if len(p) >= 4 and len(set(p)) == 1)
+        if s.phase != PLAY_PHASE:
+            continue
+        for seat in range(0, 12, 3):
+            view = s.view(seat)
+            check_world(view, Sampler(view).sample(rng), s, start)
+            checked += 1
+    assert checked >= 12 and bombs > 0, (checked, bombs)

@@ -41,8 +41,10 @@ from core.cards import points
 from core.errors import IllegalActionError, PengyouError, RulesError
 from core.levels import PlayerLevel
 from core.records import deal_record, replay_deal
+from core.actions import Action
+from core.cards import Cards
 from core.rules import Rules
-from core.state import BURY_PHASE, DONE, DRAW, PLAY_PHASE, State
+from core.state import BURY_PHASE, DONE, DRAW, MAX_REDEALS, PLAY_PHASE, State, seed_decks
 
 DEALS = 200
 ENUM_LIMIT = 200
@@ -193,8 +195,11 @@ def _check_actions(s: State, a, rng: random.Random, stats: Counter) -> None:
 
 
 def _public(s: State):
+    """What every seat is told: with ``throw_stopper`` ``shown`` that includes
+    who stopped each failed throw, which the hidden cards decide."""
+    shown = s.throw_stoppers if s.rules.throw_stopper == "shown" else None
     return (s.phase, s.current_player(), s.trump, s.maker, s.redeals, s.levels, s.exposures,
-            s.calls, s.tricks, s.failed_throws, s.current_trick(),
+            s.calls, s.tricks, s.failed_throws, shown, s.current_trick(),
             s.view(0).cards_drawn)
 
 
@@ -236,9 +241,14 @@ def _privacy_probe(s: State, args: dict, rng: random.Random, stats: Counter) -> 
         return
 
 
-def _run(rules: Rules, seeds, stats: Counter) -> None:
+def _run(rules: Rules, seeds, stats: Counter, choose=None, stack=None) -> None:
+    """Whole deals of ``seeds``, every check above at every step; ``choose(state, rng)`` picks the
+    actions (default: the state's random legal action); ``stack(rules, args)`` may give the deal's
+    constructor arguments decks of its own."""
     for seed in seeds:
         args = _new_state(rules, seed)
+        if stack is not None:
+            args = stack(rules, args)
         s = State(rules, **args)
         tr = _Tracker()
         rng = random.Random(seed)
@@ -255,7 +265,7 @@ def _run(rules: Rules, seeds, stats: Counter) -> None:
                 break
             if step == probe_at:
                 _privacy_probe(s, args, rng, stats)
-            a = s.random_legal_action(rng)
+            a = choose(s, rng) if choose is not None else s.random_legal_action(rng)
             _check_actions(s, a, rng, stats)
             s.apply(a)
             step += 1
@@ -275,6 +285,10 @@ def _run(rules: Rules, seeds, stats: Counter) -> None:
             s.random_legal_action(rng)
         stats["deals"] += 1
         stats["steals"] += sum(1 for _, kind, _ in s.exposures if kind == "steal")
+        if rules.bombs != "none":
+            stats["bombs"] += sum(1 for _, ps in s.tricks for p in ps[1:] if len(p) >= 4 and len(set(p)) == 1)
+            stats["bomb_wins"] += sum(1 for _, ps in s.tricks if len(ps[0]) >= 4
+                                      and len(set(ps[kernel.trick_winner(ps, s.trump, rules)])) == 1)
 
 
 def _assert_coverage(stats: Counter, deals: int) -> None:
@@ -350,8 +364,9 @@ HOUSE = {
     "jack_reset": (False, True),
     "kitty_multiplier": ("double", "unit_double", "pairs_power"),
     "throw_penalty_per": ("card", "attempt"),
-    "throw_winner": ("largest", "highest", "all"),
+    "throw_winner": ("largest", "highest", "all", "longest"),
     "throw_stopper": ("hidden", "shown"),
+    "bombs": ("none", "any_suit", "follow_suit"),
     "follow_format": ("shape", "count"),
     "set_reading": ("counting", "genuine"),
     "ladder": ("subset", "cards"),
@@ -406,3 +421,75 @@ def test_random_deals_under_random_house_rules():
     _assert_coverage(stats, HOUSE_DEALS)
     assert stats["rainbows"] > 0, "no rainbow was led (rainbow)"
     assert stats["steals"] > 0, "no deal had its kitty taken (kitty_theft)"
+
+
+def _bomb_minded(s: State, rng: random.Random) -> Action:
+    """A random legal action, except in the play: half the leads are four of a card held, else the four
+    highest cards of a suit, and a follow to four or more cards plays a bomb whenever the hand may (random
+    leads are rarely long enough to be answered by one)."""
+    if s.phase == PLAY_PHASE:
+        hand = s.hand(s.current_player())
+        trick = s.current_trick()[1]
+        ctx = kernel.context(s.trump, s.rules.tractor_past_ace)
+        if not trick and rng.random() < 0.5:
+            quads = [f for f in sorted(set(hand)) if hand.count(f) >= 4]
+            if quads:
+                return Action.play(Cards([rng.choice(quads)] * 4))
+            by_suit: dict[int, list[int]] = {}
+            for f in hand:
+                by_suit.setdefault(ctx.effective_suit(f), []).append(f)
+            long = [sorted(c, key=ctx.level) for c in by_suit.values() if len(c) >= 4]
+            if long:
+                return Action.play(Cards(sorted(rng.choice(long)[-4:])))
+        elif trick and len(trick[0]) >= 4:
+            n = len(trick[0])
+            for f in sorted(set(hand)):
+                if hand.count(f) >= n and kernel.is_legal_follow(hand, trick[0], Cards([f] * n), s.trump, s.rules):
+                    return Action.play(Cards([f] * n))
+    return s.random_legal_action(rng)
+
+
+BOMB_DEALS = 40
+
+
+def _stack_quads(rules: Rules, args: dict) -> dict:
+    """The deal's own decks (every redeal's), each rearranged so that half the seats are dealt four copies
+    of one card: with twelve hands of 17 from four packs a seat holds four of a card about once in six
+    hundred deals, so random deals alone would hardly ever show a bomb."""
+    rng = random.Random(args["seed"])
+    n, size = rules.players, rules.hand_size
+    decks = []
+    for deck in seed_decks(rules, args["seed"], MAX_REDEALS + 1):
+        locked: set[int] = set()
+        faces = rng.sample(range(52), n // 2)
+        for seat, f in zip(rng.sample(range(n), n // 2), faces):
+            mine = [i for i in range(n * size) if (args["starter"] + i) % n == seat and i not in locked]
+            where = [i for i, g in enumerate(deck) if g == f][:4]
+            for i in where:
+                if i in mine:
+                    mine.remove(i)
+                    locked.add(i)
+            for i in where:
+                if i not in locked:
+                    j = next(j for j in mine if deck[j] not in faces)
+                    mine.remove(j)
+                    deck[i], deck[j] = deck[j], deck[i]
+                    locked.add(j)
+        decks.append(deck)
+    return {**args, "decks": decks}
+
+
+def test_random_deals_with_bombs():
+    """Every check above on whole deals at twelve seats (four packs, so four of a card exist), each under a
+    random combination of :data:`HOUSE` with ``bombs`` on, played by :func:`_bomb_minded`: bombs are played
+    (and win tricks), and what a bomb shows (no void when a seat holding the suit may play it) holds."""
+    rng = random.Random(4040)
+    stats: Counter = Counter()
+    for i in range(BOMB_DEALS):
+        rules = _house_rules(rng, "pagat", 12)
+        while rules.bombs == "none":
+            rules = _house_rules(rng, "pagat", 12)
+        _run(rules, [9_000 + i], stats, _bomb_minded, _stack_quads)
+    assert stats["deals"] == BOMB_DEALS
+    assert stats["bombs"] > BOMB_DEALS // 4, dict(stats)
+    assert stats["bomb_wins"] > BOMB_DEALS // 8, dict(stats)
