@@ -309,6 +309,8 @@ class PlayTurn:
         plays = self.plays
         lead = plays[0]
         self.ld = ld = kernel.make_lead(lead, self.trump, self.rules)
+        if ld.is_rainbow:
+            return self.rainbow_follow()
         units = ld.units
         n = len(lead)
         e = ld.suit
@@ -536,6 +538,20 @@ class PlayTurn:
         best, best_key = None, None
         for i, p in enumerate(kernel.legal_follows(self.hand, self.ld, self.trump, self.rules)):
             s = sum(key(f) for f in p)
+            if best_key is None or s < best_key:
+                best, best_key = list(p), s
+            if i >= 400:
+                break
+        if best is not None:
+            return best
+        return list(kernel.random_follow(self.hand, self.ld, self.trump, self.rules, self.bot.rng))
+
+    def rainbow_follow(self) -> list[int]:
+        """A rainbow led (``rules.rainbow``): of the first legal follows listed, the one giving
+        away the fewest points and the lowest cards."""
+        best, best_key = None, None
+        for i, p in enumerate(kernel.legal_follows(self.hand, self.ld, self.trump, self.rules)):
+            s = sum(self.value(f) + 3 * PTS[f] for f in p)
             if best_key is None or s < best_key:
                 best, best_key = list(p), s
             if i >= 400:

@@ -10,6 +10,7 @@ cdef enum:
     MAXU = 64          # units in one lead
     MAXH = 32          # other hands a throw is checked against
     MAXLEN = 18        # longest tractor
+    RAINBOW = 5        # CLead.esuit of a rainbow lead (rules.rainbow): read by rank, no one suit
 
 ctypedef uint8_t cnt_t
 
@@ -50,6 +51,7 @@ cdef struct Flags:
     int wide            # packs > 4: the default follow rule is read by the matcher (sets wider than 4)
     int throw_win       # throw_winner: 0 largest, 1 highest, 2 all, 3 longest
     int bombs           # bombs: 0 none, 1 any_suit, 2 follow_suit
+    int rainbow         # rainbow
 
 cdef class TrumpContext:
     cdef Ctx c
@@ -60,6 +62,9 @@ cdef class TrumpContext:
 
 cdef int c_decompose(const Ctx* c, cnt_t* cnt, CLead* out) noexcept nogil
 cdef int c_read_lead(const Ctx* c, const cnt_t* cards, CLead* out) noexcept nogil
+cdef int c_read_play_lead(const Ctx* c, const cnt_t* cards, Flags fl, CLead* out) noexcept nogil
+cdef int c_rainbow_combo(const cnt_t* play, const CLead* lead, int8_t* combo) noexcept nogil
+cdef void c_rainbow_cards(const cnt_t* src, const CUnit* u, cnt_t* out) noexcept nogil
 cdef int c_follow_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play,
                      const CLead* lead, Flags fl) noexcept nogil
 cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,

@@ -598,6 +598,8 @@ cdef int c_follow_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play,
         tot += play[f]
     if tot != n:
         return 0
+    if e == RAINBOW:
+        return rainbow_follow_ok(hand, play, lead)
     hs = suit_total(c, hand, e)
     if fl.bombs and bomb_allowed(c, play, n, e, hs, fl.bombs):
         return 1
@@ -693,6 +695,10 @@ cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
     cdef cnt_t left[NF]
     cdef Match m
     memset(out, 0, NF)
+    if e == RAINBOW:
+        if rainbow_random_follow(hand, lead, rng, out):
+            return 0
+        return fill_random(c, hand, out, n, -1, rng)
     hs = suit_total(c, hand, e)
     if fl.bombs and n >= 4:
         # bombs: each bomb the hand may play is drawn as often as a follow of the rules'
@@ -813,6 +819,8 @@ cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls
     cdef int f, e = lead.esuit, es, all_e = 1, all_t = 1, n = 0, best = -1
     cdef int x
     cdef cnt_t cnt[NF]
+    if e == RAINBOW:                # never with bombs (Rules refuses the two together)
+        return -1
     if bombs:
         f = c_bomb_face(play, lead.n)
         if f >= 0:
@@ -933,6 +941,8 @@ cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lea
     cdef int i, s, cl = 0, bs, bc = 0, best = 0
     cdef int8_t tops[MAXU]
     cdef int8_t cand[MAXU]
+    if lead.esuit == RAINBOW:
+        return rainbow_winner(plays, nplays, lead)
     bs = c_strength(c, plays, lead, &bc, throw_win, bombs)
     if throw_win >= 2 and lead.nu >= 2:
         c_takes_all(c, plays, lead, bs, bc, -1, NULL, tops, throw_win)
@@ -958,6 +968,8 @@ cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lea
 cdef int beats_unit(const Ctx* c, const cnt_t* cnt, int e, const CUnit* u) noexcept nogil:
     cdef int f, i, t
     cdef RunOpts ro
+    if e == RAINBOW:
+        return rainbow_beats(cnt, u)
     if u.L == 1:
         for i in range(c.nsf[e]):
             f = c.sf[e][i]
@@ -985,6 +997,11 @@ cdef class Lead:
         """The units, biggest first, as :class:`core.cards.Unit` values."""
         out = []
         cdef int i, j
+        if self.cl.esuit == RAINBOW:
+            for i in range(self.cl.nu):
+                faces = [f for f in self.cards if f < 52 and f % 13 == self.cl.u[i].top]
+                out.append(Unit(self.cl.u[i].k, 1, self.cl.u[i].top, Cards(faces)))
+            return out
         for i in range(self.cl.nu):
             faces = []
             for j in range(self.cl.u[i].L):
@@ -1018,8 +1035,13 @@ cdef class Lead:
 
     @property
     def suit(self):
-        """Effective suit of the lead (4 = trumps)."""
+        """Effective suit of the lead (4 = trumps; 5 = a rainbow, which has none)."""
         return self.cl.esuit
+
+    @property
+    def is_rainbow(self):
+        """True when the lead is a rainbow (``rules.rainbow``): its units are sets by rank."""
+        return self.cl.esuit == RAINBOW
 
     def __len__(self):
         return self.cl.n
@@ -1116,6 +1138,7 @@ cdef RInfo* rinfo(object rules) except NULL:
     _last_info.fl.wide = rules.packs > 4
     _last_info.fl.throw_win = ("largest", "highest", "all", "longest").index(rules.throw_winner)
     _last_info.fl.bombs = ("none", "any_suit", "follow_suit").index(rules.bombs)
+    _last_info.fl.rainbow = rules.rainbow
     if len(_INFO_CACHE) >= 64:
         _INFO_CACHE.clear()
     _INFO_CACHE[id(rules)] = (rules, (<char*>&_last_info)[:sizeof(RInfo)])
@@ -1194,13 +1217,247 @@ cdef int c_read_lead(const Ctx* c, const cnt_t* cards, CLead* out) noexcept nogi
     return 3 if c_decompose(c, tmp, out) != 0 else 0
 
 
+# ----------------------------------------------------------------------------
+# rainbows (rules.rainbow; docs/kernel.md, Rainbows): read and played by rank
+# ----------------------------------------------------------------------------
+
+cdef inline void rank_counts(const cnt_t* cnt, int* out) noexcept nogil:
+    """The cards of each rank (0: twos .. 12: aces) in ``cnt``; jokers have no rank."""
+    cdef int f
+    memset(out, 0, 13 * sizeof(int))
+    for f in range(52):
+        out[f % 13] += cnt[f]
+
+
+cdef int c_read_rainbow(const Ctx* c, const cnt_t* cards, CLead* out) noexcept nogil:
+    """Read ``cards`` as a rainbow into ``out``: 0, or 2 when they are none
+    (a joker; a rank held fewer than four times or in fewer than four
+    effective suits). One unit per rank, a set of all its cards (``top``: the
+    rank, ``faces[0]``: its lowest face), more cards first, then the higher rank."""
+    cdef int f, r, i, j, n = 0, ns
+    cdef int rc[13]
+    cdef int seen[NSUIT]
+    if cards[52] or cards[53]:
+        return 2
+    rank_counts(cards, rc)
+    for r in range(13):
+        if rc[r] == 0:
+            continue
+        if rc[r] < 4:
+            return 2
+        memset(seen, 0, sizeof(seen))
+        ns = 0
+        for i in range(4):
+            f = i * 13 + r
+            if cards[f] and not seen[c.esuit[f]]:
+                seen[c.esuit[f]] = 1
+                ns += 1
+        if ns < 4:
+            return 2
+        n += rc[r]
+    if n == 0:
+        return 1
+    out.esuit = RAINBOW
+    out.n = n
+    out.nu = 0
+    for r in range(12, -1, -1):
+        if rc[r] == 0:
+            continue
+        j = out.nu
+        while j > 0 and out.u[j - 1].k < rc[r]:
+            out.u[j] = out.u[j - 1]
+            j -= 1
+        out.u[j].k = rc[r]
+        out.u[j].L = 1
+        out.u[j].top = r
+        for i in range(4):
+            if cards[i * 13 + r]:
+                out.u[j].faces[0] = i * 13 + r
+                break
+        out.nu += 1
+    return 0
+
+
+cdef int c_read_play_lead(const Ctx* c, const cnt_t* cards, Flags fl, CLead* out) noexcept nogil:
+    """:func:`c_read_lead`, and under ``rainbow`` a play of several effective
+    suits read as a rainbow (:func:`c_read_rainbow`) when it is one: the one
+    reader of what the play engine accepts as a lead."""
+    cdef int code = c_read_lead(c, cards, out)
+    if code == 2 and fl.rainbow and c_read_rainbow(c, cards, out) == 0:
+        return 0
+    return code
+
+
+cdef void c_rainbow_cards(const cnt_t* src, const CUnit* u, cnt_t* out) noexcept nogil:
+    """The cards of rainbow unit ``u`` among ``src``: every card of its rank."""
+    cdef int i
+    memset(out, 0, NF)
+    for i in range(4):
+        out[i * 13 + u.top] = src[i * 13 + u.top]
+
+
+cdef int rainbow_fit(int* rc, const CLead* lead, int i) noexcept nogil:
+    """Can the ranks' cards ``rc`` give units i.. of the rainbow ``lead`` each
+    as many cards of one rank (two units may share a rank with enough cards)?"""
+    cdef int r, k, ok
+    if i >= lead.nu:
+        return 1
+    k = lead.u[i].k
+    for r in range(13):
+        if rc[r] >= k:
+            rc[r] -= k
+            ok = rainbow_fit(rc, lead, i + 1)
+            rc[r] += k
+            if ok:
+                return 1
+    return 0
+
+
+cdef int rainbow_follow_ok(const cnt_t* hand, const cnt_t* play, const CLead* lead) noexcept nogil:
+    """A follow to a rainbow (of the right number of cards, from the hand):
+    legal when it gives every unit its cards by rank, or the hand cannot."""
+    cdef int rc[13]
+    rank_counts(play, rc)
+    if rainbow_fit(rc, lead, 0):
+        return 1
+    rank_counts(hand, rc)
+    return not rainbow_fit(rc, lead, 0)
+
+
+cdef int c_rainbow_combo(const cnt_t* play, const CLead* lead, int8_t* combo) noexcept nogil:
+    """A play's ranks against a rainbow lead, the one owner of how a rainbow
+    trick is won: the units (more cards first) each take the highest rank
+    with that many cards left; 1 with ``combo`` those ranks, highest first,
+    or 0 when some unit finds none (the play cannot win)."""
+    cdef int rc[13]
+    cdef int i, j, r
+    cdef int8_t x
+    rank_counts(play, rc)
+    for i in range(lead.nu):
+        r = 12
+        while r >= 0 and rc[r] < lead.u[i].k:
+            r -= 1
+        if r < 0:
+            return 0
+        rc[r] -= lead.u[i].k
+        x = <int8_t>r
+        j = i
+        while j > 0 and combo[j - 1] < x:
+            combo[j] = combo[j - 1]
+            j -= 1
+        combo[j] = x
+    return 1
+
+
+cdef inline int combo_cmp(const int8_t* a, const int8_t* b, int n) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        if a[i] != b[i]:
+            return 1 if a[i] > b[i] else -1
+    return 0
+
+
+cdef int rainbow_winner(const cnt_t* plays, int nplays, const CLead* lead) noexcept nogil:
+    """The play that takes a rainbow trick: the lead, until a later play's
+    ranks (:func:`c_rainbow_combo`) are higher than the best so far."""
+    cdef int8_t best[MAXU]
+    cdef int8_t cand[MAXU]
+    cdef int i, w = 0
+    if not c_rainbow_combo(plays, lead, best):
+        memset(best, -1, MAXU)
+    for i in range(1, nplays):
+        if c_rainbow_combo(plays + i * NF, lead, cand) and combo_cmp(cand, best, lead.nu) > 0:
+            w = i
+            memcpy(best, cand, MAXU)
+    return w
+
+
+cdef int rainbow_beats(const cnt_t* cnt, const CUnit* u) noexcept nogil:
+    """Could ``cnt`` beat rainbow unit ``u``: as many cards of one higher rank?"""
+    cdef int rc[13]
+    cdef int r
+    rank_counts(cnt, rc)
+    for r in range(u.top + 1, 13):
+        if rc[r] >= u.k:
+            return 1
+    return 0
+
+
+cdef int rainbow_random_follow(const cnt_t* hand, const CLead* lead, uint64_t* rng,
+                               cnt_t* out) noexcept nogil:
+    """A random follow to a rainbow that gives every unit its rank when the
+    hand can (the ranks tried from a random one up), else 0 with ``out`` untouched."""
+    cdef int rc[13]
+    cdef int rank_of_unit[MAXU]
+    cdef int i, j, r, start, f, tot, x
+    rank_counts(hand, rc)
+    if not rainbow_fit(rc, lead, 0):
+        return 0
+    for i in range(lead.nu):
+        start = xbelow(rng, 13)
+        for j in range(13):
+            r = (start + j) % 13
+            if rc[r] >= lead.u[i].k:
+                rc[r] -= lead.u[i].k
+                if rainbow_fit(rc, lead, i + 1):
+                    rank_of_unit[i] = r
+                    break
+                rc[r] += lead.u[i].k
+    for i in range(lead.nu):
+        r = rank_of_unit[i]
+        for j in range(lead.u[i].k):
+            tot = 0
+            for x in range(4):
+                tot += hand[x * 13 + r] - out[x * 13 + r]
+            x = xbelow(rng, tot)
+            for f in range(r, 52, 13):
+                x -= hand[f] - out[f]
+                if x < 0:
+                    out[f] += 1
+                    break
+    return 1
+
+
+cdef int add_random_rainbow(const Ctx* c, const cnt_t* hand, uint64_t* rng, cnt_t* out) noexcept nogil:
+    """Add to ``out`` a random rainbow of ``hand`` at a rank ``out`` lacks:
+    one card of each of the four faces, and each further copy one time in
+    two; 0 when the hand holds no such rank (all four faces, in four effective suits)."""
+    cdef int ok[13]
+    cdef int r, i, j, m = 0, f
+    cdef int seen[NSUIT]
+    for r in range(13):
+        memset(seen, 0, sizeof(seen))
+        for i in range(4):
+            f = i * 13 + r
+            if not hand[f] or out[f] or seen[c.esuit[f]]:
+                break
+            seen[c.esuit[f]] = 1
+        else:
+            ok[m] = r
+            m += 1
+    if m == 0:
+        return 0
+    r = ok[xbelow(rng, m)]
+    for i in range(4):
+        f = i * 13 + r
+        out[f] = 1
+        for j in range(1, hand[f]):
+            if xbelow(rng, 2):
+                out[f] += 1
+    return 1
+
+
 cdef int read_lead(object cards, TrumpContext ctx, object rules, CLead* out) except -1:
     """Check a lead is one effective suit and decompose it into out."""
     cdef cnt_t cnt[NF]
+    cdef RInfo* ri = rinfo(rules)
     to_counts(cards, cnt, rules, "lead")
-    code = c_read_lead(&ctx.c, cnt, out)
+    code = c_read_play_lead(&ctx.c, cnt, ri.fl, out)
     if code == 1:
         raise IllegalActionError("a lead needs at least one card")
+    if code == 2 and ri.fl.rainbow:
+        raise IllegalActionError(f"lead {cards} mixes suits and is no rainbow: a lead must be all one suit "
+                                 "(trumps count as one), or a rainbow (docs/kernel.md, Rainbows)")
     if code == 2:
         raise IllegalActionError(f"lead {cards} mixes suits: a lead must be all one suit (trumps count as one)")
     if code == 3:
@@ -1231,6 +1488,10 @@ cdef _set_units(Lead ld, list units, object rules):
         raise IllegalActionError("the units given do not split the lead exactly")
     if len(units) > MAXU:
         raise IllegalActionError("too many units in the lead")
+    if ld.cl.esuit == RAINBOW:
+        if sorted(sorted(u) for u in units) != sorted(sorted(u.cards) for u in ld.units):
+            raise IllegalActionError("a rainbow is read by rank: one unit holds every card of one rank")
+        return
     keyed = []
     for u in units:
         if len(u) == 0:
@@ -1312,6 +1573,9 @@ def follow_error(hand, lead, play, trump, rules):
                 f"so the play must have {ld.cl.n}, not {len(play)}")
     if c_follow_ok(&ld.ctx.c, h, p, &ld.cl, fl):
         return None
+    if ld.cl.esuit == RAINBOW:
+        return ("must follow the rainbow by rank: give each of its sets as many cards of one rank, "
+                "as the hand can")
     hs = suit_total(&ld.ctx.c, h, ld.cl.esuit)
     ps = suit_total(&ld.ctx.c, p, ld.cl.esuit)
     if ps < min(hs, ld.cl.n):
@@ -1435,12 +1699,23 @@ cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, Flags fl, con
     with its copies' weight, and one time in eight a second unit of the same
     suit (a throw), kept only if :func:`c_lead_rule` allows it (``unseen``: the
     cards the leader cannot see, read under ``throw_check`` ``safe`` only).
+    Under ``rainbow``, one time in two when the hand holds a rank in four
+    effective suits, a random rainbow of one such rank instead
+    (:func:`add_random_rainbow`), and one time in four a second rank with it
+    (a rainbow throw, kept as the other throws are).
     The one random lead of the engine and of every random player."""
     cdef int f, g, i, e, left
     cdef cnt_t rest[NF]
     cdef cnt_t first[NF]
     cdef CLead ld
     memset(out, 0, NF)
+    if fl.rainbow and xbelow(rng, 2) == 0 and add_random_rainbow(c, hand, rng, out):
+        if xbelow(rng, 4) == 0:
+            memcpy(first, out, NF)
+            if add_random_rainbow(c, hand, rng, out) and fl.safe and (
+                    c_read_play_lead(c, out, fl, &ld) != 0 or c_lead_rule(c, &ld, fl, unseen) != 0):
+                memcpy(out, first, NF)
+        return
     f = _pick_card(hand, held, rng)
     _add_unit_at(c, hand, f, rng, out)
     if xbelow(rng, 8) == 0:
@@ -1563,6 +1838,9 @@ def legal_follows(hand, lead, trump, rules):
     cdef int f, e = ld.cl.esuit, n = ld.cl.n, hs
     hand = parse_cards(hand)
     to_counts(hand, h, rules, "hand")
+    if e == RAINBOW:
+        yield from _rainbow_follows(ld, hand)
+        return
     hs = suit_total(&ld.ctx.c, h, e)
     suit_faces = [(f, h[f]) for f in range(NF) if h[f] and ld.ctx.c.esuit[f] == e]
     other_faces = [(f, h[f]) for f in range(NF) if h[f] and ld.ctx.c.esuit[f] != e]
@@ -1581,6 +1859,47 @@ def legal_follows(hand, lead, trump, rules):
         for f, k in other_faces:
             if k >= n and _check_counts(ld, h, [f] * n, buf, rules):
                 yield Cards([f] * n)
+
+
+def _rainbow_follows(Lead ld, hand):
+    """Every distinct legal follow to a rainbow lead: when the hand can give
+    each unit its cards by rank, each way of doing so; else any cards."""
+    cdef int rc[13]
+    cdef int n = ld.cl.n
+    faces = [(f, hand.count(f)) for f in sorted(set(hand))]
+    counts = [0] * 13
+    for f, k in faces:
+        if f < 52:
+            counts[f % 13] += k
+    for r in range(13):
+        rc[r] = counts[r]
+    if not rainbow_fit(rc, &ld.cl, 0):
+        for combo in _multisets(faces, n):
+            yield Cards(combo)
+        return
+    sizes = [ld.cl.u[i].k for i in range(ld.cl.nu)]
+    seen = set()
+    left = {f: k for f, k in faces}
+
+    def place(int i, list taken):
+        if i == len(sizes):
+            key = tuple(sorted(taken))
+            if key not in seen:
+                seen.add(key)
+                yield Cards(key)
+            return
+        for r in range(13):
+            pool = [(f, left.get(f, 0)) for f in range(r, 52, 13) if left.get(f, 0)]
+            if sum(k for _, k in pool) < sizes[i]:
+                continue
+            for part in _multisets(pool, sizes[i]):
+                for f in part:
+                    left[f] -= 1
+                yield from place(i + 1, taken + part)
+                for f in part:
+                    left[f] += 1
+
+    yield from place(0, [])
 
 
 cdef bint _check_counts(Lead ld, cnt_t* h, list combo, bytearray buf, object rules):

@@ -4,7 +4,7 @@
 
 from libc.stdint cimport uint64_t, int8_t
 
-from core._kernel cimport NF, MAXU, Ctx, CLead, Flags, cnt_t, c_beats, c_takes_all
+from core._kernel cimport NF, MAXU, RAINBOW, Ctx, CLead, Flags, cnt_t, c_beats, c_takes_all, c_rainbow_combo
 
 cdef enum:
     MAXP = 12
@@ -64,10 +64,20 @@ cdef void random_playout(PlayS* s, uint64_t* rng) noexcept nogil
 cdef int deal_opponents_points(PlayS* s, int kitty_points, int mult_code, int* mult,
                                int* to_opp) noexcept nogil
 
+cdef inline int rainbow_above(const int8_t* a, const int8_t* b, int n) noexcept nogil:
+    """Are a rainbow play's ranks ``a`` (from c_rainbow_combo) above the best ``b``?"""
+    cdef int i
+    for i in range(n):
+        if a[i] != b[i]:
+            return a[i] > b[i]
+    return 0
+
 cdef inline int beats_best(const PlayS* s, const cnt_t* play, int st, int cl) noexcept nogil:
     """Would ``play``, of this strength and class (c_strength), take the trick
     from the best so far? (Under throw_winner all or longest with a throw led, unit by unit.)"""
     cdef int8_t tops[MAXU]
+    if s.lead.esuit == RAINBOW:
+        return c_rainbow_combo(play, &s.lead, tops) and rainbow_above(tops, s.win_tops, s.lead.nu)
     if s.fl.throw_win >= 2 and s.lead.nu >= 2:
         return c_takes_all(&s.ctx, play, &s.lead, st, cl, s.win_c, s.win_tops, tops, s.fl.throw_win)
     return c_beats(st, cl, s.win_s, s.win_c)

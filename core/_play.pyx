@@ -12,13 +12,13 @@ from libc.stdint cimport uint64_t
 
 from core._kernel cimport (
     NF, CLead, CUnit, cnt_t, TrumpContext,
-    c_read_lead, c_lead_rule, c_follow_ok, c_random_follow, c_random_lead, c_kept_unit, c_throw_penalty, c_strength,
+    c_read_lead, c_read_play_lead, c_rainbow_combo, c_rainbow_cards, RAINBOW, c_lead_rule, c_follow_ok, c_random_follow, c_random_lead, c_kept_unit, c_throw_penalty, c_strength,
     multiplier_code, c_kitty_multiplier, c_opponents_points,
     seed_from, to_counts, from_counts, ctx_of, flags_of,
 )
 
 from .cards import Cards, card_name, parse_cards, points as card_points
-from ._kernel import follow_error, LEAD_RULE_ERRORS
+from ._kernel import follow_error, make_lead, LEAD_RULE_ERRORS
 from .errors import IllegalActionError, InvalidActionError
 
 
@@ -47,7 +47,7 @@ cdef int play_error(PlayS* s, const cnt_t* cards) noexcept nogil:
     if s.turn == 0:
         if n == 0:
             return 3
-        if c_read_lead(&s.ctx, cards, &tmp) != 0:
+        if c_read_play_lead(&s.ctx, cards, s.fl, &tmp) != 0:
             return 4
         if s.fl.no_trump_throws or s.fl.safe:
             unseen_of(s, seat, unseen)
@@ -99,6 +99,15 @@ cdef void track(PlayS* s) noexcept nogil:
     cdef int cl = 0, st = c_strength(&s.ctx, s.trick[s.turn], &s.lead, &cl, s.fl.throw_win,
                                                 s.fl.bombs)
     cdef int8_t tops[MAXU]
+    if s.lead.esuit == RAINBOW:
+        if c_rainbow_combo(s.trick[s.turn], &s.lead, tops):
+            if s.turn == 0 or rainbow_above(tops, s.win_tops, s.lead.nu):
+                s.win_turn = s.turn
+                memcpy(s.win_tops, tops, MAXU)
+        elif s.turn == 0:
+            s.win_turn = 0
+            memset(s.win_tops, -1, MAXU)
+        return
     if s.fl.throw_win >= 2 and s.lead.nu >= 2:
         if c_takes_all(&s.ctx, s.trick[s.turn], &s.lead, st, cl, -1 if s.turn == 0 else s.win_c,
                        s.win_tops, tops, s.fl.throw_win):
@@ -123,7 +132,7 @@ cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
     memcpy(cards, cards_in, NF)
     if s.turn == 0:
         s.failed = 0
-        c_read_lead(&s.ctx, cards, &s.lead)
+        c_read_play_lead(&s.ctx, cards, s.fl, &s.lead)
         if s.lead.nu >= 2:
             for j in range(1, s.n):
                 others[j - 1] = s.hand[(seat + j) % s.n]
@@ -134,10 +143,13 @@ cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
                 memcpy(s.attempt, cards, NF)
                 memset(cards, 0, NF)
                 u = &s.lead.u[best]
-                for i in range(u.L):
-                    cards[u.faces[i]] += u.k
+                if s.lead.esuit == RAINBOW:
+                    c_rainbow_cards(s.attempt, u, cards)
+                else:
+                    for i in range(u.L):
+                        cards[u.faces[i]] += u.k
                 s.penalty[seat] += c_throw_penalty(s.lead.n, u.k * u.L, s.throw_penalty, s.penalty_per_attempt)
-                c_read_lead(&s.ctx, cards, &s.lead)
+                c_read_play_lead(&s.ctx, cards, s.fl, &s.lead)
     for f in range(NF):
         if cards[f]:
             s.hand[seat][f] -= cards[f]
@@ -330,7 +342,7 @@ cdef class PlayCore:
                 pc.s.trick_pts += POINTS[f]
         if trick_plays:
             to_counts(trick_plays[0], tmp, None, "lead")
-            if c_read_lead(&pc.s.ctx, tmp, &pc.s.lead) != 0:
+            if c_read_play_lead(&pc.s.ctx, tmp, pc.s.fl, &pc.s.lead) != 0:
                 raise InvalidActionError("the trick's lead is not one suit")
             for i in range(pc.s.turn):
                 pc.s.turn = i
@@ -436,6 +448,8 @@ cdef class PlayCore:
         cdef int i, j
         if self.s.turn == 0:
             return []
+        if self.s.lead.esuit == RAINBOW:
+            return make_lead(from_counts(self.s.trick[0]), self.trump, self.rules).units
         out = []
         for i in range(self.s.lead.nu):
             faces = []

@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from typing import Optional
 
@@ -29,7 +30,7 @@ from .actions import Action
 from .cards import Cards, Trump
 from .rules import Rules
 
-__all__ = ["PlayCore", "playouts", "play_options", "play_actions", "no_set_width", "holds_set"]
+__all__ = ["PlayCore", "playouts", "play_options", "play_actions", "rainbow_leads", "no_set_width", "holds_set"]
 
 
 def play_options(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules,
@@ -61,6 +62,35 @@ def play_options(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules,
             for cards in kernel.multisets(faces, size):
                 if kernel.lead_error(cards, hand, played, trump, rules) is None:
                     yield cards
+    if rules.rainbow:
+        for cards in rainbow_leads(hand, ctx):
+            if kernel.lead_error(cards, hand, played, trump, rules) is None:
+                yield cards
+
+
+def rainbow_leads(hand: Sequence[int], ctx: kernel.TrumpContext) -> Iterator[list[int]]:
+    """Every rainbow ``hand`` can lead (``rules.rainbow``; docs/kernel.md,
+    Rainbows), as ascending faces: for each set of ranks it holds in four
+    effective suits, each choice of four or more of each rank's cards that
+    keeps the four suits.
+
+    >>> from core.cards import Trump, format_cards, parse_cards
+    >>> ctx = kernel.context(Trump(2, 3))
+    >>> [format_cards(c) for c in rainbow_leads(parse_cards("5C 5D 5H 5S 5S 6C"), ctx)]
+    ['5C 5D 5H 5S', '5C 5D 5H 5S 5S']
+    """
+    per_rank: list[list[list[int]]] = []
+    for r in range(13):
+        faces = [(f, hand.count(f)) for f in range(r, 52, 13) if f in hand]
+        ways = [list(c) for size in range(4, sum(k for _, k in faces) + 1)
+                for c in kernel.multisets(faces, size)
+                if len({ctx.effective_suit(f) for f in c}) >= 4]
+        if ways:
+            per_rank.append(ways)
+    for pick in range(1, 1 << len(per_rank)):
+        chosen = [per_rank[i] for i in range(len(per_rank)) if pick >> i & 1]
+        for parts in itertools.product(*chosen):
+            yield sorted(f for part in parts for f in part)
 
 
 def play_actions(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules,
@@ -91,6 +121,8 @@ def no_set_width(lead: Cards, trump: Optional[Trump], rules: Rules) -> int:
     """
     if rules.protect_longer_sets or rules.follow_format == "count":
         return 0
+    if rules.rainbow and kernel.make_lead(lead, trump, rules).is_rainbow:
+        return 0  # a rainbow is followed by rank, not by suit: no set of a face is owed
     units = kernel.decompose(lead, trump, rules)
     if len(units) != 1 or units[0].length >= 2 or units[0].width < 2:
         return 0

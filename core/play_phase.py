@@ -34,6 +34,8 @@ def to_play(s: State) -> None:
 def _infer(s: State, seat: int, lead: Cards, played: Cards) -> None:
     """What a follow shows everyone: a void in the led suit (not from a bomb that ``bombs`` lets a seat
     holding the suit play), or no set of the lead's width."""
+    if s.rules.rainbow and kernel.make_lead(lead, s.trump, s.rules).is_rainbow:
+        return  # a rainbow has no suit: its follows show no void and no set (docs/kernel.md, Rainbows)
     ctx = kernel.context(s.trump, s.rules.tractor_past_ace)
     e = ctx.effective_suit(lead[0])
     in_suit = sum(1 for f in played if ctx.effective_suit(f) == e)

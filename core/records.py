@@ -331,7 +331,7 @@ LATER_SETTINGS: dict[str, Any] = {"partners": "called", "bands_above_top": "capp
                                   "throw_check": "others_hands",
                                   "kitty_theft": False,
                                   "exposure_defence": True, "throw_winner": "largest",
-                                  "throw_stopper": "hidden", "bombs": "none"}
+                                  "throw_stopper": "hidden", "bombs": "none", "rainbow": False}
 
 
 def _rules_from(obj: object, line: int) -> Rules:

@@ -11,7 +11,8 @@ fast implementation, so it only relies on :mod:`core.cards`,
 ``protect_longer_sets``, ``tractor_past_ace``, ``tractor_min_width``,
 ``tractor_min_length``, ``follow_format``,
 ``set_reading``, ``ladder``, ``tractor_owed``, ``shorter_tractor``,
-``failed_throw_unit``, ``throw_penalty``, ``trump_throws`` and ``throw_check``) and :mod:`core.errors`; its
+``failed_throw_unit``, ``throw_penalty``, ``trump_throws``, ``throw_check`` and ``rainbow``, whose
+rainbows :mod:`core.reference_rainbow` reads) and :mod:`core.errors`; its
 trump context (effective suits, levels, tractor eligibility) is
 :mod:`core.reference_trump`, whose names it re-exports.
 
@@ -36,6 +37,7 @@ from collections.abc import Iterable, Sequence
 
 from .cards import Cards, CardsLike, ThrowResult, Trump, Unit, parse_cards, rank_of
 from .errors import IllegalActionError
+from . import reference_rainbow as rainbow
 from .reference_trump import TRUMPS, Chain, as_trump, chain_of, effective_suit, is_trump, level, tractor_eligible
 from .rules import Rules
 
@@ -227,6 +229,8 @@ def decompose(lead: Cards, trump: Trump, rules: Rules) -> list[Unit]:
     """
     trump = as_trump(trump)
     ms = _mset(lead)
+    if rules.rainbow and rainbow.is_rainbow(ms, trump):
+        return rainbow.decompose(ms)
     _lead_suit(ms, trump)
     return [_to_unit(u) for u in _canonical(ms, trump, chain_of(rules))]
 
@@ -390,6 +394,8 @@ def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Tr
     """
     trump = as_trump(trump)
     hand_ms, lead_ms, play_ms = _mset(hand), _mset(lead), _mset(play)
+    if rules.rainbow and rainbow.is_rainbow(lead_ms, trump):
+        return rainbow.is_legal_follow(hand_ms, lead_ms, play_ms)
     suit = _lead_suit(lead_ms, trump)
     n = len(lead_ms)
     if len(play_ms) != n or not _is_sub(play_ms, hand_ms):
@@ -422,6 +428,8 @@ def legal_follows(hand: Cards, lead: Cards, trump: Trump, rules: Rules) -> set[C
     """
     trump = as_trump(trump)
     hand_ms, lead_ms = _mset(hand), _mset(lead)
+    if rules.rainbow and rainbow.is_rainbow(lead_ms, trump):
+        return rainbow.legal_follows(hand_ms, lead_ms)
     suit = _lead_suit(lead_ms, trump)
     n = len(lead_ms)
     hs = tuple(f for f in hand_ms if effective_suit(f, trump) == suit)
@@ -534,6 +542,8 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
         return best[0]
     chain = chain_of(rules)
     lead = _mset(plays[0])
+    if rules.rainbow and rainbow.is_rainbow(lead, trump):
+        return rainbow.trick_winner([_mset(p) for p in plays])
     suit = _lead_suit(lead, trump)
     shapes = _lead_shapes(lead, trump, chain)
     if rules.throw_winner in ("all", "longest") and len(shapes) >= 2:
@@ -596,6 +606,8 @@ def check_throw(lead: Cards, others: Sequence[Cards], trump: Trump, rules: Rules
     trump = as_trump(trump)
     chain = chain_of(rules)
     ms = _mset(lead)
+    if rules.rainbow and rainbow.is_rainbow(ms, trump):
+        return rainbow.check_throw(ms, [_mset(h) for h in others], rules)
     suit = _lead_suit(ms, trump)
     units = list(_canonical(ms, trump, chain))
     if len(units) == 1:
@@ -634,6 +646,10 @@ def lead_rule(lead: Cards, hand: Cards, played: Cards, trump: Trump, rules: Rule
     """
     trump = as_trump(trump)
     ms = _mset(lead)
+    deck = Counter(f for f in range(54) for _ in range(rules.copies(f)))
+    hidden = tuple(sorted((deck - Counter(_mset(hand)) - Counter(_mset(played))).elements()))
+    if rules.rainbow and rainbow.is_rainbow(ms, trump):
+        return rainbow.lead_rule(ms, hidden, rules)
     suit = _lead_suit(ms, trump)
     units = list(_canonical(ms, trump, chain_of(rules)))
     if len(units) < 2:
@@ -641,9 +657,6 @@ def lead_rule(lead: Cards, hand: Cards, played: Cards, trump: Trump, rules: Rule
     if not rules.trump_throws and suit == TRUMPS:
         return 1
     if rules.throw_check == "safe":
-        deck = Counter(f for f in range(54) for _ in range(rules.copies(f)))
-        unseen = deck - Counter(_mset(hand)) - Counter(_mset(played))
-        hidden = tuple(sorted(unseen.elements()))
         if any(_beats(hidden, u, suit, trump, chain_of(rules)) for u in units):
             return 2
     return 0

@@ -149,6 +149,9 @@ SETTINGS: dict[str, str] = {
                    "beat one of its units) or safe (it may be led only when no card the leader cannot see, "
                    "every card but its hand and the cards played in earlier tricks, could beat one of its "
                    "units; so it never fails)",
+    "rainbow": "whether a rainbow may be led: cards of one rank (no jokers) in four or more effective suits, "
+               "read as one set of all its cards, or several such ranks as a throw; the trick is played by "
+               "rank alone (docs/kernel.md, Rainbows)",
     "failed_throw_unit": "which beatable unit a failed throw leaves: the fewest cards, then the lowest "
                          "(smallest_lowest), or the first one found (first_found)",
     "throw_winner": "who takes a trick led by a throw (two or more units), among the plays matching its "
@@ -318,6 +321,7 @@ class Rules:
     shorter_tractor: str = "owed"
     trump_throws: bool = True
     throw_check: str = "others_hands"
+    rainbow: bool = False
     failed_throw_unit: str = "smallest_lowest"
     throw_winner: str = "largest"
     throw_penalty: int = 10
@@ -358,7 +362,7 @@ class Rules:
     _BOOLS: ClassVar[tuple[str, ...]] = (
         "follow_ladder", "protect_longer_sets", "tractor_past_ace", "friend_other", "call_points",
         "call_highest", "call_trumps", "joker_level", "short_side_multiplier", "jack_reset", "short_side_bonus",
-        "trump_throws", "kitty_theft", "exposure_defence",
+        "trump_throws", "kitty_theft", "exposure_defence", "rainbow",
     )
 
     def __post_init__(self) -> None:
@@ -394,6 +398,9 @@ class Rules:
         if self.bombs != "none" and self.packs < 4:
             raise RulesError(f"bombs and packs: bombs={self.bombs} needs packs of 4 or more "
                              f"(a bomb is four or more copies of one card), not {self.packs}")
+        if self.bombs != "none" and self.rainbow:
+            raise RulesError(f"bombs and rainbow: bombs={self.bombs} and rainbow=true cannot be played together "
+                             f"(no engine defines a bomb against a rainbow)")
         for name in ("red_jokers", "black_jokers"):
             if not 0 <= getattr(self, name) <= self.packs:
                 raise RulesError(f"{name}: {getattr(self, name)} is not from 0 to packs ({self.packs})")

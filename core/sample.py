@@ -312,6 +312,9 @@ class Sampler:
             lead = ps[0]
             attempt = attempts.get(t)
             thrown = attempt if attempt is not None else lead
+            if rules.rainbow and kernel.make_lead(thrown, trump, rules).is_rainbow:
+                self._rainbow_facts(t, ld, ps, thrown, attempt)
+                continue
             units = kernel.decompose(thrown, trump, rules)
             e = esuit[lead[0]]
             if len(units) >= 2:
@@ -326,6 +329,19 @@ class Sampler:
                                              and (not rules.follow_ladder or lead_units[0].width == 2)))
             if not simple:
                 self._follow_facts(t, ld, ps, esuit, suit_faces[e], copies)
+
+    def _rainbow_facts(self, t: int, ld: int, ps: list[Cards], thrown: Cards, attempt: Optional[Cards]) -> None:
+        """A rainbow led at trick t (``rules.rainbow``): it has no suit, so it shows no void and no
+        set; a throw of it is replayed per sample, and so is every other seat's follow (one that did
+        not give each set its rank shows that the hand could not)."""
+        trump = self.view.trump
+        lead_obj = kernel.make_lead(thrown, trump, self.rules)
+        if attempt is not None or len(lead_obj.units) >= 2:
+            self._checks.append(("throw", (t, ld, lead_obj, ps[0] if attempt is not None else None, None)))
+        lead_obj = kernel.make_lead(ps[0], trump, self.rules)
+        for j in range(1, len(ps)):
+            if (ld + j) % self.n != self.me:
+                self._checks.append(("follow", (t, (ld + j) % self.n, lead_obj, ps[j])))
 
     def _follow_facts(self, t: int, ld: int, ps: list[Cards], esuit: list[int], faces_e: list[int],
                       copies: list[int]) -> None:

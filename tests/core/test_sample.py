@@ -459,6 +459,32 @@ def test_impossible_views_raise():
         Sampler(too_many)
 
 
+def test_sampled_worlds_agree_with_the_view_after_rainbows():
+    """Five packs in five hands of 50 with ``rainbow`` on, views taken once rainbows were led and
+    followed: a rainbow has no suit, so its follows give no void or no-set fact; each follow to it and
+    each rainbow throw is replayed on every sample, and every world passes every check."""
+    rules = Rules(players=5, packs=5, red_jokers=5, black_jokers=5, hand_size=50, kitty_size=20, friend_calls=2,
+                  rainbow=True)
+    deal_rng = random.Random(55)
+    rng = random.Random(56)
+    views = 0
+    for seed in range(60):
+        state, start = play_until(rules, seed, deal_rng, PLAY_PHASE, deal_rng.randrange(40, 160))
+        if state.phase != PLAY_PHASE or not any(
+                kernel.make_lead(ps[0], state.trump, rules).is_rainbow for _, ps in state.view(0).tricks):
+            continue
+        for seat in range(rules.players):
+            view = state.view(seat)
+            sampler = Sampler(view)
+            assert sampler.checks["follows"] > 0
+            for _ in range(3):
+                check_world(view, sampler.sample(rng), state, start)
+            views += 1
+        if views >= 15:
+            break
+    assert views >= 15
+
+
 def test_sampled_worlds_agree_with_the_view_under_bombs():
     """Twelve seats, four packs, ``bombs`` on: deals with four of a card stacked into half the hands and
     bombs played whenever a hand may (tests/core/test_state_random.py's ``_stack_quads`` and

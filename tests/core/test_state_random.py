@@ -173,6 +173,8 @@ def _check_views(s: State, tr: _Tracker, hands: list, rng: random.Random, full: 
 def _check_actions(s: State, a, rng: random.Random, stats: Counter) -> None:
     err = s.action_error(a)
     assert err is None, f"random action {a} refused: {err}"
+    if s.rules.rainbow and s.phase == PLAY_PHASE and s.play.is_leading:
+        stats["rainbows"] += kernel.make_lead(a.cards, s.trump, s.rules).is_rainbow
     legal = s.legal_actions()
     assert a in legal
     acts = list(itertools.islice(iter(legal), ENUM_LIMIT + 1))
@@ -322,6 +324,9 @@ WIDE_TABLES = [
          follow_ladder=True, tractor_min_width=3),
     dict(players=8, packs=6, red_jokers=3, black_jokers=3, hand_size=38, kitty_size=14, friend_calls=3,
          protect_longer_sets=True, throw_check="safe"),
+    # long hands of five packs: rainbows (all four suits of a rank) are common
+    dict(players=5, packs=5, red_jokers=5, black_jokers=5, hand_size=50, kitty_size=20, friend_calls=2,
+         rainbow=True),
 ]
 
 
@@ -333,6 +338,8 @@ def test_random_deals_with_five_and_six_packs(shape):
     deals = DEALS // 8
     _run(rules, range(3000, 3000 + deals), stats)
     _assert_coverage(stats, deals)
+    if rules.rainbow:
+        assert stats["rainbows"] >= deals, dict(stats)
 
 
 #: The house-rule settings and their values; each deal below draws one of each.
@@ -369,6 +376,7 @@ HOUSE = {
     "tractor_min_width": (2, 3),
     "tractor_min_length": (2, 3),
     "throw_check": ("others_hands", "safe"),
+    "rainbow": (False, True),
     "kitty_theft": (False, True),
     "exposure_defence": (True, False),
 }
@@ -411,6 +419,7 @@ def test_random_deals_under_random_house_rules():
         preset, players = rng.choice(tables)
         _run(_house_rules(rng, preset, players), [7_000 + i], stats)
     _assert_coverage(stats, HOUSE_DEALS)
+    assert stats["rainbows"] > 0, "no rainbow was led (rainbow)"
     assert stats["steals"] > 0, "no deal had its kitty taken (kitty_theft)"
 
 
