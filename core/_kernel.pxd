@@ -49,6 +49,7 @@ cdef struct Flags:
     int safe            # throw_check == "safe"
     int wide            # packs > 4: the default follow rule is read by the matcher (sets wider than 4)
     int throw_win       # throw_winner: 0 largest, 1 highest, 2 all
+    int decompose       # ladder == "decompose": rbtying/shengji's weakening order
 
 cdef class TrumpContext:
     cdef Ctx c
