@@ -52,6 +52,7 @@ cdef struct Flags:
     int throw_win       # throw_winner: 0 largest, 1 highest, 2 all, 3 longest
     int bombs           # bombs: 0 none, 1 any_suit, 2 follow_suit
     int rainbow         # rainbow
+    int decompose       # ladder == "decompose": rbtying/shengji's weakening order
 
 cdef class TrumpContext:
     cdef Ctx c

@@ -8,6 +8,8 @@ re-exported by :mod:`core.kernel`.
 """
 
 from libc.string cimport memset, memcpy
+import itertools
+import random
 from libc.stdint cimport uint8_t, int8_t, uint64_t
 
 from .cards import Cards, Trump, Unit, ThrowResult, parse_cards, card_name
@@ -610,6 +612,8 @@ cdef int c_follow_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play,
         return 0
     if fl.count:
         return 1
+    if fl.decompose:
+        return decompose_ok(c, hand, play, lead)
     if not fl.ladder and not fl.wide:
         greedy_value(c, hand, hand if fl.protect else NULL, lead, gv)
         greedy_value(c, play, hand if fl.genuine else NULL, lead, pv)
@@ -623,6 +627,214 @@ cdef int ladder_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play, const CLe
     ladder_value(c, hand, hand if fl.protect else NULL, lead, fl, &a)
     ladder_value(c, play, hand if fl.genuine else NULL, lead, fl, &b)
     return lex_cmp(b.best, a.best, a.ncls) >= 0
+
+# ----------------------------------------------------------------------------
+# ladder=decompose: rbtying/shengji's weakening order (docs/kernel.md, Following).
+# Python-level (called with the GIL) since only this value reads it; the
+# orders are cached per card count and per lead shape.
+# ----------------------------------------------------------------------------
+
+_RUNS_CACHE = {}
+_GROUPINGS_CACHE = {}
+_SEQ_CACHE = {}
+
+
+def _decreasing_partitions(n, most=None):
+    """Partitions of n as non-increasing tuples, in decreasing lexicographic order."""
+    if most is None:
+        most = n
+    if n == 0:
+        return [()]
+    out = []
+    for p in range(min(n, most), 0, -1):
+        for rest in _decreasing_partitions(n - p, p):
+            out.append((p,) + rest)
+    return out
+
+
+def _run_splits(m):
+    """The ways of cutting set indices 0..m-1 into runs (lists of indices), in
+    the order of docs/kernel.md: each index joins an earlier run or opens a
+    new last one; then longest run first, then fewer runs (stable)."""
+    hit = _RUNS_CACHE.get(m)
+    if hit is not None:
+        return hit
+    if m == 1:
+        res = [((0,),)]
+    else:
+        res = []
+        for split in _run_splits(m - 1):
+            for i in range(len(split)):
+                res.append(split[:i] + (split[i] + (m - 1,),) + split[i + 1:])
+            res.append(split + ((m - 1,),))
+        res.sort(key=lambda s: (-max(len(r) for r in s), len(s)))
+        dedup = []
+        for s in res:
+            if not dedup or dedup[len(dedup) - 1] != s:
+                dedup.append(s)
+        res = dedup
+    _RUNS_CACHE[m] = res
+    return res
+
+
+def _first_seen(items):
+    seen = set()
+    out = []
+    for x in items:
+        if x not in seen:
+            seen.add(x)
+            out.append(x)
+    return out
+
+
+def _orders_of_run(run):
+    return _first_seen(itertools.permutations(run))
+
+
+def _groupings(n):
+    """Every way to weaken n cards into groups (docs/kernel.md): a tuple of
+    groups, each a tuple of set widths on adjacent levels, lowest level first."""
+    hit = _GROUPINGS_CACHE.get(n)
+    if hit is not None:
+        return hit
+    out = []
+    for part in _decreasing_partitions(n):
+        wide = [p for p in part if p > 1]
+        ones = [(1,)] * (len(part) - len(wide))
+        if not wide:
+            out.append(tuple(ones))
+            continue
+        runs = []
+        for split in _run_splits(len(wide)):
+            vals = [tuple(wide[i] for i in r) for r in split]
+            if all(len(set(v)) == 1 for v in vals):
+                runs.append(tuple(vals))
+            else:
+                runs.extend(itertools.product(*[_orders_of_run(v) for v in vals]))
+        for g in _first_seen(runs):
+            out.append(tuple(sorted(list(g) + ones, reverse=True)))
+    res = _first_seen(out)
+    _GROUPINGS_CACHE[n] = res
+    return res
+
+
+def weakening_order(shapes):
+    """The requirements a lead of unit ``shapes`` ((width, length) pairs) owes
+    under ``ladder=decompose``, strongest first: the lead's own groups, then
+    each step of the weakening order (docs/kernel.md, Following)."""
+    shapes = tuple(shapes)
+    hit = _SEQ_CACHE.get(shapes)
+    if hit is not None:
+        return hit
+    units = [(k,) * L for k, L in sorted(shapes, key=lambda s: (-s[0] * s[1], -s[0]))]
+    steps = []
+    for u in units:
+        allg = _groupings(sum(u))
+        try:
+            at = allg.index((u,))
+            steps.append(allg[at + 1:])
+        except ValueError:
+            steps.append([])
+    cur = [(u,) for u in units]
+    used = [0] * len(units)
+    order = list(range(len(units)))
+    seq = [tuple(sorted(units, reverse=True))]
+    while True:
+        order.sort(key=lambda i: -(len(steps[i]) - used[i]))
+        i = order[0]
+        if used[i] == len(steps[i]):
+            break
+        cur[i] = steps[i][used[i]]
+        used[i] += 1
+        seq.append(tuple(sorted([g for j in order for g in cur[j]], reverse=True)))
+    if len(_SEQ_CACHE) > 4096:
+        _SEQ_CACHE.clear()
+    _SEQ_CACHE[shapes] = seq
+    return seq
+
+
+cdef list _group_spots(const Ctx* c, list cnt, int e, tuple group):
+    """Every placement of ``group`` on the free counts: a list of faces, one
+    per set, on adjacent levels going up (any face for a single set)."""
+    cdef int m = len(group), t, i, j, f, lv
+    out = []
+    if m == 1:
+        for j in range(c.nsf[e]):
+            f = c.sf[e][j]
+            if cnt[f] >= group[0]:
+                out.append((f,))
+        return out
+    for t in range(NLVL - m + 1):
+        opts = []
+        for i in range(m):
+            lv = t + i
+            here = [c.lf[e][lv][j] for j in range(c.nlf[e][lv])
+                    if c.elig[c.lf[e][lv][j]] and cnt[c.lf[e][lv][j]] >= group[i]]
+            if not here:
+                break
+            opts.append(here)
+        else:
+            out.extend(itertools.product(*opts))
+    return out
+
+
+cdef object _meet(const Ctx* c, list cnt, int e, tuple req, int gi, tuple low, object rng):
+    """A placement (list of (face, width)) of req[gi:] on cnt, or None.
+    Equal groups in a row take placements in non-decreasing face order."""
+    if gi == len(req):
+        return []
+    group = req[gi]
+    spots = _group_spots(c, cnt, e, group)
+    if rng is not None:
+        rng.shuffle(spots)
+    for spot in spots:
+        if spot < low:
+            continue
+        for f, w in zip(spot, group):
+            cnt[f] -= w
+        nxt = spot if gi + 1 < len(req) and req[gi + 1] == group and rng is None else ()
+        rest = _meet(c, cnt, e, req, gi + 1, nxt, rng)
+        for f, w in zip(spot, group):
+            cnt[f] += w
+        if rest is not None:
+            return list(zip(spot, group)) + rest
+    return None
+
+
+cdef list _lead_shapes(const CLead* lead):
+    return [(lead.u[i].k, lead.u[i].L) for i in range(lead.nu)]
+
+
+cdef int decompose_ok(const Ctx* c, const cnt_t* hand, const cnt_t* play, const CLead* lead) noexcept with gil:
+    """ladder=decompose: the play meets the first requirement of the weakening
+    order that the led-suit holding meets (or the holding meets none)."""
+    cdef int e = lead.esuit, f
+    hc = [hand[f] if c.esuit[f] == e else 0 for f in range(NF)]
+    pc = [play[f] for f in range(NF)]
+    for req in weakening_order(_lead_shapes(lead)):
+        if _meet(c, pc, e, req, 0, (), None) is not None:
+            return 1
+        if _meet(c, hc, e, req, 0, (), None) is not None:
+            return 0
+    return 1
+
+
+cdef int decompose_pick(const Ctx* c, const cnt_t* hand, const CLead* lead, uint64_t seed,
+                        cnt_t* out) noexcept with gil:
+    """Put into ``out`` a random placement of the requirement the led-suit
+    holding owes under ladder=decompose; the cards placed."""
+    cdef int e = lead.esuit, f, used = 0
+    hc = [hand[f] if c.esuit[f] == e else 0 for f in range(NF)]
+    rng = random.Random(seed)
+    for req in weakening_order(_lead_shapes(lead)):
+        got = _meet(c, hc, e, req, 0, (), rng)
+        if got is not None:
+            for f, w in got:
+                out[f] += w
+                used += w
+            return used
+    return 0
+
 
 # ----------------------------------------------------------------------------
 # random legal follow (no enumeration)
@@ -719,6 +931,9 @@ cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
         return fill_random(c, hand, out, n - hs, -1, rng)
     if fl.count:
         return fill_random(c, hand, out, n, e, rng)
+    if fl.decompose:
+        used = decompose_pick(c, hand, lead, xrand(rng), out)
+        return fill_random(c, hand, out, n - used, e, rng)
     if fl.ladder or fl.wide:
         ladder_value(c, hand, hand if fl.protect else NULL, lead, fl, &m)
         for i in range(m.bdepth):
@@ -1139,6 +1354,7 @@ cdef RInfo* rinfo(object rules) except NULL:
     _last_info.fl.throw_win = ("largest", "highest", "all", "longest").index(rules.throw_winner)
     _last_info.fl.bombs = ("none", "any_suit", "follow_suit").index(rules.bombs)
     _last_info.fl.rainbow = rules.rainbow
+    _last_info.fl.decompose = rules.ladder == "decompose"
     if len(_INFO_CACHE) >= 64:
         _INFO_CACHE.clear()
     _INFO_CACHE[id(rules)] = (rules, (<char*>&_last_info)[:sizeof(RInfo)])

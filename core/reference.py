@@ -39,6 +39,7 @@ from .cards import Cards, CardsLike, ThrowResult, Trump, Unit, parse_cards, rank
 from .errors import IllegalActionError
 from . import reference_rainbow as rainbow
 from .reference_trump import TRUMPS, Chain, as_trump, chain_of, effective_suit, is_trump, level, tractor_eligible
+from .reference_weaken import weakened_follow_ok
 from .rules import Rules
 
 __all__ = [
@@ -412,6 +413,8 @@ def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Tr
     if rules.follow_format == "count":
         return True  # enough cards of the suit, and nothing else is owed
     shapes = _lead_shapes(lead_ms, trump, chain_of(rules))
+    if rules.ladder == "decompose":
+        return weakened_follow_ok(hs, play_ms, shapes, trump, chain_of(rules))
     g = _obligation(hs, shapes, trump, rules)
     only = _exact(hs) if rules.set_reading == "genuine" else None
     fp = _f(play_ms, shapes, _way(rules, shapes), only, trump, chain_of(rules))

@@ -69,22 +69,25 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "kitty_suit": ("level_or_highest", "first_card", "top_card"),
     "follow_format": ("shape", "count"),
     "set_reading": ("counting", "genuine"),
-    "ladder": ("subset", "cards"),
+    "ladder": ("subset", "cards", "decompose"),
     "tractor_owed": ("always", "lone"),
     "shorter_tractor": ("owed", "free"),
 }
 
-#: Follow settings that only mean something under another one: setting ->
-#: (its value that needs it, the setting needed, the value needed, why).
-#: :meth:`Rules.__post_init__` refuses any other combination in one line.
-_NEEDS: dict[str, tuple[object, str, object, str]] = {
-    "follow_ladder": (True, "follow_format", "shape", "following by count owes no shape to fall back from"),
-    "protect_longer_sets": (True, "follow_format", "shape", "following by count asks for no set to protect"),
-    "set_reading": ("genuine", "protect_longer_sets", True, "it tells protected sets from the others"),
-    "ladder": ("cards", "follow_ladder", True, "there is no ladder without it"),
-    "tractor_owed": ("lone", "follow_ladder", True, "without the ladder no tractor is owed, only its sets"),
-    "shorter_tractor": ("free", "follow_ladder", True, "without the ladder no tractor is owed, only its sets"),
-}
+#: Follow settings meaningful only under another: (setting, its value, the setting it needs, the
+#: value needed, why). :meth:`Rules.__post_init__` refuses any other combination in one line.
+_NEEDS: list[tuple[str, object, str, object, str]] = [
+    ("follow_ladder", True, "follow_format", "shape", "following by count owes no shape to fall back from"),
+    ("protect_longer_sets", True, "follow_format", "shape", "following by count asks for no set to protect"),
+    ("set_reading", "genuine", "protect_longer_sets", True, "it tells protected sets from the others"),
+    ("ladder", "cards", "follow_ladder", True, "there is no ladder without it"),
+    ("ladder", "decompose", "follow_ladder", True, "there is no ladder without it"),
+    ("tractor_owed", "lone", "follow_ladder", True, "without the ladder no tractor is owed, only its sets"),
+    ("shorter_tractor", "free", "follow_ladder", True, "without the ladder no tractor is owed, only its sets"),
+    ("ladder", "decompose", "protect_longer_sets", False, "its weakening order breaks longer sets as it goes"),
+    ("ladder", "decompose", "tractor_owed", "always", "its weakening order says which tractors are owed"),
+    ("ladder", "decompose", "shorter_tractor", "owed", "its weakening order says which tractors are owed"),
+]
 
 PRESETS = ("pagat", "heli", "thirteen", "bottom-eight", "stack", "tractor", "shengji-online")
 
@@ -136,9 +139,10 @@ SETTINGS: dict[str, str] = {
     "set_reading": "what meets a set the lead asks for when longer sets are protected: counting (any set the "
                    "play holds, one broken out of a longer set too) or genuine (only a set whose face the hand "
                    "held exactly that many times; needs protect_longer_sets)",
-    "ladder": "how far the follow_ladder falls: subset (a led unit of k x L takes sets or tractors no wider "
-              "than k and no longer than L, L of them at most) or cards (any sets or tractors no wider than "
-              "k, up to its k*L cards: a quad owes a tractor or two pairs); cards needs follow_ladder",
+    "ladder": "how far the follow_ladder falls: subset (a led k x L unit takes sets or tractors no wider than "
+              "k, no longer than L, L at most), cards (any no wider than k, up to its k*L cards: a quad owes a "
+              "tractor or two pairs) or decompose (rbtying/shengji's weakening order: a format the hand cannot "
+              "meet is weakened one step at a time along a fixed order, the first step it meets owed)",
     "tractor_owed": "which led tractors owe tractors under follow_ladder: always, or lone (only a tractor led "
                     "alone; in a throw its sets are owed instead; needs follow_ladder)",
     "shorter_tractor": "under follow_ladder, whether a tractor shorter than the led one is owed (owed) or "
@@ -389,7 +393,7 @@ class Rules:
         elif self.players < 5:
             raise RulesError(f"players and partners: {self.players} players play with fixed partners only "
                              "(partners=fixed, or the preset tractor)")
-        for name, (value, needed, wanted, why) in _NEEDS.items():
+        for name, value, needed, wanted, why in _NEEDS:
             if getattr(self, name) == value and getattr(self, needed) != wanted:
                 raise RulesError(f"{name} and {needed}: {name}={_word(value)} needs {needed}={_word(wanted)} "
                                  f"({why})")
@@ -611,5 +615,5 @@ def _shengji_online(players: int) -> dict[str, Any]:
         friend_other=False, call_by_side="counts", joker_level=True, must_defend="ace_joker",
         match_end="reach", jack_reset=False, tractor_past_ace=True, follow_ladder=True,
         protect_longer_sets=False, throw_winner="all", throw_stopper="shown", tractor_min_width=2,
-        tractor_min_length=2,
+        tractor_min_length=2, ladder="decompose",
     )

@@ -3,7 +3,8 @@
 12 groups (2, 3 and 4 packs, times ``follow_ladder`` and
 ``protect_longer_sets``) of 900 seeded positions each: 10,800 positions per
 run. Each position draws the other follow settings that its group allows
-(:func:`follow_settings`): ``follow_format``, ``set_reading``, ``ladder``,
+(:func:`follow_settings`): ``follow_format``, ``set_reading``, ``ladder`` (all three
+values: ``decompose`` only without ``protect_longer_sets``),
 ``tractor_owed``, ``shorter_tractor``; ``throw_winner``; (four packs) ``bombs``; and half of them
 random tractor requirements (:func:`tractor_settings`). On each, both implementations must
 agree on the lead's reading, the full set of legal follows, the legality of
@@ -34,9 +35,10 @@ def _describe(p, extra=""):
     return f"trump={p.trump} lead={format_cards(p.lead)} hands={hands} {extra}"
 
 
-def follow_settings(rng: random.Random, ladder: bool, protect: bool) -> dict[str, object]:
+def follow_settings(rng: random.Random, ladder: bool, protect: bool, decompose: float = 0.3) -> dict[str, object]:
     """Random values of the follow settings that depend on ``follow_ladder``
-    and ``protect_longer_sets`` (each value where the rules allow it)."""
+    and ``protect_longer_sets`` (each value where the rules allow it;
+    ``ladder=decompose`` with probability ``decompose`` where it is allowed)."""
     out: dict[str, object] = {"follow_ladder": ladder, "protect_longer_sets": protect}
     if not ladder and not protect and rng.random() < 0.25:
         out["follow_format"] = "count"
@@ -46,6 +48,8 @@ def follow_settings(rng: random.Random, ladder: bool, protect: bool) -> dict[str
         out["ladder"] = rng.choice(("subset", "cards"))
         out["tractor_owed"] = rng.choice(("always", "lone"))
         out["shorter_tractor"] = rng.choice(("owed", "free"))
+        if decompose and not protect and rng.random() < decompose:  # ladder=decompose refuses the two others' non-defaults
+            out.update(ladder="decompose", tractor_owed="always", shorter_tractor="owed")
     return out
 
 
@@ -167,14 +171,16 @@ def _shaped_position(rng: random.Random, rules: Rules) -> tuple[Trump, Cards, Ca
 def test_kernel_matches_reference_on_sets_and_tractors():
     """2,000 positions with set and tractor leads and holdings (3 and 4 packs), the follow settings drawn
     per position: both implementations agree on every legal follow and on random plays, and the kernel's
-    random follow is legal for the reference. Each value of a ladder setting changes the answer somewhere."""
+    random follow is legal for the reference; each position again under ``ladder=decompose`` where the
+    settings allow it. Each value of a ladder setting changes the answer somewhere."""
     rng = random.Random(4242)
     trng = random.Random(4243)              # the tractor requirements, apart from the positions' draws
+    drng = random.Random(4244)              # the random follows under ladder=decompose, apart as well
     changed: dict[str, int] = {}
     default = Rules()
     for _ in range(SHAPED_POSITIONS):
         packs = rng.choice((3, 4))
-        settings = follow_settings(rng, rng.random() < 0.75, rng.random() < 0.4)
+        settings = follow_settings(rng, rng.random() < 0.75, rng.random() < 0.4, decompose=0)
         settings.update(tractor_settings(trng, packs, 0.3))
         rules = Rules.preset("pagat", players=PLAYERS[packs], tractor_past_ace=rng.random() < 0.3, **settings)
         trump, lead, hand = _shaped_position(rng, rules)
@@ -192,6 +198,15 @@ def test_kernel_matches_reference_on_sets_and_tractors():
                     reference.is_legal_follow(hand, lead, play, trump, rules), f"{where} play={play}"
             f = kernel.random_follow(hand, lead, trump, rules, rng)
             assert f in r_set, f"{where} random follow {f}"
+        if not rules.protect_longer_sets:      # the same position under ladder=decompose
+            weak = rules.replace(follow_format="shape", follow_ladder=True, ladder="decompose",
+                                 tractor_owed="always", shorter_tractor="owed")
+            kd = set(kernel.legal_follows(hand, lead, trump, weak))
+            assert kd == reference.legal_follows(hand, lead, trump, weak), f"{where} ladder=decompose"
+            if len(hand) >= len(lead):
+                assert kernel.random_follow(hand, lead, trump, weak, drng) in kd, f"{where} ladder=decompose"
+            if kd != set(kernel.legal_follows(hand, lead, trump, weak.replace(ladder="subset"))):
+                changed["decompose"] = changed.get("decompose", 0) + 1
         for name in ("ladder", "tractor_owed", "shorter_tractor", "set_reading", "follow_format",
                      "tractor_min_width", "tractor_min_length"):
             if getattr(rules, name) != getattr(default, name):
@@ -199,5 +214,5 @@ def test_kernel_matches_reference_on_sets_and_tractors():
                 if set(kernel.legal_follows(hand, lead, trump, plain)) != k_set:
                     changed[name] = changed.get(name, 0) + 1
     assert all(changed.get(name, 0) >= 10 for name in
-               ("ladder", "tractor_owed", "shorter_tractor", "set_reading", "follow_format",
+               ("ladder", "decompose", "tractor_owed", "shorter_tractor", "set_reading", "follow_format",
                 "tractor_min_width", "tractor_min_length")), str(changed)

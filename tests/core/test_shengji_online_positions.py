@@ -14,10 +14,9 @@ Rows built from the order in which rbtying weakens a led format (its
 ``test_subsequent_decomposition_ordering``) say so in their id. Rows of
 rbtying tests that set their own deal or tractor requirements (more packs,
 ``TractorRequirements``) are the ``SET_*`` tables, played with those
-settings on the preset; rows where the engine and rbtying disagree under the
-preset are ``FOLLOW_DIFFERENCES``, which assert today's answer next to
-rbtying's (so a fix shows up as a failure to move the row). docs/kernel.md
-("Its test positions") sums them up.
+settings on the preset. Every row agrees: the preset follows rbtying's
+weakening order (``ladder=decompose``). docs/kernel.md ("Its test
+positions") sums them up.
 """
 
 from __future__ import annotations
@@ -116,6 +115,22 @@ FOLLOWS: list[tuple[str, Trump, str, str, str, bool]] = [
      "9H 9H 10H 10H QH QH QH AH AH", "5H 5H 6H 6H 8H 2H 3H 7H JH", False),
     ("decomposition_ordering-quad-joined-triple-played", FOUR_S, "5H 5H 5H 5H 6H 6H 6H 8H 2H",
      "9H 9H 9H 9H 10H 10H 10H 10H", "5H 5H 5H 5H 6H 6H 6H 8H", True),
+    # ... the led quad owes a two-pair tractor held (its third step), not two loose pairs
+    ("decomposition_ordering-quad-tractor-owed", FOUR_S, "5H 5H 6H 6H 10H 10H 2H", "9H 9H 9H 9H",
+     "5H 5H 10H 10H", False),
+    # ... without a triple the throw's tractor of two pairs and its pair weaken to three pairs
+    ("decomposition_ordering-throw-three-pairs-tractor", FOUR_S, "5H 5H 6H 6H 8H 8H JH JH 2H 3H 7H",
+     "9H 9H 10H 10H QH QH QH AH AH", "5H 5H 6H 6H 8H 8H 2H 3H 7H", True),
+    ("decomposition_ordering-throw-three-pairs", FOUR_S, "5H 5H 6H 6H 8H 8H JH JH 2H 3H 7H",
+     "9H 9H 10H 10H QH QH QH AH AH", "5H 5H 8H 8H JH JH 2H 3H 7H", True),
+    # ... a led tractor of quads owes a quad joined to the next level's triple
+    ("decomposition_ordering-quad-joined-triple-owed", FOUR_S, "5H 5H 5H 5H 6H 6H 6H 8H 2H",
+     "9H 9H 9H 9H 10H 10H 10H 10H", "5H 5H 5H 6H 6H 6H 8H 2H", False),
+    # ... and two loose quads before a tractor of triples
+    ("decomposition_ordering-two-quads-owed", FOUR_S, "2H 2H 2H 2H QH QH QH QH 6H 6H 6H 7H 7H 7H",
+     "9H 9H 9H 9H 10H 10H 10H 10H", "6H 6H 6H 7H 7H 7H 2H 2H", False),
+    ("decomposition_ordering-two-quads-played", FOUR_S, "2H 2H 2H 2H QH QH QH QH 6H 6H 6H 7H 7H 7H",
+     "9H 9H 9H 9H 10H 10H 10H 10H", "2H 2H 2H 2H QH QH QH QH", True),
 ]
 
 
@@ -351,39 +366,3 @@ SET_FOLLOWS = [
 def test_follow_with_its_settings_as_rbtying(hand, lead, play, legal):
     rules = Rules.preset("shengji-online", players=9, **_5_PACKS)
     assert kernel.is_legal_follow(parse_cards(hand), parse_cards(lead), parse_cards(play), FOUR_S, rules) is legal
-
-
-# --------------------------------------------------------------------------
-# where the engine and rbtying disagree under the preset: rbtying's answer is
-# recorded and today's (the opposite) asserted, so that a change of either
-# side shows up here. docs/kernel.md ("rbtying/shengji's defaults") explains each.
-
-#: (id, trump, hand, lead, play, rbtying's answer, why); every row from test_subsequent_decomposition_ordering
-FOLLOW_DIFFERENCES: list[tuple[str, Trump, str, str, str, bool, str]] = [
-    ("decomposition_ordering-quad-tractor-owed", FOUR_S, "5H 5H 6H 6H 10H 10H 2H", "9H 9H 9H 9H",
-     "5H 5H 10H 10H", False, "a led quad owes a two-pair tractor held (ladder subset owes one set)"),
-    ("decomposition_ordering-throw-three-pairs-tractor", FOUR_S, "5H 5H 6H 6H 8H 8H JH JH 2H 3H 7H",
-     "9H 9H 10H 10H QH QH QH AH AH", "5H 5H 6H 6H 8H 8H 2H 3H 7H", True,
-     "without a triple the throw owes three pairs only (we owe the tractor and two more pairs)"),
-    ("decomposition_ordering-throw-three-pairs", FOUR_S, "5H 5H 6H 6H 8H 8H JH JH 2H 3H 7H",
-     "9H 9H 10H 10H QH QH QH AH AH", "5H 5H 8H 8H JH JH 2H 3H 7H", True,
-     "once its triple cannot be met the throw's tractor is owed as pairs, three in all"),
-    ("decomposition_ordering-quad-joined-triple-owed", FOUR_S, "5H 5H 5H 5H 6H 6H 6H 8H 2H",
-     "9H 9H 9H 9H 10H 10H 10H 10H", "5H 5H 5H 6H 6H 6H 8H 2H", False,
-     "a led tractor of quads owes a quad joined to an adjacent triple, a shape we do not have"),
-    ("decomposition_ordering-two-quads-owed", FOUR_S, "2H 2H 2H 2H QH QH QH QH 6H 6H 6H 7H 7H 7H",
-     "9H 9H 9H 9H 10H 10H 10H 10H", "6H 6H 6H 7H 7H 7H 2H 2H", False,
-     "a led tractor of quads owes two quads before a tractor of triples (we owe the tractor first)"),
-    ("decomposition_ordering-two-quads-played", FOUR_S, "2H 2H 2H 2H QH QH QH QH 6H 6H 6H 7H 7H 7H",
-     "9H 9H 9H 9H 10H 10H 10H 10H", "2H 2H 2H 2H QH QH QH QH", True,
-     "the same: its two quads are a legal follow, ours refuse them for want of the triple tractor"),
-]
-
-
-@pytest.mark.parametrize("trump,hand,lead,play,rbtying,why", [pytest.param(*r[1:], id=r[0])
-                                                              for r in FOLLOW_DIFFERENCES])
-def test_follow_differs_from_rbtying(trump, hand, lead, play, rbtying, why):
-    rules = _rules(hand, lead, play)
-    h, ld, p = parse_cards(hand), parse_cards(lead), parse_cards(play)
-    assert kernel.is_legal_follow(h, ld, p, trump, rules) is (not rbtying), why
-    assert reference.is_legal_follow(h, ld, p, trump, rules) is (not rbtying), why

@@ -369,7 +369,7 @@ HOUSE = {
     "bombs": ("none", "any_suit", "follow_suit"),
     "follow_format": ("shape", "count"),
     "set_reading": ("counting", "genuine"),
-    "ladder": ("subset", "cards"),
+    "ladder": ("subset", "cards", "decompose"),
     "tractor_owed": ("always", "lone"),
     "shorter_tractor": ("owed", "free"),
     "trump_throws": (True, False),
@@ -394,6 +394,8 @@ def _house_settings(rng: random.Random) -> dict[str, object]:
         s["set_reading"] = "counting"
     if not s["follow_ladder"]:
         s.update(ladder="subset", tractor_owed="always", shorter_tractor="owed")
+    if s["ladder"] == "decompose":
+        s.update(protect_longer_sets=False, set_reading="counting", tractor_owed="always", shorter_tractor="owed")
     return s
 
 
