@@ -14,7 +14,8 @@ fast implementation, so it only relies on :mod:`core.cards`,
 ``failed_throw_unit``, ``throw_penalty``, ``trump_throws``, ``throw_check`` and ``rainbow``, whose
 rainbows :mod:`core.reference_rainbow` reads) and :mod:`core.errors`; its
 trump context (effective suits, levels, tractor eligibility) is
-:mod:`core.reference_trump`, whose names it re-exports.
+:mod:`core.reference_trump` and its units and lead decomposition
+:mod:`core.reference_units`, whose names it re-exports.
 
 Multisets of faces are handled internally as sorted tuples of ints, so that
 copies of a face are never told apart and memoised results can be shared.
@@ -29,212 +30,23 @@ so long cross-checking runs do not grow without limit.
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from functools import lru_cache
 from typing import NamedTuple, Optional
 from collections.abc import Iterable, Sequence
 
-from .cards import Cards, CardsLike, ThrowResult, Trump, Unit, parse_cards, rank_of
-from .errors import IllegalActionError
+from .cards import Cards, CardsLike, ThrowResult, Trump, parse_cards, rank_of
 from . import reference_rainbow as rainbow
 from .reference_trump import TRUMPS, Chain, as_trump, chain_of, effective_suit, is_trump, level, tractor_eligible
 from .reference_weaken import weakened_follow_ok
+from .reference_units import (_canonical, _is_sub, _IUnit, _lead_suit, _minus, _mset, _MSet, _partitions,
+                              _sub_multisets, _unit_faces, _units_of_shape, decompose)
 from .rules import Rules
 
 __all__ = [
     "TRUMPS", "level", "effective_suit", "is_trump", "tractor_eligible", "Chain", "chain_of",
     "decompose", "is_legal_follow", "legal_follows", "trick_winner", "check_throw", "lead_rule", "points",
 ]
-
-# An internal unit: (width k, length L, top level t, faces from the top level down).
-_IUnit = tuple[int, int, int, tuple[int, ...]]
-_MSet = tuple[int, ...]  # a sorted tuple of faces
-
-
-# --------------------------------------------------------------------------
-# Multiset helpers
-# --------------------------------------------------------------------------
-
-def _mset(cards: Iterable[int] | str) -> _MSet:
-    return tuple(parse_cards(cards))
-
-
-def _minus(ms: _MSet, take: Iterable[int]) -> _MSet:
-    c = Counter(ms)
-    c.subtract(take)
-    assert all(v >= 0 for v in c.values()), "took cards that are not there"
-    return tuple(sorted(c.elements()))
-
-
-def _is_sub(small: Iterable[int], big: Iterable[int]) -> bool:
-    cs, cb = Counter(small), Counter(big)
-    return all(cb[f] >= n for f, n in cs.items())
-
-
-def _unit_faces(u: _IUnit) -> list[int]:
-    k, _L, _t, faces = u
-    return [f for f in faces for _ in range(k)]
-
-
-def _sub_multisets(ms: _MSet, size: int) -> list[_MSet]:
-    """Every distinct sub-multiset of ``ms`` with ``size`` cards (each once)."""
-    items = sorted(Counter(ms).items())
-    out: list[_MSet] = []
-
-    def rec(i: int, left: int, acc: list[int]) -> None:
-        if left == 0:
-            out.append(tuple(acc))
-            return
-        if i == len(items):
-            return
-        face, cnt = items[i]
-        for take in range(min(cnt, left), -1, -1):
-            rec(i + 1, left - take, acc + [face] * take)
-
-    rec(0, size, [])
-    return out
-
-
-# --------------------------------------------------------------------------
-# Units
-# --------------------------------------------------------------------------
-
-@lru_cache(maxsize=1 << 17)
-def _units_of_shape(ms: _MSet, k: int, L: int, trump: Trump, chain: Chain) -> tuple[_IUnit, ...]:
-    """Every unit of shape ``(k, L)`` that can be taken out of ``ms``.
-
-    ``(1, 1)`` is a single, ``(k, 1)`` a set of ``k`` copies of one face (a
-    larger count supplies it), ``(k, L >= 2)`` a tractor: one set of width
-    ``k`` of an eligible face on each of ``L`` adjacent levels of one
-    effective suit. Several faces can share a level (off-suit trump-rank
-    cards), so every choice of face per level is listed.
-    """
-    cnt = Counter(ms)
-    out: list[_IUnit] = []
-    if L == 1:
-        for f in sorted(cnt):
-            if cnt[f] >= k:
-                out.append((k, 1, level(f, trump), (f,)))
-        return tuple(out)
-    if k < chain.min_width or L < chain.min_length:
-        return ()  # a tractor is made of sets at least this wide, at least this many
-    at: dict[tuple[int, int], list[int]] = {}
-    for f in sorted(cnt):
-        if cnt[f] >= k and tractor_eligible(f, trump, chain.past_ace):
-            at.setdefault((effective_suit(f, trump), level(f, trump)), []).append(f)
-    for (suit, top) in sorted(at):
-        spots = [(suit, top - j) for j in range(L)]
-        if all(s in at for s in spots):
-            for faces in itertools.product(*(at[s] for s in spots)):
-                out.append((k, L, top, tuple(faces)))
-    return tuple(out)
-
-
-def _all_units(ms: _MSet, trump: Trump, chain: Chain) -> list[_IUnit]:
-    """Every unit of any shape that can be taken out of ``ms``."""
-    if not ms:
-        return []
-    top_count = max(Counter(ms).values())
-    out: list[_IUnit] = list(_units_of_shape(ms, 1, 1, trump, chain))
-    for k in range(2, top_count + 1):
-        out.extend(_units_of_shape(ms, k, 1, trump, chain))
-        L = chain.min_length
-        while True:
-            tractors = _units_of_shape(ms, k, L, trump, chain)
-            if not tractors:
-                break  # no tractor of length L means none longer either
-            out.extend(tractors)
-            L += 1
-    return out
-
-
-def _key(u: _IUnit) -> tuple[int, bool, int, int, tuple[int, ...]]:
-    """The unit ordering key ``(k*L, L >= 2, k, top level, faces descending)``
-    (docs/kernel.md: the faces only separate units that differ by which
-    off-suit trump-rank face stands on a level)."""
-    k, L, top, faces = u
-    return (k * L, L >= 2, k, top, tuple(sorted(faces, reverse=True)))
-
-
-def _to_unit(u: _IUnit) -> Unit:
-    k, L, top, _faces = u
-    return Unit(k, L, top, Cards(_unit_faces(u)))
-
-
-# --------------------------------------------------------------------------
-# Reading a lead
-# --------------------------------------------------------------------------
-
-@lru_cache(maxsize=1 << 14)
-def _partitions(ms: _MSet, trump: Trump, chain: Chain) -> frozenset[tuple[_IUnit, ...]]:
-    """Every partition of ``ms`` into units (each partition a sorted tuple).
-
-    The unit holding (a copy of) the smallest remaining face is chosen in every
-    possible way, then the rest is partitioned recursively; every partition
-    has such a unit, so none is missed.
-    """
-    if not ms:
-        return frozenset({()})
-    low = ms[0]
-    found: set[tuple[_IUnit, ...]] = set()
-    for u in _all_units(ms, trump, chain):
-        if low not in u[3]:
-            continue
-        rest = _minus(ms, _unit_faces(u))
-        for p in _partitions(rest, trump, chain):
-            found.add(tuple(sorted(p + (u,))))
-    return frozenset(found)
-
-
-def _ordered(p: Iterable[_IUnit]) -> list[_IUnit]:
-    """Units biggest first (by key; equal keys by their faces, for determinism)."""
-    return sorted(p, key=lambda u: (_key(u), u[3]), reverse=True)
-
-
-@lru_cache(maxsize=1 << 14)
-def _canonical(ms: _MSet, trump: Trump, chain: Chain) -> tuple[_IUnit, ...]:
-    """The canonical decomposition of a one-suit lead, by brute force.
-
-    Among all partitions, the one whose keys sorted descending form the
-    lexicographically largest list. Should two partitions give the very same
-    key list with different cards (the docs say nothing about it), the one
-    whose list of unit faces, in that order, is largest is taken.
-    """
-    best: Optional[tuple[list[tuple[int, bool, int, int, tuple[int, ...]]], list[tuple[int, ...]]]] = None
-    best_p: tuple[_IUnit, ...] = ()
-    for p in _partitions(ms, trump, chain):
-        units = _ordered(p)
-        score = ([_key(u) for u in units], [u[3] for u in units])
-        if best is None or score > best:
-            best, best_p = score, tuple(units)
-    return best_p
-
-
-def _lead_suit(lead: _MSet, trump: Trump) -> int:
-    if not lead:
-        raise IllegalActionError("illegal lead: no cards (a lead is one or more cards, no mixed suits)")
-    suits = {effective_suit(f, trump) for f in lead}
-    if len(suits) != 1:
-        raise IllegalActionError("illegal lead: mixed suits (all led cards must be of one suit, trumps counting as one)")
-    return suits.pop()
-
-
-def decompose(lead: Cards, trump: Trump, rules: Rules) -> list[Unit]:
-    """The canonical decomposition of a lead into units, biggest first.
-
-    Computed by listing every decomposition and taking the one whose sorted
-    list of unit keys is lexicographically largest. Raises
-    :class:`IllegalActionError` when the lead is empty or mixes effective
-    suits.
-    """
-    trump = as_trump(trump)
-    ms = _mset(lead)
-    if rules.rainbow and rainbow.is_rainbow(ms, trump):
-        return rainbow.decompose(ms)
-    _lead_suit(ms, trump)
-    return [_to_unit(u) for u in _canonical(ms, trump, chain_of(rules))]
-
 
 # --------------------------------------------------------------------------
 # Following
