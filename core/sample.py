@@ -104,7 +104,7 @@ Limits of the view itself:
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from math import comb
 from typing import TYPE_CHECKING, Any, NamedTuple, Optional, cast
 
@@ -114,6 +114,7 @@ from .dealing import Bounds, ClassKey, SequentialDeal, deal_demoting, place_know
 from .errors import SamplingError
 from .history import NF, Trick, counts, no_set_tricks, public_history, since_table, suits, unseen_cards
 from .play import no_set_width
+from .sample_checks import Beat, as_cards, beaten, history_ok
 
 if TYPE_CHECKING:
     from .cards import Unit
@@ -131,12 +132,6 @@ class World(NamedTuple):
     stock: Cards
 
 
-_Beat = tuple[frozenset[int], int, list[tuple[int, dict[int, int]]]]    # (faces, k, [(seat, since counts)])
-
-
-def _cards(faces: Sequence[int]) -> Cards:
-    """A :class:`Cards` from faces, without re-validating them."""
-    return tuple.__new__(Cards, sorted(faces))
 
 
 class Sampler:
@@ -184,9 +179,9 @@ class Sampler:
         need, mk = self._lower_bounds(tricks, attempts, plays_by, others, rest)
         cap = self._caps(tricks, copies, esuit, suit_faces, others)
         # (kind, data) checked per sample: ("follow", (t, seat, lead, play)) or ("throw", (t, leader, lead,
-        # kept or None, the sets that could beat it or None)), the data as the replay reads it
+        # kept or None, the sets that could beat it or None, the stopper shown or -1)), as the replay reads it
         self._checks: list[tuple[str, tuple[Any, ...]]] = []
-        self._beats: list[_Beat] = []                    # failed throws some other hand could beat
+        self._beats: list[Beat] = []                    # failed throws some other hand could beat
         self._trick_facts(tricks, attempts, cap, esuit, lvl, suit_faces, copies)
         pool, fixed, mk = place_known(unseen, need, mk, cap, self._maker)
         cap_left, dests = room(view.hand_sizes, rest, fixed, n)
@@ -308,6 +303,9 @@ class Sampler:
         rules = self.rules
         trump = self.view.trump
         by_count = rules.follow_format == "count"
+        # who stopped each failed throw, where the views show it (failed_throws and attempts in trick order)
+        shown = [x for x in self.view.throw_stoppers if x >= 0]
+        self._stopper = dict(zip(sorted(attempts), shown)) if len(shown) == len(attempts) else {}
         for t, (ld, ps) in enumerate(tricks):
             lead = ps[0]
             attempt = attempts.get(t)
@@ -337,7 +335,8 @@ class Sampler:
         trump = self.view.trump
         lead_obj = kernel.make_lead(thrown, trump, self.rules)
         if attempt is not None or len(lead_obj.units) >= 2:
-            self._checks.append(("throw", (t, ld, lead_obj, ps[0] if attempt is not None else None, None)))
+            self._checks.append(("throw", (t, ld, lead_obj, ps[0] if attempt is not None else None, None,
+                                          self._stopper.get(t, -1))))
         lead_obj = kernel.make_lead(ps[0], trump, self.rules)
         for j in range(1, len(ps)):
             if (ld + j) % self.n != self.me:
@@ -364,7 +363,7 @@ class Sampler:
             if not rules.protect_longer_sets:
                 hmax = [f for f in faces_e for _ in range(copies[f])]
                 hmax += [f for f in p if esuit[f] != e]
-                if kernel.is_legal_follow(_cards(hmax), lead_obj, p, trump, rules):
+                if kernel.is_legal_follow(as_cards(hmax), lead_obj, p, trump, rules):
                     continue
             self._checks.append(("follow", (t, s, lead_obj, p)))
 
@@ -389,7 +388,7 @@ class Sampler:
             exists = None
         elif rules.failed_throw_unit == "first_found":
             lead_obj = kernel.make_lead(thrown, self.view.trump, rules)
-            self._checks.append(("throw", (t, ld, lead_obj, lead, None)))
+            self._checks.append(("throw", (t, ld, lead_obj, lead, None, self._stopper.get(t, -1))))
             return
         else:
             before = kernel.make_lead(thrown, self.view.trump, rules).kept_before(lead)
@@ -422,8 +421,13 @@ class Sampler:
                         pre = None
                         break
                     pre[1].append((s, {f: sc[f] for f in faces_e if sc[f]}))
-            self._checks.append(("throw", (t, ld, lead_obj, exists, pre)))
-        elif kept:
+            self._checks.append(("throw", (t, ld, lead_obj, exists, pre, self._stopper.get(t, -1))))
+            return
+        if self._stopper.get(t, -1) >= 0:
+            # the seat that stopped it is shown: a replay says whether the sampled hands agree
+            lead_obj = kernel.make_lead(thrown, self.view.trump, rules)
+            self._checks.append(("throw", (t, ld, lead_obj, lead, None, self._stopper[t])))
+        if kept:
             # some other hand could beat the kept unit: settled if the viewer's
             # could, or if a seat has played such a set since; else checked
             u = kept[0]
@@ -511,7 +515,7 @@ class Sampler:
             if caps:
                 if any(out[s].count(f) > c for s, f, c in caps):
                     continue
-            if beats and not _beaten(out, beats):
+            if beats and not beaten(out, beats):
                 continue
             if needs or mks:
                 weight = 1
@@ -533,64 +537,14 @@ class Sampler:
                 w = World(hands, _EMPTY, rest)
             else:
                 w = World(hands, rest if self._known_kitty is None else self._known_kitty, _EMPTY)
-            if self._checks and not self._history_ok(hands):
+            if self._checks and not history_ok(self._checks, hands, self.view.trump, self.rules, self._since, self.n):
                 continue
             self.samples += 1
             return w
         raise SamplingError(f"no consistent deal found in {self.max_tries} tries")
 
-    def _history_ok(self, hands: list[Cards]) -> bool:
-        """The throws and follows the cap facts do not settle, replayed on
-        the hands as they were at their trick."""
-        trump = self.view.trump
-        rules = self.rules
-        since = self._since
-        n = self.n
-        for kind, data in self._checks:
-            if kind == "follow":
-                t, s, lead_obj, p = data
-                held = _cards(list(hands[s]) + since(s, t))
-                if not kernel.is_legal_follow(held, lead_obj, p, trump, rules):
-                    return False
-            else:
-                t, ld, lead_obj, kept, pre = data
-                if pre is not None and not any(_has_set(hands[s], since_s, faces, k)
-                                               for faces, k in pre[0] for s, since_s in pre[1]):
-                    continue
-                others = [_cards(list(hands[(ld + j) % n]) + since((ld + j) % n, t)) for j in range(1, n)]
-                res = kernel.check_throw(lead_obj, others, trump, rules)
-                if kept is None:
-                    if not res.stands:
-                        return False
-                elif res.stands or res.unit != kept:
-                    return False
-        return True
-
 
 _EMPTY = Cards()
-
-
-def _has_set(hand: Sequence[int], since: dict[int, int], faces: frozenset[int], k: int) -> bool:
-    """True when a hand (plus the cards it played since) holds k copies of one of the faces."""
-    if k == 1:
-        return not faces.isdisjoint(hand)
-    return any(hand.count(f) + since.get(f, 0) >= k for f in faces.intersection(hand))
-
-
-def _beaten(out: list[list[int]], beats: list[_Beat]) -> bool:
-    """For each failed throw: some seat held k copies of one of the faces
-    (its hand now plus what it played since)."""
-    for faces, k, seats in beats:
-        for s, since in seats:
-            h = out[s]
-            if k == 1:
-                if not faces.isdisjoint(h):
-                    break
-            elif any(h.count(f) + since.get(f, 0) >= k for f in faces.intersection(h)):
-                break
-        else:
-            return False
-    return True
 
 
 _CACHE: list[tuple[PlayerView, Sampler]] = []

@@ -724,10 +724,14 @@ def test_throw_stopper_values():
         Rules.preset("pagat", throw_stopper="secret")
 
 
-def test_the_sampler_does_not_read_the_throw_stopper():
-    """The same view with the stopper named or not gives the same worlds."""
+def test_the_sampler_conditions_on_a_shown_throw_stopper():
+    """With the stopper shown, every sampled world has the shown seat stop
+    the throw (the first seat after the leader able to beat the kept KH);
+    with it hidden, worlds where another seat would have stopped it occur."""
     import dataclasses
     from core.sample import Sampler
+    from core import kernel
+    from core.sample_checks import as_cards
     r = tiny("pagat", hand=3, throw_stopper="shown")
     s = tiny_deal(r, {1: "3H 6D 7C", 2: "10H 10H 8D", 3: "AH 4D 9C", 4: "6H 7D JC"},
                   keep="9H 9H KH", calls=["AC 1"])
@@ -735,10 +739,20 @@ def test_the_sampler_does_not_read_the_throw_stopper():
     view = s.view(4)
     assert view.throw_stoppers == (3,)
     hidden = dataclasses.replace(view, throw_stoppers=(-1,))
-    for seed in range(5):
-        a = Sampler(view).sample(random.Random(seed))
-        b = Sampler(hidden).sample(random.Random(seed))
-        assert a == b
+    lead = parse_cards("9H 9H KH")
+
+    def stopper(world) -> int:
+        # the hands as they were at the throw: each seat's hand now plus what it played since
+        since = {0: "KH", 1: "3H"}
+        others = [as_cards(list(world.hands[k]) + list(parse_cards(since.get(k, "")))) for k in range(1, 5)]
+        res = kernel.check_throw(lead, others, view.trump, r)
+        assert not res.stands
+        return 1 + res.beaten_by
+
+    shown_by = {stopper(Sampler(view).sample(random.Random(seed))) for seed in range(40)}
+    hidden_by = {stopper(Sampler(hidden).sample(random.Random(seed))) for seed in range(40)}
+    assert shown_by == {3}
+    assert hidden_by != {3}
 
 
 def test_called_copy_withdrawn_by_a_failed_throw_does_not_count():
