@@ -47,7 +47,8 @@ from core.rules import Rules
 from core.state import PlayerView
 
 from .protocol import Param, keep_params
-from .heuristic_play import PTS, TRUMPS, CardTable, PlayTurn, cached_cards
+from .heuristic_cards import PTS, TRUMPS, CardTable, cached_cards
+from .heuristic_play import PlayTurn
 
 __all__ = ["HeuristicBot"]
 

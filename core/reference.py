@@ -39,8 +39,8 @@ from .cards import Cards, CardsLike, ThrowResult, Trump, parse_cards, rank_of
 from . import reference_rainbow as rainbow
 from .reference_trump import TRUMPS, Chain, as_trump, chain_of, effective_suit, is_trump, level, tractor_eligible
 from .reference_weaken import weakened_follow_ok
-from .reference_units import (_canonical, _is_sub, _IUnit, _lead_suit, _minus, _mset, _MSet, _partitions,
-                              _sub_multisets, _unit_faces, _units_of_shape, decompose)
+from .reference_units import (canonical, is_sub, IUnit, lead_suit, minus, mset, MSet, partitions,
+                              sub_multisets, unit_faces, units_of_shape, decompose)
 from .rules import Rules
 
 __all__ = [
@@ -124,7 +124,7 @@ def _allowed(k: int, L: int, way: _Way) -> list[tuple[int, int]]:
 
 
 @lru_cache(maxsize=1 << 16)
-def _f(x: _MSet, lead_shapes: tuple[tuple[int, int], ...], way: _Way,
+def _f(x: MSet, lead_shapes: tuple[tuple[int, int], ...], way: _Way,
        only_exact: Optional[tuple[tuple[int, int], ...]], trump: Trump, chain: Chain) -> tuple[int, ...]:
     """``f(X)``: the lexicographically largest value over all matchings of ``x``.
 
@@ -146,9 +146,9 @@ def _f(x: _MSet, lead_shapes: tuple[tuple[int, int], ...], way: _Way,
     zero = (0,) * len(order)
     exact = dict(only_exact) if only_exact is not None else None
     units = list(lead_shapes)
-    memo: dict[tuple[int, _MSet, int], tuple[int, ...]] = {}
+    memo: dict[tuple[int, MSet, int], tuple[int, ...]] = {}
 
-    def best(i: int, free: _MSet, room: int) -> tuple[int, ...]:
+    def best(i: int, free: MSet, room: int) -> tuple[int, ...]:
         if i == len(units):
             return zero
         key = (i, free, room)
@@ -161,10 +161,10 @@ def _f(x: _MSet, lead_shapes: tuple[tuple[int, int], ...], way: _Way,
             cost = _cost(k2, l2, way)
             if cost > room:
                 continue
-            for comp in _units_of_shape(free, k2, l2, trump, chain):
+            for comp in units_of_shape(free, k2, l2, trump, chain):
                 if exact is not None and any(exact.get(f, 0) != k2 for f in comp[3]):
                     continue
-                v = list(best(i, _minus(free, _unit_faces(comp)), room - cost))
+                v = list(best(i, minus(free, unit_faces(comp)), room - cost))
                 v[index[(k2, l2)]] += 1
                 if tuple(v) > result:
                     result = tuple(v)
@@ -176,22 +176,22 @@ def _f(x: _MSet, lead_shapes: tuple[tuple[int, int], ...], way: _Way,
     return best(0, x, _room(*units[0], way))
 
 
-def _lead_shapes(lead: _MSet, trump: Trump, chain: Chain) -> tuple[tuple[int, int], ...]:
-    return tuple((u[0], u[1]) for u in _canonical(lead, trump, chain))
+def _lead_shapes(lead: MSet, trump: Trump, chain: Chain) -> tuple[tuple[int, int], ...]:
+    return tuple((u[0], u[1]) for u in canonical(lead, trump, chain))
 
 
-def _exact(hs: _MSet) -> tuple[tuple[int, int], ...]:
+def _exact(hs: MSet) -> tuple[tuple[int, int], ...]:
     """The face counts of a holding, as ``_f``'s ``only_exact`` takes them."""
     return tuple(sorted(Counter(hs).items()))
 
 
-def _obligation(hs: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, rules: Rules) -> tuple[int, ...]:
+def _obligation(hs: MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, rules: Rules) -> tuple[int, ...]:
     """``g``: ``f`` of the led-suit holding (only exact-count faces when protecting)."""
     only = _exact(hs) if rules.protect_longer_sets else None
     return _f(hs, shapes, _way(rules, shapes), only, trump, chain_of(rules))
 
 
-def _bomb(ms: _MSet, rules: Rules) -> Optional[int]:
+def _bomb(ms: MSet, rules: Rules) -> Optional[int]:
     """Under ``bombs`` (not ``none``): the face of ``ms`` when it is four or more copies of that one face."""
     if rules.bombs == "none" or len(ms) < 4 or len(set(ms)) != 1:
         return None
@@ -206,12 +206,12 @@ def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Tr
     :class:`IllegalActionError`.
     """
     trump = as_trump(trump)
-    hand_ms, lead_ms, play_ms = _mset(hand), _mset(lead), _mset(play)
+    hand_ms, lead_ms, play_ms = mset(hand), mset(lead), mset(play)
     if rules.rainbow and rainbow.is_rainbow(lead_ms, trump):
         return rainbow.is_legal_follow(hand_ms, lead_ms, play_ms)
-    suit = _lead_suit(lead_ms, trump)
+    suit = lead_suit(lead_ms, trump)
     n = len(lead_ms)
-    if len(play_ms) != n or not _is_sub(play_ms, hand_ms):
+    if len(play_ms) != n or not is_sub(play_ms, hand_ms):
         return False
     hs = tuple(f for f in hand_ms if effective_suit(f, trump) == suit)
     bomb = _bomb(play_ms, rules)
@@ -219,7 +219,7 @@ def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Tr
                              or effective_suit(bomb, trump) in (suit, TRUMPS)):
         return True
     if len(hs) <= n:
-        return _is_sub(hs, play_ms)
+        return is_sub(hs, play_ms)
     if any(effective_suit(f, trump) != suit for f in play_ms):
         return False
     if rules.follow_format == "count":
@@ -242,17 +242,17 @@ def legal_follows(hand: Cards, lead: Cards, trump: Trump, rules: Rules) -> set[C
     each filtered with :func:`is_legal_follow`.
     """
     trump = as_trump(trump)
-    hand_ms, lead_ms = _mset(hand), _mset(lead)
+    hand_ms, lead_ms = mset(hand), mset(lead)
     if rules.rainbow and rainbow.is_rainbow(lead_ms, trump):
         return rainbow.legal_follows(hand_ms, lead_ms)
-    suit = _lead_suit(lead_ms, trump)
+    suit = lead_suit(lead_ms, trump)
     n = len(lead_ms)
     hs = tuple(f for f in hand_ms if effective_suit(f, trump) == suit)
     if len(hs) > n:
-        candidates = _sub_multisets(hs, n)
+        candidates = sub_multisets(hs, n)
     else:
         rest = tuple(f for f in hand_ms if effective_suit(f, trump) != suit)
-        candidates = [tuple(sorted(hs + extra)) for extra in _sub_multisets(rest, n - len(hs))]
+        candidates = [tuple(sorted(hs + extra)) for extra in sub_multisets(rest, n - len(hs))]
     if rules.bombs != "none":   # every bomb the hand holds is a candidate too
         candidates = list(candidates) + [(f,) * n for f in set(hand_ms) if hand_ms.count(f) >= n]
     return {Cards(c) for c in candidates if is_legal_follow(hand_ms, lead_ms, c, trump, rules)}
@@ -263,39 +263,39 @@ def legal_follows(hand: Cards, lead: Cards, trump: Trump, rules: Rules) -> set[C
 # --------------------------------------------------------------------------
 
 @lru_cache(maxsize=1 << 16)
-def _fits(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, chain: Chain) -> bool:
+def _fits(ms: MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, chain: Chain) -> bool:
     """Whether ``ms`` splits into disjoint units of exactly these shapes (all cards used)."""
     if not shapes:
         return not ms
     k, L = shapes[0]
-    for u in _units_of_shape(ms, k, L, trump, chain):
-        if _fits(_minus(ms, _unit_faces(u)), shapes[1:], trump, chain):
+    for u in units_of_shape(ms, k, L, trump, chain):
+        if _fits(minus(ms, unit_faces(u)), shapes[1:], trump, chain):
             return True
     return False
 
 
-def _strength(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, chain: Chain) -> Optional[int]:
+def _strength(ms: MSet, shapes: tuple[tuple[int, int], ...], trump: Trump, chain: Chain) -> Optional[int]:
     """The best top level of the unit given to the lead's first unit, or None if the shape is not matched."""
     if not shapes or sum(k * L for k, L in shapes) != len(ms):
         return None
     k, L = shapes[0]
     best: Optional[int] = None
-    for u in _units_of_shape(ms, k, L, trump, chain):
-        if _fits(_minus(ms, _unit_faces(u)), shapes[1:], trump, chain):
+    for u in units_of_shape(ms, k, L, trump, chain):
+        if _fits(minus(ms, unit_faces(u)), shapes[1:], trump, chain):
             if best is None or u[2] > best:
                 best = u[2]
     return best
 
 
-def _all_tops(ms: _MSet, shapes: tuple[tuple[int, int], ...], trump: Trump,
+def _all_tops(ms: MSet, shapes: tuple[tuple[int, int], ...], trump: Trump,
               chain: Chain) -> list[tuple[int, ...]]:
     """Every way to split ``ms`` into units of exactly these shapes, in order, as the units' top levels."""
     if not shapes:
         return [()] if not ms else []
     k, L = shapes[0]
     out = []
-    for u in _units_of_shape(ms, k, L, trump, chain):
-        out += [(u[2],) + rest for rest in _all_tops(_minus(ms, _unit_faces(u)), shapes[1:], trump, chain)]
+    for u in units_of_shape(ms, k, L, trump, chain):
+        out += [(u[2],) + rest for rest in _all_tops(minus(ms, unit_faces(u)), shapes[1:], trump, chain)]
     return out
 
 
@@ -307,8 +307,8 @@ def _winner_all(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
     lead is all singles); the holder is then read by its greatest such split (the lead by its
     greatest split of all)."""
     chain = chain_of(rules)
-    lead = _mset(plays[0])
-    suit = _lead_suit(lead, trump)
+    lead = mset(plays[0])
+    suit = lead_suit(lead, trump)
     shapes = _lead_shapes(lead, trump, chain)
     longest = rules.throw_winner == "longest"
     # under longest only the sets and tractors are compared, unless the lead is all singles
@@ -319,7 +319,7 @@ def _winner_all(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
 
     best_i, best_cls, best_tops = 0, (1 if suit == TRUMPS else 0), max(_all_tops(lead, shapes, trump, chain))
     for i in range(1, len(plays)):
-        p = _mset(plays[i])
+        p = mset(plays[i])
         in_suit = all(effective_suit(f, trump) == suit for f in p)
         all_trumps = all(is_trump(f, trump) for f in p)
         if not p or not (in_suit or (suit != TRUMPS and all_trumps)):
@@ -350,16 +350,16 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
     ``bombs`` a bomb (:func:`_bomb`) beats all of that, trumps above plain.
     """
     trump = as_trump(trump)
-    bombs = [(i, f) for i, f in ((i, _bomb(_mset(p), rules)) for i, p in enumerate(plays)) if f is not None]
+    bombs = [(i, f) for i, f in ((i, _bomb(mset(p), rules)) for i, p in enumerate(plays)) if f is not None]
     if bombs:
         # a bomb above every other play; among bombs trumps first, then the level; ties to the earlier
         best = max(bombs, key=lambda b: (is_trump(b[1], trump), level(b[1], trump), -b[0]))
         return best[0]
     chain = chain_of(rules)
-    lead = _mset(plays[0])
+    lead = mset(plays[0])
     if rules.rainbow and rainbow.is_rainbow(lead, trump):
-        return rainbow.trick_winner([_mset(p) for p in plays])
-    suit = _lead_suit(lead, trump)
+        return rainbow.trick_winner([mset(p) for p in plays])
+    suit = lead_suit(lead, trump)
     shapes = _lead_shapes(lead, trump, chain)
     if rules.throw_winner in ("all", "longest") and len(shapes) >= 2:
         return _winner_all(plays, trump, rules)
@@ -371,7 +371,7 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
         lead_strength = max(level(f, trump) for f in lead)
     best_i, best_v = 0, (1 if suit == TRUMPS else 0, lead_strength)
     for i in range(1, len(plays)):
-        p = _mset(plays[i])
+        p = mset(plays[i])
         if not p:
             continue
         in_suit = all(effective_suit(f, trump) == suit for f in p)
@@ -393,7 +393,7 @@ def trick_winner(plays: Sequence[Cards], trump: Trump, rules: Rules) -> int:
 # Throws
 # --------------------------------------------------------------------------
 
-def _beats(hs: _MSet, u: _IUnit, suit: int, trump: Trump, chain: Chain) -> bool:
+def _beats(hs: MSet, u: IUnit, suit: int, trump: Trump, chain: Chain) -> bool:
     """Whether a led-suit holding ``hs`` beats the lead unit ``u`` (docs/kernel.md, Throws)."""
     k, L, top, _faces = u
     cnt = Counter(f for f in hs if effective_suit(f, trump) == suit)
@@ -420,19 +420,19 @@ def check_throw(lead: Cards, others: Sequence[Cards], trump: Trump, rules: Rules
     """
     trump = as_trump(trump)
     chain = chain_of(rules)
-    ms = _mset(lead)
+    ms = mset(lead)
     if rules.rainbow and rainbow.is_rainbow(ms, trump):
-        return rainbow.check_throw(ms, [_mset(h) for h in others], rules)
-    suit = _lead_suit(ms, trump)
-    units = list(_canonical(ms, trump, chain))
+        return rainbow.check_throw(ms, [mset(h) for h in others], rules)
+    suit = lead_suit(ms, trump)
+    units = list(canonical(ms, trump, chain))
     if len(units) == 1:
         return ThrowResult(True, None, 0, 0, None)
-    hands = [tuple(f for f in _mset(h) if effective_suit(f, trump) == suit) for h in others]
+    hands = [tuple(f for f in mset(h) if effective_suit(f, trump) == suit) for h in others]
 
-    def fail(u: _IUnit, by: int) -> ThrowResult:
+    def fail(u: IUnit, by: int) -> ThrowResult:
         withdrawn = len(ms) - u[0] * u[1]
         cost = rules.throw_penalty if rules.throw_penalty_per == "attempt" else rules.throw_penalty * withdrawn
-        return ThrowResult(False, Cards(_unit_faces(u)), withdrawn, cost, by)
+        return ThrowResult(False, Cards(unit_faces(u)), withdrawn, cost, by)
 
     if rules.failed_throw_unit == "first_found":
         for hi, hs in enumerate(hands):
@@ -460,13 +460,13 @@ def lead_rule(lead: Cards, hand: Cards, played: Cards, trump: Trump, rules: Rule
     ``played``, the cards of the earlier tricks) could beat.
     """
     trump = as_trump(trump)
-    ms = _mset(lead)
+    ms = mset(lead)
     deck = Counter(f for f in range(54) for _ in range(rules.copies(f)))
-    hidden = tuple(sorted((deck - Counter(_mset(hand)) - Counter(_mset(played))).elements()))
+    hidden = tuple(sorted((deck - Counter(mset(hand)) - Counter(mset(played))).elements()))
     if rules.rainbow and rainbow.is_rainbow(ms, trump):
         return rainbow.lead_rule(ms, hidden, rules)
-    suit = _lead_suit(ms, trump)
-    units = list(_canonical(ms, trump, chain_of(rules)))
+    suit = lead_suit(ms, trump)
+    units = list(canonical(ms, trump, chain_of(rules)))
     if len(units) < 2:
         return 0
     if not rules.trump_throws and suit == TRUMPS:
@@ -495,5 +495,5 @@ def points(cards: Cards | str | Iterable[int]) -> int:
 
 def clear_caches() -> None:
     """Forget every memoised result (benchmarks call this so repeats cost the full price)."""
-    for fn in (_units_of_shape, _partitions, _canonical, _f, _fits):
+    for fn in (units_of_shape, partitions, canonical, _f, _fits):
         fn.cache_clear()

@@ -28,39 +28,43 @@ from .rules import Rules
 __all__ = ["decompose"]
 
 # An internal unit: (width k, length L, top level t, faces from the top level down).
-_IUnit = tuple[int, int, int, tuple[int, ...]]
-_MSet = tuple[int, ...]  # a sorted tuple of faces
+IUnit = tuple[int, int, int, tuple[int, ...]]
+MSet = tuple[int, ...]  # a sorted tuple of faces
 
 
 # --------------------------------------------------------------------------
 # Multiset helpers
 # --------------------------------------------------------------------------
 
-def _mset(cards: Iterable[int] | str) -> _MSet:
+def mset(cards: Iterable[int] | str) -> MSet:
+    """Cards (or card text) as a sorted tuple of faces."""
     return tuple(parse_cards(cards))
 
 
-def _minus(ms: _MSet, take: Iterable[int]) -> _MSet:
+def minus(ms: MSet, take: Iterable[int]) -> MSet:
+    """``ms`` less the faces ``take`` (one copy each)."""
     c = Counter(ms)
     c.subtract(take)
     assert all(v >= 0 for v in c.values()), "took cards that are not there"
     return tuple(sorted(c.elements()))
 
 
-def _is_sub(small: Iterable[int], big: Iterable[int]) -> bool:
+def is_sub(small: Iterable[int], big: Iterable[int]) -> bool:
+    """Whether ``small`` is a sub-multiset of ``big``."""
     cs, cb = Counter(small), Counter(big)
     return all(cb[f] >= n for f, n in cs.items())
 
 
-def _unit_faces(u: _IUnit) -> list[int]:
+def unit_faces(u: IUnit) -> list[int]:
+    """Every card of an internal unit (each face ``k`` times)."""
     k, _L, _t, faces = u
     return [f for f in faces for _ in range(k)]
 
 
-def _sub_multisets(ms: _MSet, size: int) -> list[_MSet]:
+def sub_multisets(ms: MSet, size: int) -> list[MSet]:
     """Every distinct sub-multiset of ``ms`` with ``size`` cards (each once)."""
     items = sorted(Counter(ms).items())
-    out: list[_MSet] = []
+    out: list[MSet] = []
 
     def rec(i: int, left: int, acc: list[int]) -> None:
         if left == 0:
@@ -81,7 +85,7 @@ def _sub_multisets(ms: _MSet, size: int) -> list[_MSet]:
 # --------------------------------------------------------------------------
 
 @lru_cache(maxsize=1 << 17)
-def _units_of_shape(ms: _MSet, k: int, L: int, trump: Trump, chain: Chain) -> tuple[_IUnit, ...]:
+def units_of_shape(ms: MSet, k: int, L: int, trump: Trump, chain: Chain) -> tuple[IUnit, ...]:
     """Every unit of shape ``(k, L)`` that can be taken out of ``ms``.
 
     ``(1, 1)`` is a single, ``(k, 1)`` a set of ``k`` copies of one face (a
@@ -91,7 +95,7 @@ def _units_of_shape(ms: _MSet, k: int, L: int, trump: Trump, chain: Chain) -> tu
     cards), so every choice of face per level is listed.
     """
     cnt = Counter(ms)
-    out: list[_IUnit] = []
+    out: list[IUnit] = []
     if L == 1:
         for f in sorted(cnt):
             if cnt[f] >= k:
@@ -111,17 +115,17 @@ def _units_of_shape(ms: _MSet, k: int, L: int, trump: Trump, chain: Chain) -> tu
     return tuple(out)
 
 
-def _all_units(ms: _MSet, trump: Trump, chain: Chain) -> list[_IUnit]:
+def _all_units(ms: MSet, trump: Trump, chain: Chain) -> list[IUnit]:
     """Every unit of any shape that can be taken out of ``ms``."""
     if not ms:
         return []
     top_count = max(Counter(ms).values())
-    out: list[_IUnit] = list(_units_of_shape(ms, 1, 1, trump, chain))
+    out: list[IUnit] = list(units_of_shape(ms, 1, 1, trump, chain))
     for k in range(2, top_count + 1):
-        out.extend(_units_of_shape(ms, k, 1, trump, chain))
+        out.extend(units_of_shape(ms, k, 1, trump, chain))
         L = chain.min_length
         while True:
-            tractors = _units_of_shape(ms, k, L, trump, chain)
+            tractors = units_of_shape(ms, k, L, trump, chain)
             if not tractors:
                 break  # no tractor of length L means none longer either
             out.extend(tractors)
@@ -129,7 +133,7 @@ def _all_units(ms: _MSet, trump: Trump, chain: Chain) -> list[_IUnit]:
     return out
 
 
-def _key(u: _IUnit) -> tuple[int, bool, int, int, tuple[int, ...]]:
+def _key(u: IUnit) -> tuple[int, bool, int, int, tuple[int, ...]]:
     """The unit ordering key ``(k*L, L >= 2, k, top level, faces descending)``
     (docs/kernel.md: the faces only separate units that differ by which
     off-suit trump-rank face stands on a level)."""
@@ -137,9 +141,9 @@ def _key(u: _IUnit) -> tuple[int, bool, int, int, tuple[int, ...]]:
     return (k * L, L >= 2, k, top, tuple(sorted(faces, reverse=True)))
 
 
-def _to_unit(u: _IUnit) -> Unit:
+def _to_unit(u: IUnit) -> Unit:
     k, L, top, _faces = u
-    return Unit(k, L, top, Cards(_unit_faces(u)))
+    return Unit(k, L, top, Cards(unit_faces(u)))
 
 
 # --------------------------------------------------------------------------
@@ -147,7 +151,7 @@ def _to_unit(u: _IUnit) -> Unit:
 # --------------------------------------------------------------------------
 
 @lru_cache(maxsize=1 << 14)
-def _partitions(ms: _MSet, trump: Trump, chain: Chain) -> frozenset[tuple[_IUnit, ...]]:
+def partitions(ms: MSet, trump: Trump, chain: Chain) -> frozenset[tuple[IUnit, ...]]:
     """Every partition of ``ms`` into units (each partition a sorted tuple).
 
     The unit holding (a copy of) the smallest remaining face is chosen in every
@@ -157,23 +161,23 @@ def _partitions(ms: _MSet, trump: Trump, chain: Chain) -> frozenset[tuple[_IUnit
     if not ms:
         return frozenset({()})
     low = ms[0]
-    found: set[tuple[_IUnit, ...]] = set()
+    found: set[tuple[IUnit, ...]] = set()
     for u in _all_units(ms, trump, chain):
         if low not in u[3]:
             continue
-        rest = _minus(ms, _unit_faces(u))
-        for p in _partitions(rest, trump, chain):
+        rest = minus(ms, unit_faces(u))
+        for p in partitions(rest, trump, chain):
             found.add(tuple(sorted(p + (u,))))
     return frozenset(found)
 
 
-def _ordered(p: Iterable[_IUnit]) -> list[_IUnit]:
+def _ordered(p: Iterable[IUnit]) -> list[IUnit]:
     """Units biggest first (by key; equal keys by their faces, for determinism)."""
     return sorted(p, key=lambda u: (_key(u), u[3]), reverse=True)
 
 
 @lru_cache(maxsize=1 << 14)
-def _canonical(ms: _MSet, trump: Trump, chain: Chain) -> tuple[_IUnit, ...]:
+def canonical(ms: MSet, trump: Trump, chain: Chain) -> tuple[IUnit, ...]:
     """The canonical decomposition of a one-suit lead, by brute force.
 
     Among all partitions, the one whose keys sorted descending form the
@@ -182,8 +186,8 @@ def _canonical(ms: _MSet, trump: Trump, chain: Chain) -> tuple[_IUnit, ...]:
     whose list of unit faces, in that order, is largest is taken.
     """
     best: Optional[tuple[list[tuple[int, bool, int, int, tuple[int, ...]]], list[tuple[int, ...]]]] = None
-    best_p: tuple[_IUnit, ...] = ()
-    for p in _partitions(ms, trump, chain):
+    best_p: tuple[IUnit, ...] = ()
+    for p in partitions(ms, trump, chain):
         units = _ordered(p)
         score = ([_key(u) for u in units], [u[3] for u in units])
         if best is None or score > best:
@@ -191,7 +195,8 @@ def _canonical(ms: _MSet, trump: Trump, chain: Chain) -> tuple[_IUnit, ...]:
     return best_p
 
 
-def _lead_suit(lead: _MSet, trump: Trump) -> int:
+def lead_suit(lead: MSet, trump: Trump) -> int:
+    """The one effective suit of a lead; refuses an empty or mixed one."""
     if not lead:
         raise IllegalActionError("illegal lead: no cards (a lead is one or more cards, no mixed suits)")
     suits = {effective_suit(f, trump) for f in lead}
@@ -209,8 +214,8 @@ def decompose(lead: Cards, trump: Trump, rules: Rules) -> list[Unit]:
     suits.
     """
     trump = as_trump(trump)
-    ms = _mset(lead)
+    ms = mset(lead)
     if rules.rainbow and rainbow.is_rainbow(ms, trump):
         return rainbow.decompose(ms)
-    _lead_suit(ms, trump)
-    return [_to_unit(u) for u in _canonical(ms, trump, chain_of(rules))]
+    lead_suit(ms, trump)
+    return [_to_unit(u) for u in canonical(ms, trump, chain_of(rules))]
