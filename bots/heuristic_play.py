@@ -451,23 +451,19 @@ class PlayTurn:
                 return play
         # rare shapes (ladder rules, big sets): list the legal follows
         self.bot.listings += 1
-        best, best_key = None, None
-        for i, p in enumerate(kernel.legal_follows(self.hand, self.ld, self.trump, self.rules)):
-            s = sum(key(f) for f in p)
-            if best_key is None or s < best_key:
-                best, best_key = list(p), s
-            if i >= 400:
-                break
-        if best is not None:
-            return best
-        return list(kernel.random_follow(self.hand, self.ld, self.trump, self.rules, self.bot.rng))
+        return self._cheapest_listed(key)
 
     def rainbow_follow(self) -> list[int]:
         """A rainbow led (``rules.rainbow``): of the first legal follows listed, the one giving
         away the fewest points and the lowest cards."""
+        return self._cheapest_listed(lambda f: self.value(f) + 3 * PTS[f])
+
+    def _cheapest_listed(self, key: Callable[[int], float]) -> list[int]:
+        """Of the first 401 legal follows listed, the one of least total ``key``
+        (the first on ties); a random legal follow if none is listed."""
         best, best_key = None, None
         for i, p in enumerate(kernel.legal_follows(self.hand, self.ld, self.trump, self.rules)):
-            s = sum(self.value(f) + 3 * PTS[f] for f in p)
+            s = sum(key(f) for f in p)
             if best_key is None or s < best_key:
                 best, best_key = list(p), s
             if i >= 400:
