@@ -85,6 +85,19 @@ odds by its room (:class:`core.dealing.SequentialDeal`): every fact still
 holds in every world, but the worlds are no longer exactly uniform
 (``Sampler.checks["sequential"]`` is 1).
 
+When the facts are so tangled that ``Sampler.FRESH_TRIES`` fresh deals in a
+row all fail a check (twelve seats, six packs and a long history of follows
+to replay: one view in a few hundred), the sampler walks from the last world
+it found instead of giving up: each such sample is ``Sampler.WALK_STEPS``
+proposed swaps of two unseen cards between two piles (each card to a pile its
+classes allow), a swap kept only if every fact still holds, and with the
+Metropolis odds that make the walk's long-run distribution the one the fresh
+deals give (the ``1 / C(...)`` weights above, and the ways to tell a face's
+maker-or-kitty copies from its other copies). Successive walked worlds are
+correlated, as in any Markov chain; ``Sampler.walks`` counts them
+(``tests/core/test_sample_marginals.py`` checks their marginals against plain
+rejection sampling, as it does the fresh deals').
+
 Not modelled, as they are choices rather than facts: why a seat exposed,
 passed, buried, called or played what it did (no policy likelihoods).
 
@@ -132,14 +145,15 @@ class World(NamedTuple):
     stock: Cards
 
 
-
-
 class Sampler:
     """Per-view tables for drawing many :class:`World` values fast.
 
-    ``max_tries`` bounds the redraws of one sample (a :class:`SamplingError`
-    says so when they run out). ``tries`` and ``samples`` count the draws made
-    and the samples returned (their ratio is the acceptance rate).
+    ``max_tries`` bounds the redraws of the first sample (a
+    :class:`SamplingError` says so when they run out); once a world is found,
+    a sample whose ``FRESH_TRIES`` fresh deals all fail walks from the last
+    world instead (see the module docstring). ``tries`` counts the deals and
+    swaps tried, ``samples`` the samples returned and ``walks`` those of them
+    that came from the walk.
     """
 
     @property
@@ -195,6 +209,23 @@ class Sampler:
         self._hands0 = [view.hand if s == me else None for s in range(n)]
         self._R = n                                      # the rest pile: the kitty, or the stock in the draw
         self._known_kitty = view.kitty
+        # for the walk: where each face may lie, and the faces whose maker-or-kitty copies bound how many
+        # of them the other hands hold (see _walk)
+        self._allowed: list[set[int]] = [set() for _ in range(NF)]
+        for key, cards in classes.items():
+            for f in set(cards):
+                self._allowed[f].update(key[1] if key in demoted else key[0])
+        # per face with maker-or-kitty copies and others: the piles only the former may lie in, the piles
+        # both may, and how many the former are (a pile neither may hold is ruled out by _allowed)
+        self._mk_faces: list[tuple[int, tuple[int, ...], tuple[int, ...], int]] = []
+        for key, cards in classes.items():
+            if key[0] == key[1] and cards and mk[cards[0]] and pool[cards[0]]:
+                f = cards[0]
+                either = next(k[1] if k in demoted else k[0] for k, cs in classes.items() if k != key and f in cs)
+                self._mk_faces.append((f, tuple(d for d in key[0] if d not in either),
+                                       tuple(d for d in key[0] if d in either), mk[f]))
+        self._last: Optional[tuple[list[list[int]], float]] = None
+        self.walks = 0
 
     # ------------------------------------------------ the steps of __init__ (the view's tables: core.history)
     def _lower_bounds(self, tricks: list[Trick], attempts: dict[int, Cards],
@@ -493,55 +524,152 @@ class Sampler:
         return cap_checks, need_checks, mk_checks
 
     # ---------------------------------------------------------------- sample
+    #: fresh draws a sample tries before walking from the last world found (once there is one)
+    FRESH_TRIES = 4000
+    #: swaps proposed by one step of the walk
+    WALK_STEPS = 200
+
     def sample(self, rng: random.Random) -> World:
-        """Draw one world (redrawing until every fact holds)."""
+        """Draw one world (redrawing until every fact holds).
+
+        Fresh draws come first. When a view's facts are so tangled that
+        ``FRESH_TRIES`` draws find none (twelve seats, six packs and a long
+        history of follows to replay), the sampler walks instead from the
+        last world it found: it proposes ``WALK_STEPS`` swaps of two unseen
+        cards between two piles, each kept only if every fact still holds
+        (and with the odds the known-card weights give, so the walk keeps the
+        fresh draws' distribution: a Metropolis chain). ``walks`` counts
+        those samples. With no world found yet, up to ``max_tries`` fresh
+        draws are made, then :class:`SamplingError`."""
         r = rng.random
         draw = self._deal.draw
         fixed = self._fixed_items
-        caps = self._cap_checks
-        needs = self._need_checks
-        mks = self._mk_checks
-        # read only by the maker-or-kitty checks, which exist only when there is a maker
-        maker = cast(int, self._maker)
-        R = self._R
-        hand_ids = self._hand_ids
-        beats = self._beats
-        new = tuple.__new__
-        for _ in range(self.max_tries):
+        budget = self.max_tries if self._last is None else min(self.max_tries, self.FRESH_TRIES)
+        for _ in range(budget):
             self.tries += 1
-            out = draw(r)
+            base = draw(r)
+            full = base[:]
             for s, fx in fixed:
-                out[s] = out[s] + fx
-            if caps:
-                if any(out[s].count(f) > c for s, f, c in caps):
-                    continue
-            if beats and not beaten(out, beats):
+                full[s] = base[s] + fx
+            if not self._fits(full):
                 continue
-            if needs or mks:
-                weight = 1
-                for s, f, k in needs:
-                    weight *= comb(out[s].count(f), k)
-                for f, k, k_hand in mks:
-                    weight *= comb(out[maker].count(f) + out[R].count(f) - k_hand, k)
-                if weight > 1 and r() * weight >= 1:
-                    continue
-            hands = cast(list[Cards], self._hands0[:])      # its Nones, the other seats, filled here
-            for s in hand_ids:
-                h = out[s]
-                h.sort()
-                hands[s] = new(Cards, h)
-            pile = out[R]
-            pile.sort()
-            rest = new(Cards, pile)
-            if self._draw:
-                w = World(hands, _EMPTY, rest)
-            else:
-                w = World(hands, rest if self._known_kitty is None else self._known_kitty, _EMPTY)
-            if self._checks and not history_ok(self._checks, hands, self.view.trump, self.rules, self._since, self.n):
+            weight = self._weight(full)
+            if weight > 1 and r() * weight >= 1:
+                continue
+            w = self._world(full)
+            if self._checks and not history_ok(self._checks, w.hands, self.view.trump, self.rules, self._since, self.n):
                 continue
             self.samples += 1
+            self._last = (base, 0.0)                        # fresh lists: the walk may own them
             return w
-        raise SamplingError(f"no consistent deal found in {self.max_tries} tries")
+        if self._last is None:
+            raise SamplingError(f"no consistent deal found in {self.max_tries} tries")
+        return self._walk(r)
+
+    def _fits(self, full: list[list[int]]) -> bool:
+        """The caps a deal could exceed, and someone able to beat each failed throw."""
+        caps = self._cap_checks
+        if caps and any(full[s].count(f) > c for s, f, c in caps):
+            return False
+        return not self._beats or beaten(full, self._beats)
+
+    def _weight(self, full: list[list[int]]) -> int:
+        """How many ways the deal holds the cards known to be in a hand (or the maker's hand or kitty):
+        a deal is kept with odds 1 / weight, so each is counted once."""
+        weight = 1
+        for s, f, k in self._need_checks:
+            weight *= comb(full[s].count(f), k)
+        if self._mk_checks:
+            maker = cast(int, self._maker)
+            R = self._R
+            for f, k, k_hand in self._mk_checks:
+                weight *= comb(full[maker].count(f) + full[R].count(f) - k_hand, k)
+        return weight
+
+    def _world(self, full: list[list[int]], in_place: bool = True) -> World:
+        """The world of a deal (each pile sorted, in place unless the walk still indexes the lists)."""
+        new = tuple.__new__
+        hands = cast(list[Cards], self._hands0[:])      # its Nones, the other seats, filled here
+        for s in self._hand_ids:
+            h = full[s]
+            if in_place:
+                h.sort()
+            hands[s] = new(Cards, h if in_place else sorted(h))
+        pile = full[self._R]
+        if in_place:
+            pile.sort()
+        rest = new(Cards, pile if in_place else sorted(pile))
+        if self._draw:
+            return World(hands, _EMPTY, rest)
+        return World(hands, rest if self._known_kitty is None else self._known_kitty, _EMPTY)
+
+    def _step(self, base: list[list[int]], odds: float, f: int, g: int, r: Any) -> Optional[tuple[World, float]]:
+        """The walk's deal ``base`` after swapping a copy of ``f`` and one of ``g``: its world and odds
+        when every fact holds and the Metropolis rule keeps it, else None."""
+        full = base[:]
+        for s, fx in self._fixed_items:
+            full[s] = base[s] + fx
+        if not self._fits(full):
+            return None
+        o = self._odds(base, full)
+        if o < odds and r() * odds >= o:
+            return None
+        world = self._world(full, in_place=False)
+        if self._checks and not history_ok(self._checks, world.hands, self.view.trump, self.rules, self._since, self.n):
+            return None
+        return world, o
+
+    def _odds(self, base: list[list[int]], full: list[list[int]]) -> float:
+        """How likely the fresh draws make this deal, up to a constant, as a walk over the piles' cards
+        sees it: the ways to tell the maker-or-kitty copies of a face from its other copies (the deal
+        draws them as two classes; 0 when no way fits) over the weight a fresh draw is kept with."""
+        ways = 1
+        for f, mk_only, shared, mk in self._mk_faces:
+            forced = sum(base[d].count(f) for d in mk_only)
+            if forced > mk:
+                return 0.0
+            ways *= comb(sum(base[d].count(f) for d in shared), mk - forced)
+            if not ways:                                # too few copies left where they must lie
+                return 0.0
+        return ways / self._weight(full)
+
+    def _walk(self, r: Any) -> World:
+        """One step of the walk from the last world found (see :meth:`sample`)."""
+        base, odds = cast(tuple[list[list[int]], float], self._last)
+        if not odds:
+            full = base[:]
+            for s, fx in self._fixed_items:
+                full[s] = base[s] + fx
+            odds = self._odds(base, full)
+        piles = [d for d in (*self._hand_ids, self._R) if base[d]]
+        allowed = self._allowed
+        world = None
+        for _ in range(self.WALK_STEPS):
+            self.tries += 1
+            d1 = piles[int(r() * len(piles))]
+            d2 = piles[int(r() * len(piles))]
+            if d1 == d2:
+                continue
+            a, b = base[d1], base[d2]
+            i, j = int(r() * len(a)), int(r() * len(b))
+            f, g = a[i], b[j]
+            if f == g or d2 not in allowed[f] or d1 not in allowed[g]:
+                continue
+            a[i], b[j] = g, f
+            cand = self._step(base, odds, f, g, r)
+            if cand is None:
+                a[i], b[j] = f, g
+                continue
+            world, odds = cand
+        self._last = (base, odds)
+        if world is None:                               # every swap refused: the chain stays put
+            full = base[:]
+            for s, fx in self._fixed_items:
+                full[s] = base[s] + fx
+            world = self._world(full)
+        self.samples += 1
+        self.walks += 1
+        return world
 
 
 _EMPTY = Cards()

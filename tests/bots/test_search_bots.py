@@ -11,7 +11,8 @@ from bots.search.reference import search_reference
 from core.rules import PRESETS, Rules
 
 TABLES = [("pagat", n) for n in range(5, 13)] + [("heli", 6), ("thirteen", 7), ("bottom-eight", 5), ("stack", 6),
-                                                 ("tractor", 4), ("shengji-online", 6), ("shengji-online", 9)]
+                                                 ("tractor", 4), ("shengji-online", 6), ("shengji-online", 9),
+                                                 ("shengji-online", 12)]
 SPECS = {
     "random": "random",
     "heuristic": "heuristic",

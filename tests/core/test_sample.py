@@ -275,6 +275,39 @@ def test_sequential_deal_where_the_table_is_too_big(monkeypatch, preset, players
     assert seen >= players // 2
 
 
+WALK_CONFIGS = [
+    ("pagat", 6, {}), ("pagat", 8, {"follow_ladder": True, "protect_longer_sets": True}),
+    ("heli", 6, {}), ("shengji-online", 12, {}), ("shengji-online", 9, {"throw_stopper": "shown"}),
+]
+
+
+@pytest.mark.parametrize("preset,players,overrides", WALK_CONFIGS,
+                         ids=[f"{c[0]}-{c[1]}{'-' + '-'.join(c[2]) if c[2] else ''}" for c in WALK_CONFIGS])
+def test_walked_worlds_agree_with_the_view(monkeypatch, preset, players, overrides):
+    """With fresh draws cut to none after the first world, every later sample
+    is a step of the swap walk (``Sampler._walk``): its worlds pass every
+    check of check_world, and the walk moves (the worlds are not all alike)."""
+    monkeypatch.setattr(Sampler, "FRESH_TRIES", 0)
+    rules = Rules.preset(preset, players=players, **overrides)
+    rng = random.Random(players + 7)
+    walked = 0
+    for seed in range(3):
+        state, start = play_until(rules, seed, rng, PLAY_PHASE, rng.randrange(rules.players * rules.hand_size // 2))
+        if state.phase != PLAY_PHASE:
+            continue
+        for seat in range(0, players, 2):
+            view = state.view(seat)
+            sampler = Sampler(view)
+            worlds = [sampler.sample(rng) for _ in range(4)]
+            for w in worlds:
+                check_world(view, w, state, start)
+            assert sampler.walks == 3
+            if sum(view.hand_sizes) - len(view.hand) > 2:
+                assert len({tuple(w.hands) for w in worlds}) > 1
+            walked += 3
+    assert walked >= 3 * (players // 2)
+
+
 def test_sequential_deal_keeps_every_card_in_its_classes():
     """SequentialDeal on its own: every card once, each in a destination its
     class allows, each destination filled to its room; an impossible table

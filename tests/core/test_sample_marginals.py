@@ -268,10 +268,16 @@ SCENARIOS = {
 }
 
 
+@pytest.mark.parametrize("mode", ["fresh", "walk"])
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
-def test_marginals_match_rejection_sampling(name):
+def test_marginals_match_rejection_sampling(name, mode, monkeypatch):
+    """``walk``: no fresh draw after the first world, so every later sample is
+    a step of the sampler's swap walk (its Metropolis chain must keep the same
+    distribution; fewer samples, each after a full step of swaps)."""
     rules, lo, hi, want = SCENARIOS[name]
-    n_samples = 20_000
+    n_samples = 20_000 if mode == "fresh" else 5_000
+    if mode == "walk":
+        monkeypatch.setattr(Sampler, "FRESH_TRIES", 0)
     for state, start, view in late_positions(rules, lo, hi, want):
         # keep positions where plain rejection is cheap enough for a unit test
         probe, tries = rejection_sample(view, state, start, random.Random(1), 100, max_tries=4000)
@@ -282,6 +288,7 @@ def test_marginals_match_rejection_sampling(name):
     sampler = Sampler(view)
     rng = random.Random(2024)
     ours = [(w.hands, w.kitty) for w in (sampler.sample(rng) for _ in range(n_samples))]
+    assert sampler.walks == (n_samples - 1 if mode == "walk" else 0)
     ref, _ = rejection_sample(view, state, start, random.Random(4242), n_samples)
     a = destinations(view, ours)
     b = destinations(view, ref)
