@@ -46,6 +46,7 @@ from typing import Any, Optional, Union, cast
 
 from core.actions import Action
 from core.cards import Cards, points
+from core.errors import SamplingError
 from core.play import PlayCore
 from core.rules import Rules
 from core.sample import Sampler, World
@@ -162,6 +163,8 @@ class IsmctsBot:
         self.rules: Optional[Rules] = None
         self.last_iterations = 0
         self.last_nodes = 0
+        #: plays left to the fallback because no world agreeing with the view was found
+        self.sampling_failures = 0
         self._game_cache: dict[tuple[int, int], float] = {}
 
     def restart(self, rules: Rules, seat: int, rng: random.Random) -> None:
@@ -179,16 +182,22 @@ class IsmctsBot:
 
     def step(self, view: PlayerView) -> Action:
         """Search in the play phase (a forced play is made at once); ask the
-        fallback bot otherwise."""
+        fallback bot otherwise, and for a play whose view the sampler cannot
+        deal (:class:`core.errors.SamplingError`, counted in ``sampling_failures``)."""
         if view.phase != "play":
             return self.fallback.step(view)
         first_two = list(islice(view.legal_actions(), 2))
         if len(first_two) == 1:            # a forced play needs no search
             self.last_iterations = 0
             return first_two[0]
-        if self.root == "halving":
-            return Action.play(self.search_halving(view))
-        root = self.search(view)
+        try:
+            if self.root == "halving":
+                return Action.play(self.search_halving(view))
+            root = self.search(view)
+        except SamplingError:              # no deal agrees with the view in the sampler's budget
+            self.last_iterations = 0
+            self.sampling_failures += 1
+            return self.fallback.step(view)
         best = max(root.children.values(), key=lambda n: (n.visits, n.total))
         assert best.cards is not None      # only the root has no cards
         return Action.play(best.cards)

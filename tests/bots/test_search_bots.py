@@ -177,3 +177,29 @@ def test_the_default_rollout_follows_the_table(preset, players, expected):
     named = make_bot("ismcts:iterations=10,rollout=greedy,others=search")
     named.restart(rules, 0, random.Random(0))
     assert ROLLOUTS[named.policy] == "greedy" and not named.others_policy
+
+
+@pytest.mark.parametrize("root", ["ucb", "halving"])
+def test_search_hands_an_undealable_view_to_its_fallback(monkeypatch, root):
+    """Where the sampler finds no world agreeing with the view (SamplingError),
+    the search's play is the fallback bot's, the deal goes on, and the bot
+    counts it; the other plays are still searched."""
+    import core.sample
+    from core.errors import SamplingError
+
+    real = core.sample.Sampler.sample
+    calls = {"n": 0}
+
+    def flaky(self, rng):
+        calls["n"] += 1
+        if calls["n"] % 3 == 0:
+            raise SamplingError("no consistent deal found in 0 tries")
+        return real(self, rng)
+
+    monkeypatch.setattr(core.sample.Sampler, "sample", flaky)
+    rules = Rules.preset("pagat", players=5)
+    bot = make_bot(f"ismcts:iterations=4,root={root}")
+    bots = [bot] + [make_bot("random") for _ in range(4)]
+    s = play_deal(rules, 3, bots, random.Random(3))
+    assert s.is_terminal() and s.result is not None
+    assert bot.sampling_failures > 0
