@@ -544,18 +544,27 @@ class Sampler:
         r = rng.random
         draw = self._deal.draw
         fixed = self._fixed_items
+        caps = self._cap_checks
+        beats = self._beats
+        weighed = self._need_checks or self._mk_checks
         budget = self.max_tries if self._last is None else min(self.max_tries, self.FRESH_TRIES)
+        # the checks of _fits and _weight, inline: this loop is the search's hot path
         for _ in range(budget):
             self.tries += 1
             base = draw(r)
-            full = base[:]
-            for s, fx in fixed:
-                full[s] = base[s] + fx
-            if not self._fits(full):
+            full = base
+            if fixed:
+                full = base[:]
+                for s, fx in fixed:
+                    full[s] = base[s] + fx
+            if caps and any(full[s].count(f) > c for s, f, c in caps):
                 continue
-            weight = self._weight(full)
-            if weight > 1 and r() * weight >= 1:
+            if beats and not beaten(full, beats):
                 continue
+            if weighed:
+                weight = self._weight(full)
+                if weight > 1 and r() * weight >= 1:
+                    continue
             w = self._world(full)
             if self._checks and not history_ok(self._checks, w.hands, self.view.trump, self.rules, self._since, self.n):
                 continue
@@ -586,19 +595,17 @@ class Sampler:
                 weight *= comb(full[maker].count(f) + full[R].count(f) - k_hand, k)
         return weight
 
-    def _world(self, full: list[list[int]], in_place: bool = True) -> World:
-        """The world of a deal (each pile sorted, in place unless the walk still indexes the lists)."""
+    def _world(self, full: list[list[int]]) -> World:
+        """The world of a deal (each pile sorted in place)."""
         new = tuple.__new__
         hands = cast(list[Cards], self._hands0[:])      # its Nones, the other seats, filled here
         for s in self._hand_ids:
             h = full[s]
-            if in_place:
-                h.sort()
-            hands[s] = new(Cards, h if in_place else sorted(h))
+            h.sort()
+            hands[s] = new(Cards, h)
         pile = full[self._R]
-        if in_place:
-            pile.sort()
-        rest = new(Cards, pile if in_place else sorted(pile))
+        pile.sort()
+        rest = new(Cards, pile)
         if self._draw:
             return World(hands, _EMPTY, rest)
         return World(hands, rest if self._known_kitty is None else self._known_kitty, _EMPTY)
@@ -614,7 +621,7 @@ class Sampler:
         o = self._odds(base, full)
         if o < odds and r() * odds >= o:
             return None
-        world = self._world(full, in_place=False)
+        world = self._world([pile[:] for pile in full])     # copies: the walk still indexes its piles
         if self._checks and not history_ok(self._checks, world.hands, self.view.trump, self.rules, self._since, self.n):
             return None
         return world, o
