@@ -82,6 +82,7 @@ def test_rules_prints_one_tables_settings(capsys):
 @pytest.mark.parametrize("argv,words", [
     (["rules", "--set", "colour=1"], "colour: no such rule setting"),
     (["rules", "--set", "levels=up"], "levels: 'up' is not one of active_passive, plain"),
+    (["rules", "--set", "throw_counts=same"], "throw_counts: 'same' is not one of free, equal"),
     (["rules", "--preset", "stack", "--players", "7"], "preset 'stack' is for 6 players, not 7"),
 ])
 def test_bad_settings_get_one_line(argv, words, capsys):
