@@ -138,9 +138,10 @@ class PlayTurn:
             for u in units:
                 if all_void or not tab.beatable(self.unseen, e, u.width, u.length, u.top):
                     safe.append(u)
-            # a throw of every safe unit of the suit
-            if len(safe) >= 2 and (e == TRUMPS or rr <= bot.ruff_risk_max):
-                throw = [f for u in safe for f in u.cards]
+            # a throw of every safe unit of the suit (that one throw may hold)
+            thrown = self._throwable(safe)
+            if len(thrown) >= 2 and (e == TRUMPS or rr <= bot.ruff_risk_max):
+                throw = [f for u in thrown for f in u.cards]
                 if self._throw_ok(throw, e, all_void) and self._throw_allowed(throw):
                     pts = sum(PTS[f] for f in throw)
                     cands.append((50 + 3 * len(throw) + pts - 40 * rr, throw))
@@ -195,12 +196,24 @@ class PlayTurn:
         cands.sort(key=lambda c: c[0], reverse=True)
         return cands[0][1]
 
+    def _throwable(self, units: Sequence[Unit]) -> Sequence[Unit]:
+        """The units one throw of ``units`` may hold: all of them, or under
+        ``throw_counts`` ``equal`` (every card of a throw as many times as each
+        other) only those of one width, the width whose units hold the most
+        cards (the wider on a tie)."""
+        if self.rules.throw_counts != "equal":
+            return units
+        by_width: dict[int, list[Unit]] = {}
+        for u in units:
+            by_width.setdefault(u.width, []).append(u)
+        return max(by_width.values(), key=lambda us: (sum(len(u.cards) for u in us), us[0].width), default=[])
+
     def _throw_allowed(self, throw: list[int]) -> bool:
-        """Whether the lead rules (``trump_throws``, ``throw_check``) let this
-        throw be led: the kernel's check, asked only when one of them is not
-        the default."""
+        """Whether the lead rules (``trump_throws``, ``throw_counts``,
+        ``throw_check``) let this throw be led: the kernel's check, asked only
+        when one of them is not the default."""
         rules = self.rules
-        if rules.trump_throws and rules.throw_check != "safe":
+        if rules.trump_throws and rules.throw_check != "safe" and rules.throw_counts != "equal":
             return True
         played = Cards([f for f in range(54) for _ in range(self.played[f])])
         return kernel.lead_error(Cards(throw), self.hand, played, self.trump, rules) is None

@@ -48,6 +48,7 @@ cdef struct Flags:
     int free_short      # shorter_tractor == "free"
     int no_trump_throws # not trump_throws
     int safe            # throw_check == "safe"
+    int equal_throw     # throw_counts == "equal"
     int wide            # packs > 4: the default follow rule is read by the matcher (sets wider than 4)
     int throw_win       # throw_winner: 0 largest, 1 highest, 2 all, 3 longest
     int bombs           # bombs: 0 none, 1 any_suit, 2 follow_suit
@@ -106,7 +107,8 @@ cdef inline int c_throw_penalty(int attempted, int kept, int per_card, bint per_
     back, or once for the attempt (``rules.throw_penalty_per`` ``attempt``)."""
     return per_card if per_attempt else (attempted - kept) * per_card
 
-cdef int c_lead_rule(const Ctx* c, const CLead* lead, Flags fl, const cnt_t* unseen) noexcept nogil
+cdef int c_lead_rule(const Ctx* c, const CLead* lead, const cnt_t* cards, Flags fl,
+                     const cnt_t* unseen) noexcept nogil
 cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, Flags fl, const cnt_t* unseen,
                         uint64_t* rng, cnt_t* out) noexcept nogil
 cdef int beats_unit(const Ctx* c, const cnt_t* cnt, int e, const CUnit* u) noexcept nogil

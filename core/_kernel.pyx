@@ -1350,6 +1350,7 @@ cdef RInfo* rinfo(object rules) except NULL:
     _last_info.fl.free_short = rules.shorter_tractor == "free"
     _last_info.fl.no_trump_throws = not rules.trump_throws
     _last_info.fl.safe = rules.throw_check == "safe"
+    _last_info.fl.equal_throw = rules.throw_counts == "equal"
     _last_info.fl.wide = rules.packs > 4
     _last_info.fl.throw_win = ("largest", "highest", "all", "longest").index(rules.throw_winner)
     _last_info.fl.bombs = ("none", "any_suit", "follow_suit").index(rules.bombs)
@@ -1891,22 +1892,42 @@ cdef inline int _free_face(const Ctx* c, const cnt_t* hand, const cnt_t* out, in
     return b
 
 
-cdef int c_lead_rule(const Ctx* c, const CLead* lead, Flags fl, const cnt_t* unseen) noexcept nogil:
+cdef int c_lead_rule(const Ctx* c, const CLead* lead, const cnt_t* cards, Flags fl,
+                     const cnt_t* unseen) noexcept nogil:
     """The lead rules past the reading, written once: 0 when ``lead`` (read by
-    :func:`c_read_lead`) may be led; 1 when it is a throw in trumps and
-    ``trump_throws`` is off; 2 when ``throw_check`` is ``safe`` and the cards
-    the leader cannot see (``unseen``: counts by face) could beat one of its
-    units with their cards of the led suit. A single unit is always allowed."""
+    :func:`c_read_play_lead` from ``cards``, counts by face) may be led; 1 when
+    it is a throw in trumps and ``trump_throws`` is off; 3 when
+    ``throw_counts`` is ``equal`` and the throw holds some card more times
+    than another (:func:`c_equal_counts`); 2 when ``throw_check`` is ``safe``
+    and the cards the leader cannot see (``unseen``: counts by face) could
+    beat one of its units with their cards of the led suit. Asked in that
+    order. A single unit is always allowed."""
     cdef int i
     if lead.nu < 2:
         return 0
     if fl.no_trump_throws and lead.esuit == 4:
         return 1
+    if fl.equal_throw and not c_equal_counts(cards):
+        return 3
     if fl.safe:
         for i in range(lead.nu):
             if beats_unit(c, unseen, lead.esuit, &lead.u[i]):
                 return 2
     return 0
+
+
+cdef inline int c_equal_counts(const cnt_t* cards) noexcept nogil:
+    """Whether every face held in ``cards`` (counts by face) is held as many
+    times as each other one (``throw_counts`` ``equal``): over the whole
+    lead, whatever its units, a rainbow's too."""
+    cdef int f, k = 0
+    for f in range(NF):
+        if cards[f]:
+            if k == 0:
+                k = cards[f]
+            elif cards[f] != k:
+                return 0
+    return 1
 
 
 cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, Flags fl, const cnt_t* unseen,
@@ -1928,8 +1949,8 @@ cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, Flags fl, con
     if fl.rainbow and xbelow(rng, 2) == 0 and add_random_rainbow(c, hand, rng, out):
         if xbelow(rng, 4) == 0:
             memcpy(first, out, NF)
-            if add_random_rainbow(c, hand, rng, out) and fl.safe and (
-                    c_read_play_lead(c, out, fl, &ld) != 0 or c_lead_rule(c, &ld, fl, unseen) != 0):
+            if add_random_rainbow(c, hand, rng, out) and (fl.safe or fl.equal_throw) and (
+                    c_read_play_lead(c, out, fl, &ld) != 0 or c_lead_rule(c, &ld, out, fl, unseen) != 0):
                 memcpy(out, first, NF)
         return
     f = _pick_card(hand, held, rng)
@@ -1943,19 +1964,19 @@ cdef void c_random_lead(const Ctx* c, const cnt_t* hand, int held, Flags fl, con
             rest[g] = hand[g] - out[g]
             left += rest[g]
         if left > 0:
-            if fl.no_trump_throws or fl.safe:
+            if fl.no_trump_throws or fl.safe or fl.equal_throw:
                 memcpy(first, out, NF)
             g = _pick_card(rest, left, rng)
             _add_unit_at(c, hand, g, rng, out)
-            if (fl.no_trump_throws or fl.safe) and (c_read_lead(c, out, &ld) != 0
-                                                     or c_lead_rule(c, &ld, fl, unseen) != 0):
+            if (fl.no_trump_throws or fl.safe or fl.equal_throw) and (
+                    c_read_lead(c, out, &ld) != 0 or c_lead_rule(c, &ld, out, fl, unseen) != 0):
                 memcpy(out, first, NF)
 
 
 def lead_error(cards, hand, played, trump, rules):
     """Why ``cards`` may not be led from ``hand`` (``played``: every card played
     in the deal's earlier tricks), or None when they may: the reading of
-    :func:`make_lead`, then :func:`c_lead_rule` (``trump_throws``, ``throw_check``).
+    :func:`make_lead`, then :func:`c_lead_rule` (``trump_throws``, ``throw_counts``, ``throw_check``).
 
     >>> from core.cards import parse_cards, Trump
     >>> from core.rules import Rules
@@ -1984,7 +2005,7 @@ def lead_error(cards, hand, played, trump, rules):
     except IllegalActionError as exc:
         return str(exc)
     unseen_counts(rules, h, parse_cards(played), u)
-    code = c_lead_rule(&ctx.c, &cl, rinfo(rules).fl, u)
+    code = c_lead_rule(&ctx.c, &cl, p, rinfo(rules).fl, u)
     return LEAD_RULE_ERRORS.get(code)
 
 
@@ -1992,6 +2013,7 @@ def lead_error(cards, hand, played, trump, rules):
 LEAD_RULE_ERRORS = {
     1: "a throw may not be led in trumps (trump_throws is off)",
     2: "a throw may be led only when no unseen card could beat one of its units (throw_check is safe)",
+    3: "a throw may be led only when it holds each of its cards as many times (throw_counts is equal)",
 }
 
 

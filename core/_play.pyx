@@ -49,9 +49,9 @@ cdef int play_error(PlayS* s, const cnt_t* cards) noexcept nogil:
             return 3
         if c_read_play_lead(&s.ctx, cards, s.fl, &tmp) != 0:
             return 4
-        if s.fl.no_trump_throws or s.fl.safe:
+        if s.fl.no_trump_throws or s.fl.safe or s.fl.equal_throw:
             unseen_of(s, seat, unseen)
-            code = c_lead_rule(&s.ctx, &tmp, s.fl, unseen)
+            code = c_lead_rule(&s.ctx, &tmp, cards, s.fl, unseen)
             if code:
                 return 6 + code
         return 0
@@ -480,7 +480,7 @@ cdef class PlayCore:
             for f in range(NF):
                 if c[f] > self.s.hand[seat][f]:
                     return f"{card_name(f)} is not in the hand"
-        if code in (7, 8):
+        if code in (7, 8, 9):
             return LEAD_RULE_ERRORS[code - 6]
         if code in (5, 6):
             return follow_error(from_counts(self.s.hand[seat]), from_counts(self.s.trick[0]), cards,

@@ -52,7 +52,7 @@ def play_options(hand: Cards, lead: Optional[Cards], trump: Trump, rules: Rules,
     by_suit: dict[int, list[tuple[int, int]]] = {}
     for f in sorted(set(hand)):
         by_suit.setdefault(ctx.effective_suit(f), []).append((f, hand.count(f)))
-    checked = not rules.trump_throws or rules.throw_check == "safe"
+    checked = not rules.trump_throws or rules.throw_check == "safe" or rules.throw_counts == "equal"
     for e in sorted(by_suit):
         faces = by_suit[e]
         for size in range(1, sum(k for _, k in faces) + 1):

@@ -328,7 +328,7 @@ LATER_SETTINGS: dict[str, Any] = {"partners": "called", "bands_above_top": "capp
                                   "set_reading": "counting", "ladder": "subset", "tractor_owed": "always",
                                   "shorter_tractor": "owed", "trump_throws": True, "tractor_min_width": 2,
                                   "tractor_min_length": 2,
-                                  "throw_check": "others_hands",
+                                  "throw_check": "others_hands", "throw_counts": "free",
                                   "kitty_theft": False,
                                   "exposure_defence": True, "throw_winner": "largest",
                                   "throw_stopper": "hidden", "bombs": "none", "rainbow": False}

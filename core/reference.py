@@ -11,7 +11,8 @@ fast implementation, so it only relies on :mod:`core.cards`,
 ``protect_longer_sets``, ``tractor_past_ace``, ``tractor_min_width``,
 ``tractor_min_length``, ``follow_format``,
 ``set_reading``, ``ladder``, ``tractor_owed``, ``shorter_tractor``,
-``failed_throw_unit``, ``throw_penalty``, ``trump_throws``, ``throw_check`` and ``rainbow``, whose
+``failed_throw_unit``, ``throw_penalty``, ``trump_throws``, ``throw_counts``, ``throw_check`` and
+``rainbow``, whose
 rainbows :mod:`core.reference_rainbow` reads) and :mod:`core.errors`; its
 trump context (effective suits, levels, tractor eligibility) is
 :mod:`core.reference_trump` and its units and lead decomposition
@@ -455,9 +456,11 @@ def check_throw(lead: Cards, others: Sequence[Cards], trump: Trump, rules: Rules
 def lead_rule(lead: Cards, hand: Cards, played: Cards, trump: Trump, rules: Rules) -> int:
     """Which lead rule forbids leading ``lead`` from ``hand`` (docs/kernel.md,
     Throws): 0 none; 1 a throw in trumps while ``rules.trump_throws`` is off;
-    2 under ``rules.throw_check`` ``safe``, a throw with a unit that the cards
-    out of the leader's sight (every card of the deal but ``hand`` and
-    ``played``, the cards of the earlier tricks) could beat.
+    3 under ``rules.throw_counts`` ``equal``, a throw holding two of its
+    distinct cards a different number of times; 2 under ``rules.throw_check``
+    ``safe``, a throw with a unit that the cards out of the leader's sight
+    (every card of the deal but ``hand`` and ``played``, the cards of the
+    earlier tricks) could beat. The first that applies, in that order.
     """
     trump = as_trump(trump)
     ms = mset(lead)
@@ -471,10 +474,24 @@ def lead_rule(lead: Cards, hand: Cards, played: Cards, trump: Trump, rules: Rule
         return 0
     if not rules.trump_throws and suit == TRUMPS:
         return 1
+    if unequal_throw(ms, rules):
+        return 3
     if rules.throw_check == "safe":
         if any(_beats(hidden, u, suit, trump, chain_of(rules)) for u in units):
             return 2
     return 0
+
+
+def unequal_throw(lead: Sequence[int], rules: Rules) -> bool:
+    """Whether ``rules.throw_counts`` ``equal`` refuses the throw ``lead``
+    (two or more units, the caller's to know): some distinct card of it
+    appears a different number of times from another.
+
+    >>> r = Rules(throw_counts="equal")
+    >>> unequal_throw(parse_cards("AS QS"), r), unequal_throw(parse_cards("AS KS KS"), r)
+    (False, True)
+    """
+    return rules.throw_counts == "equal" and len(set(Counter(lead).values())) > 1
 
 
 # --------------------------------------------------------------------------

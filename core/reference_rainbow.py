@@ -130,9 +130,16 @@ def check_throw(lead: Sequence[int], others: Sequence[Sequence[int]], rules: Rul
 
 
 def lead_rule(lead: Sequence[int], unseen: Sequence[int], rules: Rules) -> int:
-    """0, or 2 when ``throw_check`` is ``safe`` and the unseen cards could beat a
-    set of a rainbow throw (a rainbow is in no suit, so ``trump_throws`` never applies)."""
+    """0, or for a rainbow throw (two or more ranks): 3 when ``throw_counts`` is
+    ``equal`` and some card of it appears more times than another (counted by
+    card, suit and rank, over the whole lead); else 2 when ``throw_check`` is
+    ``safe`` and the unseen cards could beat one of its sets (a rainbow is in
+    no suit, so ``trump_throws`` never applies)."""
     units = _units(lead)
-    if len(units) >= 2 and rules.throw_check == "safe" and any(_beats(unseen, k, r) for k, r, _ in units):
+    if len(units) < 2:
+        return 0
+    if rules.throw_counts == "equal" and len(set(Counter(lead).values())) > 1:
+        return 3
+    if rules.throw_check == "safe" and any(_beats(unseen, k, r) for k, r, _ in units):
         return 2
     return 0

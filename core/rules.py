@@ -31,6 +31,7 @@ MAX_PACKS = 8
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "throw_check": ("others_hands", "safe"),
+    "throw_counts": ("free", "equal"),
     "failed_throw_unit": ("smallest_lowest", "first_found"),
     "throw_penalty_per": ("card", "attempt"),
     "throw_winner": ("largest", "highest", "all", "longest"),
@@ -112,6 +113,10 @@ SETTINGS: dict[str, str] = {
                    "beat one of its units) or safe (it may be led only when no card the leader cannot see, "
                    "every card but its hand and the cards played in earlier tricks, could beat one of its "
                    "units; so it never fails)",
+    "throw_counts": "which throws may be led by their cards' copies: free (any) or equal (only one in which "
+                    "every distinct card, suit and rank or joker, appears as many times as each other one: "
+                    "A-Q or K-K-Q-Q, not A-K-K; counted over the whole lead, a rainbow throw too; a single "
+                    "unit is no throw)",
     "rainbow": "whether a rainbow may be led: cards of one rank (no jokers) in four or more effective suits, "
                "read as one set of all its cards, or several such ranks as a throw; the trick is played by "
                "rank alone (docs/kernel.md, Rainbows)",
@@ -274,6 +279,7 @@ class Rules:
     shorter_tractor: str = "owed"
     trump_throws: bool = True
     throw_check: str = "others_hands"
+    throw_counts: str = "free"
     rainbow: bool = False
     failed_throw_unit: str = "smallest_lowest"
     throw_winner: str = "largest"

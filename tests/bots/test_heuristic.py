@@ -60,7 +60,9 @@ def test_finishes_deals_at_every_seat(preset, players):
     dict(tractor_past_ace=True),
     dict(failed_throw_unit="first_found"),
     dict(follow_ladder=True, protect_longer_sets=True, tractor_past_ace=True),
-], ids=["ladder", "protect", "past-ace", "first-found", "all"])
+    dict(throw_counts="equal"),
+    dict(throw_counts="equal", trump_throws=False, throw_check="safe"),
+], ids=["ladder", "protect", "past-ace", "first-found", "all", "equal-throws", "lead-rules"])
 @pytest.mark.parametrize("players", [6, 9, 12])
 def test_rule_settings(overrides, players):
     rules = Rules.preset("pagat", players=players, **overrides)
@@ -200,6 +202,18 @@ def test_throws_only_unbeatable_units():
     a = decide(play_view(0, "AS KS QS 3H 4H 9D", maker=0))
     units = kernel.decompose(a.cards, TRUMP, RULES6)
     assert len(units) == 1 or Cards.from_str("KS")[0] not in a.cards
+
+
+def test_throws_under_equal_counts_hold_each_card_as_often():
+    """Under ``throw_counts`` ``equal`` the throw of the safe units keeps those
+    of the width holding the most cards: the pairs, without the single."""
+    view = play_view(0, "AS AS QS QS KS 3H 4H 9D", maker=0)
+    assert decide(view) == Action.play("AS AS KS QS QS")
+    rules = RULES6.replace(throw_counts="equal")
+    assert decide(dataclasses.replace(view, rules=rules)) == Action.play("AS AS QS QS")
+    # the pair and the single: no throw of both, the pair alone
+    view = play_view(0, "AS AS KS 3H 4H 9D", maker=0)
+    assert decide(dataclasses.replace(view, rules=rules)) == Action.play("AS AS")
 
 
 def test_buries_no_trumps_and_voids_short_suits():

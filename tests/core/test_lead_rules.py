@@ -1,7 +1,9 @@
 """The lead rules past the reading of a lead: ``trump_throws`` (may a throw be
-led in trumps) and ``throw_check`` (``others_hands``: a throw is led freely and
-checked against the other hands; ``safe``: it may be led only when nothing the
-leader cannot see could beat one of its units).
+led in trumps), ``throw_counts`` (``free``: any throw; ``equal``: only one
+holding each of its distinct cards as many times) and ``throw_check``
+(``others_hands``: a throw is led freely and checked against the other hands;
+``safe``: it may be led only when nothing the leader cannot see could beat one
+of its units).
 
 The compiled owner is ``c_lead_rule`` (through :func:`core.kernel.lead_error`,
 the play engine's ``play_error``, ``c_random_lead`` and :func:`core.play.play_options`);
@@ -19,7 +21,7 @@ import pytest
 from arena.bench.positions import random_position
 from core import kernel, reference
 from core._kernel import LEAD_RULE_ERRORS
-from core.cards import HEARTS, Cards, Trump, parse_cards
+from core.cards import HEARTS, SPADES, Cards, Trump, parse_cards
 from core.errors import RulesError
 from core.play import PlayCore, play_options
 from core.records import LATER_SETTINGS
@@ -67,13 +69,41 @@ SAFE = [
 ]
 
 
-def _check_table(cases, rules):
+# throw_counts equal: every distinct card (suit and rank, a joker by colour) of a throw as often as each other
+EQUAL = [
+    ("AS QS", "", "", 0),                     # each once
+    ("AS KS KS", "", "", 3),                  # A once, K twice
+    ("KS KS QS QS 10S 10S", "", "", 0),       # the tractor KK-QQ and the pair 10-10: each twice
+    ("AS AS QS QS", "", "", 0),               # two pairs
+    ("AS AS QS QS 10S", "", "", 3),           # two pairs and a single
+    ("AS AS KS KS QS", "", "", 3),            # the tractor AA-KK and a single
+    ("AS AS KS KS", "", "", 0),               # one tractor: no throw
+    ("AS AS", "", "", 0),                     # one pair: no throw
+    ("AH KH KH", "", "", 3),                  # in trumps too (trump_throws on)
+    ("2S 2C", "", "", 0),                     # two trump-rank cards of two suits: two cards, once each
+    ("2S 2S 2C", "", "", 3),
+    ("BJ RJ", "", "", 0),                     # each joker by its colour
+    ("BJ BJ RJ", "", "", 3),
+]
+
+# three packs (eight players): a face can be split between two units, and is counted over the whole lead
+EQUAL_THREE_PACKS = [
+    ("KS KS KS QS QS", "", "", 3),            # the tractor KK-QQ and a single K: K three times, Q twice
+    ("KS KS KS QS QS QS", "", "", 0),         # one tractor of triples
+    ("KS KS KS QS QS QS 9S 9S 9S", "", "", 0),  # that tractor and a triple: each three times
+    ("AS AS AS KS", "", "", 3),
+    ("AS AS AS 10S 10S 10S", "", "", 0),      # two triples
+]
+
+
+def _check_table(cases, rules, trump=TRUMP):
     for lead, extra, played, want in cases:
         hand = parse_cards(lead + " " + extra)
-        for name, code in (("kernel", kernel_code(lead, hand, played, TRUMP, rules)),
+        for name, code in (("kernel", kernel_code(lead, hand, played, trump, rules)),
                            ("reference", reference.lead_rule(parse_cards(lead), hand, parse_cards(played),
-                                                             TRUMP, rules))):
-            assert code == want, (name, lead, extra, played, rules.trump_throws, rules.throw_check)
+                                                             trump, rules))):
+            assert code == want, (name, lead, extra, played, rules.trump_throws, rules.throw_check,
+                                  rules.throw_counts)
 
 
 def test_trump_throws_off_refuses_throws_in_trumps_only():
@@ -82,7 +112,32 @@ def test_trump_throws_off_refuses_throws_in_trumps_only():
 
 def test_trump_throws_on_refuses_nothing():
     rules = Rules.preset("pagat", players=5)
-    _check_table([(lead, extra, played, 0) for lead, extra, played, _ in NO_TRUMP_THROWS + SAFE], rules)
+    _check_table([(lead, extra, played, 0) for lead, extra, played, _ in NO_TRUMP_THROWS + SAFE + EQUAL], rules)
+    _check_table([(lead, extra, played, 0) for lead, extra, played, _ in EQUAL_THREE_PACKS],
+                 Rules.preset("pagat", players=8))
+
+
+def test_equal_throw_counts_refuse_a_throw_holding_cards_unequally():
+    _check_table(EQUAL, Rules.preset("pagat", players=5, throw_counts="equal"))
+    _check_table(EQUAL_THREE_PACKS, Rules.preset("pagat", players=8, throw_counts="equal"))
+
+
+def test_equal_throw_counts_the_house_rules_examples():
+    """The house rule's own examples: threes, spades trumps."""
+    rules = Rules.preset("pagat", players=5, throw_counts="equal")
+    _check_table([("AS QS", "", "", 0), ("KS KS QS QS 10S 10S", "", "", 0), ("AS KS KS", "", "", 3),
+                  ("AH QH", "", "", 0), ("KH KH QH QH 10H 10H", "", "", 0), ("AH KH KH", "", "", 3)],
+                 rules, Trump(3, SPADES))
+
+
+def test_equal_counts_come_after_trumps_and_before_safety():
+    rules = Rules.preset("pagat", players=5, throw_counts="equal", trump_throws=False, throw_check="safe")
+    _check_table([("AH KH KH", "", "", 1),     # a throw in trumps, unequal too
+                  ("AH KH", "", "", 1),
+                  ("KS QS QS", "", "", 3),     # unequal, and the unseen aces could beat KS
+                  ("KS QS", "", "", 2),        # equal, but the unseen aces could beat KS
+                  ("AS AS KS KS", "", "", 0),  # one tractor
+                  ("AS AS QS QS", "KS KS", "", 0)], rules)
 
 
 def test_safe_throws_need_nothing_unseen_to_beat_a_unit():
@@ -107,8 +162,13 @@ def test_settings_are_validated_and_old_records_read_the_defaults():
         Rules.preset("pagat", trump_throws="no")
     with pytest.raises(RulesError, match="throw_check: 'always' is not one of others_hands, safe"):
         Rules.preset("pagat", throw_check="always")
+    with pytest.raises(RulesError, match="^throw_counts: 'same' is not one of free, equal$"):
+        Rules.preset("pagat", throw_counts="same")
+    with pytest.raises(RulesError, match="^throw_counts: True is not one of free, equal$"):
+        Rules.preset("pagat", throw_counts=True)
     r = Rules()
-    assert (LATER_SETTINGS["trump_throws"], LATER_SETTINGS["throw_check"]) == (r.trump_throws, r.throw_check)
+    assert (LATER_SETTINGS["trump_throws"], LATER_SETTINGS["throw_check"], LATER_SETTINGS["throw_counts"]) == \
+        (r.trump_throws, r.throw_check, r.throw_counts) == (True, "others_hands", "free")
 
 
 THROWS = 10_000
@@ -116,18 +176,19 @@ THROWS = 10_000
 
 def test_random_throws_match_the_reference():
     """10,000 random throws, each with a random part of the rest of the deck
-    played before, under random values of both settings: the kernel and the
-    reference give the same code; each code is seen."""
+    played before, under random values of the three settings: the kernel and
+    the reference give the same code; each code is seen."""
     rng = random.Random(20261204)
-    seen = {0: 0, 1: 0, 2: 0}
+    seen = {0: 0, 1: 0, 2: 0, 3: 0}
     done = 0
     tables = {}
     while done < THROWS:
         players = rng.choice((5, 6, 8, 12))
-        key = (players, rng.choice((True, False)), rng.choice(("others_hands", "safe")), rng.random() < 0.3)
+        key = (players, rng.choice((True, False)), rng.choice(("others_hands", "safe")), rng.random() < 0.3,
+               rng.choice(("free", "equal")))
         if key not in tables:
             tables[key] = Rules.preset("pagat", players=players, trump_throws=key[1], throw_check=key[2],
-                                       tractor_past_ace=key[3])
+                                       tractor_past_ace=key[3], throw_counts=key[4])
         rules = tables[key]
         p = random_position(rng, rules, max_lead=8, max_suit=10, others=1)
         if len(kernel.decompose(p.lead, p.trump, rules)) < 2:
@@ -168,6 +229,17 @@ def test_the_engine_refuses_what_the_rules_refuse():
     assert (seat, cards, attempt) == (0, parse_cards("KS QS"), None)  # a safe throw stands
 
 
+def test_the_engine_refuses_unequal_throws():
+    rules = Rules.preset("pagat", players=5, throw_counts="equal")
+    pc = _small_deal(rules, HANDS)                                   # AH KH AS AS KS BJ
+    assert pc.play_error(parse_cards("AS AS KS")) == _errors()[3]   # AS twice, KS once
+    assert pc.play_error(parse_cards("AH KH BJ")) is None            # trumps, each once
+    assert pc.play_error(parse_cards("AS AS")) is None               # a pair is no throw
+    assert not pc.can_play(parse_cards("AS AS KS"))
+    seat, cards, attempt = pc.play(parse_cards("AS KS"))
+    assert (seat, cards, attempt) == (0, parse_cards("AS KS"), None)  # nobody else holds a spade: it stands
+
+
 def test_the_default_engine_takes_throws_in_trumps():
     pc = _small_deal(Rules.preset("pagat", players=5), HANDS)
     assert pc.play_error(parse_cards("AH KH")) is None
@@ -175,7 +247,8 @@ def test_the_default_engine_takes_throws_in_trumps():
 
 
 @pytest.mark.parametrize("overrides", [dict(trump_throws=False), dict(throw_check="safe"),
-                                       dict(trump_throws=False, throw_check="safe")])
+                                       dict(trump_throws=False, throw_check="safe"), dict(throw_counts="equal"),
+                                       dict(throw_counts="equal", throw_check="safe")])
 def test_lead_lists_hold_exactly_the_allowed_leads(overrides):
     """play_options when leading: every part of one suit's holding that the
     reference allows, and nothing else; the engine accepts each one."""
@@ -198,7 +271,8 @@ def test_lead_lists_hold_exactly_the_allowed_leads(overrides):
     assert len(everything) > len(listed)
 
 
-@pytest.mark.parametrize("overrides", [dict(trump_throws=False), dict(throw_check="safe")])
+@pytest.mark.parametrize("overrides", [dict(trump_throws=False), dict(throw_check="safe"),
+                                       dict(throw_counts="equal")])
 def test_random_leads_keep_to_the_rules(overrides):
     """kernel.random_lead and the engine's random plays never lead a refused
     throw, and still throw now and then."""
@@ -216,7 +290,8 @@ def test_random_leads_keep_to_the_rules(overrides):
     assert throws > 50
 
 
-@pytest.mark.parametrize("overrides", [dict(throw_check="safe"), dict(trump_throws=False, throw_check="safe")])
+@pytest.mark.parametrize("overrides", [dict(throw_check="safe"), dict(trump_throws=False, throw_check="safe"),
+                                       dict(throw_counts="equal")])
 def test_a_views_random_lead_is_the_engines(overrides):
     """At every lead of whole random deals, the random lead drawn from a seat's
     view (the cards of the earlier tricks passed as seen) is the one the play

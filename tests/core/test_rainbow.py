@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from core import kernel, reference
+from core._kernel import LEAD_RULE_ERRORS
 from core.cards import CLUBS, DIAMONDS, HEARTS, SPADES, Cards, Trump, parse_cards
 from core.errors import IllegalActionError, RulesError
 from core.play import PlayCore, play_options, rainbow_leads
@@ -183,6 +184,20 @@ def test_safe_lead_rule_reads_unseen_cards_by_rank() -> None:
     assert reference.lead_rule(hand, hand, played, NT, rules) == 0
 
 
+@pytest.mark.parametrize("lead,code", [
+    ("5C 5D 5H 5S 8C 8D 8H 8S", 0),          # two ranks, every card once
+    ("5C 5D 5H 5S 5S 8C 8D 8H 8S", 3),       # 5S twice, the others once
+    ("5C 5D 5H 5S 5S", 0),                   # one rank: a single unit, no throw
+    ("5C 5C 5D 5D 5H 5H 5S 5S 8C 8C 8D 8D 8H 8H 8S 8S", 0),  # every card twice
+])
+def test_equal_throw_counts_count_a_rainbow_by_card(lead: str, code: int) -> None:
+    """Under ``throw_counts`` ``equal`` a rainbow throw is counted card by card
+    (suit and rank), over the whole lead, like any throw."""
+    rules = Rules.preset("pagat", players=12, rainbow=True, throw_counts="equal")
+    assert reference.lead_rule(C(lead), C(lead), C(""), NT, rules) == code
+    assert kernel.lead_error(C(lead), C(lead), C(""), NT, rules) == LEAD_RULE_ERRORS.get(code)
+
+
 def test_play_engine_keeps_the_beatable_rank_and_scores_the_trick() -> None:
     """rbtying's invalidated throw in the engine: the fives are led, the sixes take them."""
     rules = Rules.preset("pagat", players=5, rainbow=True)
@@ -302,14 +317,15 @@ def _rainbow_position(rng: random.Random, rules: Rules) -> tuple[Trump, Cards, l
 
 def test_kernel_matches_reference_on_random_rainbows() -> None:
     rng = random.Random(20261204)
+    crng = random.Random(20261205)          # throw_counts, apart from the positions' draws
     tables = {}
-    counts = {"fit": 0, "follower wins": 0, "failed": 0, "safe refused": 0}
+    counts = {"fit": 0, "follower wins": 0, "failed": 0, "safe refused": 0, "unequal refused": 0}
     for _ in range(POSITIONS):
         key = (rng.choice((5, 6, 8)), rng.choice(("smallest_lowest", "first_found")),
-               rng.choice(("others_hands", "safe")))
+               rng.choice(("others_hands", "safe")), crng.choice(("free", "equal")))
         if key not in tables:
             tables[key] = Rules.preset("pagat", players=key[0], rainbow=True, failed_throw_unit=key[1],
-                                       throw_check=key[2])
+                                       throw_check=key[2], throw_counts=key[3])
         rules = tables[key]
         trump, lead, hands = _rainbow_position(rng, rules)
         ld = kernel.make_lead(lead, trump, rules)
@@ -333,9 +349,11 @@ def test_kernel_matches_reference_on_random_rainbows() -> None:
         played = Cards(sorted(hands[-1]))
         k = kernel.lead_error(lead, lead, played, trump, rules)
         r = reference.lead_rule(lead, lead, played, trump, rules)
-        assert (k is None) == (r == 0), (trump, lead, played)
+        assert k == LEAD_RULE_ERRORS.get(r), (trump, lead, played, rules.throw_counts)
         counts["safe refused"] += r == 2
-    assert min(counts["follower wins"], counts["failed"], counts["safe refused"]) > POSITIONS // 50, counts
+        counts["unequal refused"] += r == 3
+    assert min(counts["follower wins"], counts["failed"], counts["safe refused"],
+               counts["unequal refused"]) > POSITIONS // 50, counts
 
 
 def test_legal_follow_lists_match_on_small_hands() -> None:

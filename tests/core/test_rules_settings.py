@@ -124,6 +124,7 @@ BAD = [
     ("bad-choice-exposure", "exposure", lambda: Rules.preset("heli", players=6, exposure="bottom-eight")),
     ("bad-choice-unit", "failed_throw_unit", lambda: Rules.preset("pagat", failed_throw_unit="largest")),
     ("bad-choice-levels", "levels", lambda: Rules.preset("pagat", levels=1)),
+    ("bad-choice-throw-counts", "throw_counts", lambda: Rules.preset("pagat", throw_counts="same")),
     ("bool-as-int", "follow_ladder", lambda: Rules.preset("pagat", players=6, follow_ladder=1)),
     ("bool-as-int-0", "protect_longer_sets", lambda: Rules.preset("pagat", protect_longer_sets=0)),
     ("bool-as-str", "tractor_past_ace", lambda: Rules.preset("pagat", tractor_past_ace="yes")),

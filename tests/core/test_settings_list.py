@@ -41,7 +41,7 @@ def test_the_values_in_words_are_the_values_the_checks_take(name, refused, accep
 
 
 @pytest.mark.parametrize("name", ["follow_ladder", "kitty_multiplier", "exposure", "levels", "scoring",
-                                  "failed_throw_unit", "throw_winner", "throw_stopper"])
+                                  "failed_throw_unit", "throw_winner", "throw_stopper", "throw_counts"])
 def test_choices_and_switches_list_exactly_what_is_accepted(name):
     words = setting_values(name)
     if words == "true or false":
@@ -82,6 +82,7 @@ def test_rules_prints_one_tables_settings(capsys):
 @pytest.mark.parametrize("argv,words", [
     (["rules", "--set", "colour=1"], "colour: no such rule setting"),
     (["rules", "--set", "levels=up"], "levels: 'up' is not one of active_passive, plain"),
+    (["rules", "--set", "throw_counts=same"], "throw_counts: 'same' is not one of free, equal"),
     (["rules", "--preset", "stack", "--players", "7"], "preset 'stack' is for 6 players, not 7"),
 ])
 def test_bad_settings_get_one_line(argv, words, capsys):

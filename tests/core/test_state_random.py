@@ -186,12 +186,18 @@ def _check_actions(s: State, a, rng: random.Random, stats: Counter) -> None:
             assert b in legal, f"enumerated {b} refused: {s.action_error(b)}"
         # the notation list a referee sends is the same actions, in the same order
         assert list(legal.texts()) == [str(b) for b in acts]
-    # a follow is also legal for the naive reference (sampled: it is slow)
+    # a follow is also legal for the naive reference (sampled: it is slow), and a lead passes its lead rule
     if s.phase == PLAY_PHASE and not s.play.is_leading and rng.random() < 0.05:
         lead = s.current_trick()[1][0]
         hand = s.hand(s.current_player())
         assert reference.is_legal_follow(hand, lead, a.cards, s.trump, s.rules)
         stats["reference"] += 1
+    elif s.phase == PLAY_PHASE and s.play.is_leading and rng.random() < 0.2:
+        hand = s.hand(s.current_player())
+        assert reference.lead_rule(a.cards, hand, s.play.played(), s.trump, s.rules) == 0, a
+        stats["reference leads"] += 1
+        if s.rules.throw_counts == "equal" and len(kernel.decompose(a.cards, s.trump, s.rules)) >= 2:
+            stats["equal throws"] += 1
 
 
 def _public(s: State):
@@ -376,6 +382,7 @@ HOUSE = {
     "tractor_min_width": (2, 3),
     "tractor_min_length": (2, 3),
     "throw_check": ("others_hands", "safe"),
+    "throw_counts": ("free", "equal"),
     "rainbow": (False, True),
     "kitty_theft": (False, True),
     "exposure_defence": (True, False),
@@ -423,6 +430,7 @@ def test_random_deals_under_random_house_rules():
     _assert_coverage(stats, HOUSE_DEALS)
     assert stats["rainbows"] > 0, "no rainbow was led (rainbow)"
     assert stats["steals"] > 0, "no deal had its kitty taken (kitty_theft)"
+    assert stats["reference leads"] > 0 and stats["equal throws"] > 0, "no throw led under throw_counts equal"
 
 
 def _bomb_minded(s: State, rng: random.Random) -> Action:
@@ -443,7 +451,7 @@ def _bomb_minded(s: State, rng: random.Random) -> Action:
             long = [sorted(c, key=ctx.level) for c in by_suit.values() if len(c) >= 4]
             if long:
                 lead = Action.play(Cards(sorted(rng.choice(long)[-4:])))
-                if s.action_error(lead) is None:        # a throw the lead rules allow (trump_throws, throw_check)
+                if s.action_error(lead) is None:        # a throw the lead rules allow (throw_counts and the others)
                     return lead
         elif trick and len(trick[0]) >= 4:
             n = len(trick[0])
