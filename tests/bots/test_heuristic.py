@@ -59,8 +59,9 @@ def test_finishes_deals_at_every_seat(preset, players):
     dict(protect_longer_sets=True),
     dict(tractor_past_ace=True),
     dict(failed_throw_unit="first_found"),
+    dict(failed_throw="end_deal"),
     dict(follow_ladder=True, protect_longer_sets=True, tractor_past_ace=True),
-], ids=["ladder", "protect", "past-ace", "first-found", "all"])
+], ids=["ladder", "protect", "past-ace", "first-found", "end-deal", "all"])
 @pytest.mark.parametrize("players", [6, 9, 12])
 def test_rule_settings(overrides, players):
     rules = Rules.preset("pagat", players=players, **overrides)
