@@ -175,6 +175,9 @@ class DealAccount:
             out.append(f"trick {self.tricks:2d}  {body}  -> seat {winner} +{pts}")
             out.extend(self.notes)
             self.notes = []
+        if pc.ended:                    # a failed throw that ended the play closes no trick
+            out.extend(self.notes)
+            self.notes = []
 
     def finish(self) -> list[str]:
         """Tell the result; returns the whole account of the deal."""
@@ -188,8 +191,6 @@ class DealAccount:
         opp = [i for i in range(n) if i not in res.maker_side]
         short = r.side_size - len(side)
         note = f" ({short} short of a full side)" if short > 0 else ""
-        out.extend(self.notes)          # a failed throw that ended the play closes no trick
-        self.notes = []
         out.append(f"maker side: {_seats(side)}{note}; opponents: {_seats(opp)}")
         if s.play.ended:
             to = "the opponents" if res.kitty_to_opponents else "the maker side"
