@@ -123,8 +123,7 @@ cdef void track(PlayS* s) noexcept nogil:
 
 
 cdef inline void note_last_lead(PlayS* s) noexcept nogil:
-    """Keep what the kitty multiplier reads of the lead ``s.lead`` as the last trick's:
-    its cards, its largest unit's cards and its sets of two or more cards (a tractor counts each)."""
+    """Keep what the kitty multiplier reads of the last lead: cards, largest unit, sets of 2+ (a tractor's each)."""
     cdef int i
     s.last_cards = s.lead.n
     s.last_unit = s.lead.u[0].k * s.lead.u[0].L
@@ -135,10 +134,8 @@ cdef inline void note_last_lead(PlayS* s) noexcept nogil:
 
 
 cdef void end_at_failed_throw(PlayS* s) noexcept nogil:
-    """``failed_throw`` ``end_deal``: the leader's throw failed (``s.lead`` is already the unit it
-    is reduced to) and the play stops. Nothing is played; every card stays in its hand, and their
-    points are counted for the thrower's opponents at the end, with the kitty, whose multiplier
-    reads the kept unit as the last lead (``deal_opponents_points``)."""
+    """``failed_throw`` ``end_deal``: the leader's throw failed (``s.lead`` is the unit kept) and the play
+    stops, every card in its hand; ``deal_opponents_points`` gives them and the kitty to the thrower's opponents."""
     cdef int seat, f, pts = 0
     for seat in range(s.n):
         for f in range(NF):
@@ -210,16 +207,14 @@ cdef int deal_opponents_points(PlayS* s, int kitty_points, int mult_code, int* m
     """The opponents' card points of a finished play phase (the kitty holding
     ``kitty_points``), with the kitty multiplier and whether the opponents took
     the last trick: the engine's result and the search's reward both come from here.
-    With no trick played the multiplier is 2 and the kitty goes to the opponents. When a failed
-    throw ended the play (``failed_throw`` ``end_deal``), the cards left in hands and the kitty go
-    to the side the thrower (``s.leader``) is not on, as the sides stand, the kitty multiplied as
-    if that side had won a last trick led by the unit the throw was reduced to."""
+    With no trick played the multiplier is 2 and the kitty goes to the opponents. After a failed throw
+    ended the play, the cards left in hands and the kitty (its multiplier reading the unit kept as the last
+    lead) go to the side the thrower ``s.leader`` is not on, as the sides stand."""
     cdef int cards_n = s.last_cards if s.last_cards > 1 else 1
     cdef int unit_n = s.last_unit if s.last_unit > 1 else 1
     if s.ended:
         mult[0] = c_kitty_multiplier(mult_code, cards_n, unit_n, cards_n, s.last_pairs)
         to_opp[0] = s.side[s.leader]
-        # the left cards' points ride with the kitty: to the opponents, or to the maker's side
         return c_opponents_points(s.n, s.points, s.penalty, s.side, kitty_points * mult[0] + s.left_pts,
                                   to_opp[0], 1)
     if s.last_winner < 0:
@@ -403,14 +398,12 @@ cdef class PlayCore:
 
     @property
     def ended(self) -> bool:
-        """True when a failed throw ended the play (``failed_throw`` ``end_deal``): the cards
-        still in hands were never played."""
+        """True when a failed throw ended the play (``failed_throw`` ``end_deal``), cards left in hands."""
         return bool(self.s.ended)
 
     @property
     def left_points(self) -> int:
-        """The card points left in the hands when a failed throw ended the play (0 otherwise):
-        they count for the thrower's opponents."""
+        """Card points left in hands when a failed throw ended the play (0 otherwise), the thrower's opponents'."""
         return self.s.left_pts
 
     @property
@@ -487,9 +480,8 @@ cdef class PlayCore:
 
     @property
     def last_trick(self):
-        """(winner seat, cards per play, cards of the largest unit) of the last trick played; once
-        a failed throw ended the play (:attr:`ended`), the cards are those of the unit it was
-        reduced to, read as the last lead, and the winner is still the last trick's."""
+        """(winner seat, cards per play, cards of the largest unit) of the last trick played (once a failed
+        throw ended the play, :attr:`ended`, the cards read the unit it kept as the last lead)."""
         return (self.s.last_winner, self.s.last_cards, self.s.last_unit)
 
     @property
@@ -557,9 +549,8 @@ cdef class PlayCore:
         """Play ``cards`` for the current player.
 
         Returns ``(seat, cards actually played, attempted throw or None)``: a
-        throw that fails is replaced by the unit that must be led instead. Under
-        ``failed_throw`` ``end_deal`` a failed throw ends the play instead
-        (:attr:`ended`): that unit is returned, but nothing is played.
+        throw that fails is replaced by the unit that must be led instead (under ``failed_throw``
+        ``end_deal`` that unit is returned but nothing is played: the play has :attr:`ended`).
         """
         cdef cnt_t c[NF]
         cdef int seat = (self.s.leader + self.s.turn) % self.s.n
