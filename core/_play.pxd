@@ -23,6 +23,7 @@ cdef struct PlayS:
     int throw_penalty
     int penalty_per_attempt       # rules.throw_penalty_per == "attempt"
     int first_found
+    int end_deal                  # rules.failed_throw == "end_deal": a failed throw ends the play
     int call_skip_side            # rules.call_by_side == "skipped"
     cnt_t hand[MAXP][NF]
     cnt_t trick[MAXP][NF]
@@ -51,6 +52,10 @@ cdef struct PlayS:
     int failed
     cnt_t attempt[NF]
     int stopper                   # the seat that showed the cards beating it
+    cnt_t kept[NF]                # the unit it was reduced to (failed_throw_unit)
+    # failed_throw end_deal: the play stopped at the failed throw of the leader (s.leader)
+    int ended
+    int left_pts                  # card points of the cards still in hands when it stopped
 
 cdef class PlayCore:
     cdef PlayS s

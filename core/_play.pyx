@@ -122,6 +122,30 @@ cdef void track(PlayS* s) noexcept nogil:
         s.win_c = cl
 
 
+cdef inline void note_last_lead(PlayS* s) noexcept nogil:
+    """Keep what the kitty multiplier reads of the last lead: cards, largest unit, sets of 2+ (a tractor's each)."""
+    cdef int i
+    s.last_cards = s.lead.n
+    s.last_unit = s.lead.u[0].k * s.lead.u[0].L
+    s.last_pairs = 0
+    for i in range(s.lead.nu):
+        if s.lead.u[i].k >= 2:
+            s.last_pairs += s.lead.u[i].L
+
+
+cdef void end_at_failed_throw(PlayS* s) noexcept nogil:
+    """``failed_throw`` ``end_deal``: the leader's throw failed (``s.lead`` is the unit kept) and the play
+    stops, every card in its hand; ``deal_opponents_points`` gives them and the kitty to the thrower's opponents."""
+    cdef int seat, f, pts = 0
+    for seat in range(s.n):
+        for f in range(NF):
+            pts += POINTS[f] * s.hand[seat][f]
+    s.left_pts = pts
+    note_last_lead(s)
+    s.ended = 1
+    s.done = 1
+
+
 cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
     """Apply a legal play (checked by the caller)."""
     cdef int seat = (s.leader + s.turn) % s.n
@@ -150,6 +174,10 @@ cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
                         cards[u.faces[i]] += u.k
                 s.penalty[seat] += c_throw_penalty(s.lead.n, u.k * u.L, s.throw_penalty, s.penalty_per_attempt)
                 c_read_play_lead(&s.ctx, cards, s.fl, &s.lead)
+                memcpy(s.kept, cards, NF)
+                if s.end_deal:
+                    end_at_failed_throw(s)
+                    return
     for f in range(NF):
         if cards[f]:
             s.hand[seat][f] -= cards[f]
@@ -167,12 +195,7 @@ cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
     s.trick_pts = 0
     s.ntricks += 1
     s.last_winner = w
-    s.last_cards = s.lead.n
-    s.last_unit = s.lead.u[0].k * s.lead.u[0].L
-    s.last_pairs = 0
-    for i in range(s.lead.nu):
-        if s.lead.u[i].k >= 2:
-            s.last_pairs += s.lead.u[i].L
+    note_last_lead(s)
     s.leader = w
     s.turn = 0
     if s.held[w] == 0:
@@ -184,9 +207,16 @@ cdef int deal_opponents_points(PlayS* s, int kitty_points, int mult_code, int* m
     """The opponents' card points of a finished play phase (the kitty holding
     ``kitty_points``), with the kitty multiplier and whether the opponents took
     the last trick: the engine's result and the search's reward both come from here.
-    With no trick played the multiplier is 2 and the kitty goes to the opponents."""
+    With no trick played the multiplier is 2 and the kitty goes to the opponents. After a failed throw
+    ended the play, the cards left in hands and the kitty (its multiplier reading the unit kept as the last
+    lead) go to the side the thrower ``s.leader`` is not on, as the sides stand."""
     cdef int cards_n = s.last_cards if s.last_cards > 1 else 1
     cdef int unit_n = s.last_unit if s.last_unit > 1 else 1
+    if s.ended:
+        mult[0] = c_kitty_multiplier(mult_code, cards_n, unit_n, cards_n, s.last_pairs)
+        to_opp[0] = s.side[s.leader]
+        return c_opponents_points(s.n, s.points, s.penalty, s.side, kitty_points * mult[0] + s.left_pts,
+                                  to_opp[0], 1)
     if s.last_winner < 0:
         mult[0] = 2
         to_opp[0] = 1
@@ -255,6 +285,7 @@ cdef class PlayCore:
         pc.s.throw_penalty = rules.throw_penalty
         pc.s.penalty_per_attempt = rules.throw_penalty_per == "attempt"
         pc.s.first_found = rules.failed_throw_unit == "first_found"
+        pc.s.end_deal = rules.failed_throw == "end_deal"
         pc.s.stopper = -1
         pc.s.call_skip_side = rules.call_by_side == "skipped"
         for i in range(NF):
@@ -361,8 +392,19 @@ cdef class PlayCore:
 
     @property
     def done(self) -> bool:
-        """True when every card has been played."""
+        """True when the play is over: every card has been played, or a failed throw ended it
+        (:attr:`ended`)."""
         return bool(self.s.done)
+
+    @property
+    def ended(self) -> bool:
+        """True when a failed throw ended the play (``failed_throw`` ``end_deal``), cards left in hands."""
+        return bool(self.s.ended)
+
+    @property
+    def left_points(self) -> int:
+        """Card points left in hands when a failed throw ended the play (0 otherwise), the thrower's opponents'."""
+        return self.s.left_pts
 
     @property
     def current_player(self) -> int:
@@ -438,7 +480,8 @@ cdef class PlayCore:
 
     @property
     def last_trick(self):
-        """(winner seat, cards per play, cards of the largest unit) of the last trick played."""
+        """(winner seat, cards per play, cards of the largest unit) of the last trick played (once a failed
+        throw ended the play, :attr:`ended`, the cards read the unit it kept as the last lead)."""
         return (self.s.last_winner, self.s.last_cards, self.s.last_unit)
 
     @property
@@ -506,7 +549,8 @@ cdef class PlayCore:
         """Play ``cards`` for the current player.
 
         Returns ``(seat, cards actually played, attempted throw or None)``: a
-        throw that fails is replaced by the unit that must be led instead.
+        throw that fails is replaced by the unit that must be led instead (under ``failed_throw``
+        ``end_deal`` that unit is returned but nothing is played: the play has :attr:`ended`).
         """
         cdef cnt_t c[NF]
         cdef int seat = (self.s.leader + self.s.turn) % self.s.n
@@ -517,6 +561,8 @@ cdef class PlayCore:
                 raise IllegalActionError(f"seat {seat} cannot play {Cards(cards)}: {self._why(code, cards)}")
         leading = self.s.turn == 0
         play_apply(&self.s, c)
+        if self.s.ended:                # the throw failed and ended the play: its kept unit, never played
+            return seat, from_counts(self.s.kept), from_counts(self.s.attempt)
         played = from_counts(self.s.trick[self.s.n - 1 if self.s.turn == 0 else self.s.turn - 1])
         attempt = from_counts(self.s.attempt) if (leading and self.s.failed) else None
         return seat, played, attempt

@@ -148,8 +148,12 @@ class DealAccount:
         for seat, attempt, played in s.failed_throws[self.throws:]:
             self.throws += 1
             pen = pens[seat] - self.penalties[seat]
-            self.notes.append(f"  seat {seat} tried to throw {format_cards(attempt)}: it fails, "
-                              f"{format_cards(played)} is led instead (penalty {pen})")
+            if pc.ended and self.throws == len(s.failed_throws):
+                self.notes.append(f"  seat {seat} tried to throw {format_cards(attempt)}: it fails "
+                                  f"({format_cards(played)} could be beaten) and ends the play (penalty {pen})")
+            else:
+                self.notes.append(f"  seat {seat} tried to throw {format_cards(attempt)}: it fails, "
+                                  f"{format_cards(played)} is led instead (penalty {pen})")
         self.penalties = list(pens)
         for i, who in enumerate(pc.calls_filled):
             if who is not None and self.filled[i] is None:
@@ -164,11 +168,14 @@ class DealAccount:
         while self.tricks < len(s.tricks):
             leader, plays = s.tricks[self.tricks]
             self.tricks += 1
-            last = self.tricks == len(s.tricks) and pc.done
+            last = self.tricks == len(s.tricks) and pc.done and not pc.ended
             winner = pc.last_trick[0] if last else pc.leader
             body = "  ".join(f"{(leader + j) % n}:{format_cards(p)}" for j, p in enumerate(plays))
             pts = sum(points(p) for p in plays)
             out.append(f"trick {self.tricks:2d}  {body}  -> seat {winner} +{pts}")
+            out.extend(self.notes)
+            self.notes = []
+        if pc.ended:                    # a failed throw that ended the play closes no trick
             out.extend(self.notes)
             self.notes = []
 
@@ -185,7 +192,16 @@ class DealAccount:
         short = r.side_size - len(side)
         note = f" ({short} short of a full side)" if short > 0 else ""
         out.append(f"maker side: {_seats(side)}{note}; opponents: {_seats(opp)}")
-        if res.kitty_to_opponents:
+        if s.play.ended:
+            to = "the opponents" if res.kitty_to_opponents else "the maker side"
+            out.append(f"the play stops: {s.play.left_points} points left in hands go to {to}")
+            if res.kitty_to_opponents:
+                out.append(f"the opponents take the kitty: {format_cards(s.kitty)} "
+                           f"({res.kitty_points} points x{res.kitty_multiplier} = "
+                           f"{res.kitty_points * res.kitty_multiplier})")
+            else:
+                out.append("the maker side keeps the kitty")
+        elif res.kitty_to_opponents:
             out.append(f"the opponents win the last trick and the kitty: {format_cards(s.kitty)} "
                        f"({res.kitty_points} points x{res.kitty_multiplier} = "
                        f"{res.kitty_points * res.kitty_multiplier})")

@@ -49,7 +49,8 @@ def _infer(s: State, seat: int, lead: Cards, played: Cards) -> None:
 
 
 def _finish(s: State) -> None:
-    """Score the finished play: sides, the kitty, game points."""
+    """Score the finished play: sides, the kitty (and under ``failed_throw`` ``end_deal`` the
+    cards left in hands: ``PlayCore.opponents_points``), game points."""
     pc = s.play
     assert pc is not None and s.maker is not None
     r = s.rules
@@ -63,9 +64,10 @@ def _finish(s: State) -> None:
 
 
 def _jack_last(s: State, side: frozenset[int]) -> bool:
-    """Whether an opponent won the last trick with a single jack at trump rank J."""
+    """Whether an opponent won the last trick with a single jack at trump rank J (never when a
+    failed throw ended the play: the deal's last trick was not its last)."""
     assert s.play is not None and s.trump is not None
-    if s.trump.rank != 11 or not s.tricks:
+    if s.trump.rank != 11 or not s.tricks or s.play.ended:
         return False
     winner = s.play.last_trick[0]
     leader, plays = s.tricks[-1]
@@ -93,8 +95,9 @@ class PlayRules(PhaseRules):
         return why
 
     def apply(self, s: State, seat: int, action: Action) -> None:
-        """Play the cards (a failed throw is replaced by its kept unit), note
-        what a follow shows, close the trick, score the end."""
+        """Play the cards (a failed throw is replaced by its kept unit, or under
+        ``failed_throw`` ``end_deal`` ends the play), note what a follow shows,
+        close the trick, score the end."""
         pc = s.play
         assert pc is not None
         leading = pc.is_leading
@@ -105,6 +108,10 @@ class PlayRules(PhaseRules):
         if attempt is not None:
             s.failed_throws.append((seat, attempt, played))
             s.throw_stoppers.append(pc.last_stopper)
+        if pc.ended:                    # failed_throw end_deal: the throw ended the play, nothing was led
+            s._trick = (-1, [])
+            _finish(s)
+            return
         s._trick[1].append(played)
         if lead is not None:
             _infer(s, seat, lead, played)

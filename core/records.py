@@ -331,7 +331,8 @@ LATER_SETTINGS: dict[str, Any] = {"partners": "called", "bands_above_top": "capp
                                   "throw_check": "others_hands", "throw_counts": "free",
                                   "kitty_theft": False,
                                   "exposure_defence": True, "throw_winner": "largest",
-                                  "throw_stopper": "hidden", "bombs": "none", "rainbow": False}
+                                  "throw_stopper": "hidden", "bombs": "none", "rainbow": False,
+                                  "failed_throw": "withdraw"}
 
 
 def _rules_from(obj: object, line: int) -> Rules:

@@ -33,6 +33,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "throw_check": ("others_hands", "safe"),
     "throw_counts": ("free", "equal"),
     "failed_throw_unit": ("smallest_lowest", "first_found"),
+    "failed_throw": ("withdraw", "end_deal"),
     "throw_penalty_per": ("card", "attempt"),
     "throw_winner": ("largest", "highest", "all", "longest"),
     "throw_stopper": ("hidden", "shown"),
@@ -122,6 +123,10 @@ SETTINGS: dict[str, str] = {
                "rank alone (docs/kernel.md, Rainbows)",
     "failed_throw_unit": "which beatable unit a failed throw leaves: the fewest cards, then the lowest "
                          "(smallest_lowest), or the first one found (first_found)",
+    "failed_throw": "what a failed throw does: withdraw (the thrower leads only the unit failed_throw_unit "
+                    "leaves and play goes on) or end_deal (play stops there: every card still in a hand, the "
+                    "thrower's whole hand too, and the kitty, counted as if they won the last trick with that "
+                    "unit led, go to the thrower's opponents)",
     "throw_winner": "who takes a trick led by a throw (two or more units), among the plays matching its "
                     "shape, trumps above the led suit: largest (the best unit matching the lead's biggest "
                     "unit), highest (the play's highest card), all (a play takes it only if each of its "
@@ -282,6 +287,7 @@ class Rules:
     throw_counts: str = "free"
     rainbow: bool = False
     failed_throw_unit: str = "smallest_lowest"
+    failed_throw: str = "withdraw"
     throw_winner: str = "largest"
     throw_penalty: int = 10
     throw_penalty_per: str = "card"

@@ -223,6 +223,8 @@ BAD = [
     ("set-no-equals", ["lead", "AS", "--trump", "5H", "--set", "follow_ladder"], "--set: 'follow_ladder' is not key=value"),
     ("bad-set-bool", ["lead", "AS", "--trump", "5H", "--set", "follow_ladder=maybe"], "follow_ladder: expected true or false"),
     ("bad-set-choice", ["lead", "AS", "--trump", "5H", "--set", "kitty_multiplier=triple"], "kitty_multiplier: 'triple'"),
+    ("bad-set-failed-throw", ["play", "--set", "failed_throw=stop"],
+     "failed_throw: 'stop' is not one of withdraw, end_deal"),
     ("bad-set-negative", ["trick", "AS", "KS", "--trump", "5H", "--set", "throw_penalty=-5"], "throw_penalty: must not be negative"),
     ("bad-set-int", ["lead", "AS", "--trump", "5H", "--set", "throw_penalty=lots"], "throw_penalty: expected a whole number"),
     ("bad-set-hand-size", ["lead", "AS", "--trump", "5H", "--set", "hand_size=3"], "hand_size:"),

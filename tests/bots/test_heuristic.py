@@ -59,10 +59,11 @@ def test_finishes_deals_at_every_seat(preset, players):
     dict(protect_longer_sets=True),
     dict(tractor_past_ace=True),
     dict(failed_throw_unit="first_found"),
+    dict(failed_throw="end_deal"),
     dict(follow_ladder=True, protect_longer_sets=True, tractor_past_ace=True),
     dict(throw_counts="equal"),
     dict(throw_counts="equal", trump_throws=False, throw_check="safe"),
-], ids=["ladder", "protect", "past-ace", "first-found", "all", "equal-throws", "lead-rules"])
+], ids=["ladder", "protect", "past-ace", "first-found", "end-deal", "all", "equal-throws", "lead-rules"])
 @pytest.mark.parametrize("players", [6, 9, 12])
 def test_rule_settings(overrides, players):
     rules = Rules.preset("pagat", players=players, **overrides)

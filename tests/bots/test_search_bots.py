@@ -43,6 +43,23 @@ def test_bot_finishes_deals_in_every_seat(name, preset, players):
         assert s.is_terminal() and s.result is not None
 
 
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_bot_finishes_deals_a_failed_throw_ends(name):
+    """Under ``failed_throw`` ``end_deal`` (a failed throw stops the play, and the searches'
+    rollouts stop there too) every bot finishes deals in every seat; some of them end early."""
+    ended = 0
+    for preset, players in (("pagat", 6), ("tractor", 4), ("shengji-online", 7)):
+        rules = Rules.preset(preset, players=players, failed_throw="end_deal")
+        seed = players * 17 + len(preset)
+        for seat in range(players) if players <= 6 else (0, players // 2, players - 1):
+            bots = [make_bot("random") for _ in range(players)]
+            bots[seat] = make_bot(SPECS[name])
+            s = play_deal(rules, seed + seat, bots, random.Random(seed))
+            assert s.is_terminal() and s.result is not None
+            ended += s.play is not None and s.play.ended
+    assert ended > 0
+
+
 @pytest.mark.parametrize("name", ["ismcts", "oracle"])
 def test_search_is_reproducible(name):
     rules = Rules.preset("pagat", players=6)
@@ -104,6 +121,7 @@ TREE_TABLES = [
     ("pagat", 12, {}),
     ("pagat", 12, {"bombs": "any_suit", "throw_winner": "longest"}),
     ("tractor", 4, {}),
+    ("pagat", 7, {"failed_throw": "end_deal", "kitty_multiplier": "pairs_power"}),
 ]
 TREE_SPECS = [
     "ismcts:iterations=300",

@@ -10,7 +10,9 @@ random tractor requirements (:func:`tractor_settings`). On each, both implementa
 agree on the lead's reading, the full set of legal follows, the legality of
 random (often illegal) plays, the trick winner (the kernel's, and the play
 engine's running best play) and the throw check; and the kernel's random
-follow must be legal for the reference.
+follow must be legal for the reference. Then 3,000 leads played by the play
+engine under both ``failed_throw`` values, against the reference's throw check
+and the scoring twin's count of a deal a failed throw ends.
 """
 
 from __future__ import annotations
@@ -216,3 +218,62 @@ def test_kernel_matches_reference_on_sets_and_tractors():
     assert all(changed.get(name, 0) >= 10 for name in
                ("ladder", "decompose", "tractor_owed", "shorter_tractor", "set_reading", "follow_format",
                 "tractor_min_width", "tractor_min_length")), str(changed)
+
+
+THROW_POSITIONS = 3_000
+
+
+def test_the_play_engine_plays_a_throw_as_the_reference_checks_it_under_both_failed_throw_values():
+    """3,000 random leads, each played by the play engine at seat 0 against the position's other
+    hands (seats 1 on, in order), the maker drawn among the seats, ``failed_throw`` and the settings
+    it reads drawn too (``failed_throw_unit``, ``throw_penalty``, ``throw_penalty_per``,
+    ``kitty_multiplier``): the reference's throw check (core/reference.py) says whether the lead
+    stands and which unit it leaves, for how much; with ``withdraw`` that unit is led and play goes
+    on; with ``end_deal`` the play stops and the opponents' points, the multiplier and the kitty's
+    side are the scoring twin's (tests/core/scoring_reference.py, ``ended_total``) on the cards
+    still in the hands."""
+    import scoring_reference as ref
+    from core.cards import points
+
+    rng = random.Random(9090)
+    seen: dict[tuple[str, bool], int] = {}
+    for _ in range(THROW_POSITIONS):
+        packs = rng.choice((2, 3, 4))
+        n = PLAYERS[packs]
+        rules = Rules.preset(
+            "pagat", players=n, failed_throw=rng.choice(("withdraw", "end_deal")),
+            failed_throw_unit=rng.choice(("smallest_lowest", "first_found")),
+            throw_penalty=rng.choice((0, 5, 10)), throw_penalty_per=rng.choice(("card", "attempt")),
+            kitty_multiplier=rng.choice(("double", "by_cards", "unit_double", "unit_power", "cards_per_player",
+                                         "pairs_power")),
+            tractor_past_ace=rng.random() < 0.3)
+        p = random_position(rng, rules, max_lead=6, max_suit=9, others=rng.randint(1, n - 2))
+        hands = [p.lead] + list(p.hands) + [Cards()] * (n - 1 - len(p.hands))
+        maker = rng.randrange(n)
+        won = [rng.choice((0, 0, 10, 25, 40)) for _ in range(n)]
+        kitty = rng.choice((0, 5, 15, 30))
+        pc = PlayCore.resume(rules, p.trump, maker, hands, [], [], [], won, [0] * n, 3, 0, [])
+        want = reference.check_throw(p.lead, hands[1:], p.trump, rules)
+        where = _describe(p, f"maker={maker} rules={rules}")
+        seat, played, attempt = pc.play(p.lead)
+        assert seat == 0
+        if want.stands:
+            assert attempt is None and played == p.lead and not pc.ended, where
+            continue
+        assert attempt == p.lead and played == want.unit, where
+        assert pc.penalties == [want.penalty] + [0] * (n - 1), where
+        seen[(rules.failed_throw, maker == 0)] = seen.get((rules.failed_throw, maker == 0), 0) + 1
+        if rules.failed_throw == "withdraw":
+            assert not pc.ended and pc.left_points == 0 and pc.trick() == [want.unit], where
+            continue
+        assert pc.ended and pc.done and pc.current_player == -1 and pc.trick() == [], where
+        assert [pc.hand(i) for i in range(n)] == hands, where
+        left = sum(points(h) for h in hands)
+        assert pc.left_points == left, where
+        units = [(u.width, u.length) for u in reference.decompose(want.unit, p.trump, rules)]
+        assert len(units) == 1, where
+        got = pc.opponents_points(rules, kitty)
+        assert got == ref.ended_total(won, {maker}, pc.penalties, 0, left, kitty, rules.kitty_multiplier, units), \
+            where
+    assert all(seen.get((value, on_side), 0) >= 50 for value in ("withdraw", "end_deal")
+               for on_side in (True, False)), seen

@@ -76,10 +76,12 @@ def test_rebuilt_views_equal_the_state_at_every_step(preset: str, players: int) 
 
 
 @pytest.mark.parametrize("stopper", ["hidden", "shown"])
-def test_rebuilt_views_carry_the_throw_stoppers_as_the_state_shows_them(stopper: str) -> None:
+@pytest.mark.parametrize("failed_throw", ["withdraw", "end_deal"])
+def test_rebuilt_views_carry_the_throw_stoppers_as_the_state_shows_them(stopper: str, failed_throw: str) -> None:
     """Random deals with failed throws: the changes each seat is sent rebuild
-    its view exactly, stoppers included; under hidden they are all -1."""
-    rules = Rules.preset("pagat", players=6, throw_stopper=stopper)
+    its view exactly, stoppers included; under hidden they are all -1. Under
+    ``failed_throw`` ``end_deal`` the failed throw is the deal's last change."""
+    rules = Rules.preset("pagat", players=6, throw_stopper=stopper, failed_throw=failed_throw)
     failed = 0
     for seed in range(4):
         s = State(rules, seed=seed)

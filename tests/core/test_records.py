@@ -502,6 +502,7 @@ def test_result_too_early_and_lines_after(deal_recs):
     (lambda h: h["rules"].update(players=13), ("line 1:", "rules: players")),
     (lambda h: h["rules"].update(partners="fixed"), ("line 1:", "rules: partners and")),
     (lambda h: h["rules"].update(kitty_multiplier="triple"), ("line 1:", "kitty_multiplier")),
+    (lambda h: h["rules"].update(failed_throw="stop"), ("line 1:", "failed_throw: 'stop' is not one of")),
     (lambda h: h["rules"].update(name=3), ("line 1:", "name")),
     (lambda h: h.__setitem__("rules", "pagat"), ("line 1:", "rules: expected an object")),
     (lambda h: h.pop("decks"), ("line 1:", "missing field 'decks'")),

@@ -123,6 +123,8 @@ BAD = [
     ("bad-choice-scoring", "scoring", lambda: Rules.preset("pagat", players=6, scoring="golf")),
     ("bad-choice-exposure", "exposure", lambda: Rules.preset("heli", players=6, exposure="bottom-eight")),
     ("bad-choice-unit", "failed_throw_unit", lambda: Rules.preset("pagat", failed_throw_unit="largest")),
+    ("bad-choice-failed-throw", "failed_throw", lambda: Rules.preset("pagat", failed_throw="stop")),
+    ("bool-as-failed-throw", "failed_throw", lambda: Rules.preset("pagat", failed_throw=True)),
     ("bad-choice-levels", "levels", lambda: Rules.preset("pagat", levels=1)),
     ("bad-choice-throw-counts", "throw_counts", lambda: Rules.preset("pagat", throw_counts="same")),
     ("bool-as-int", "follow_ladder", lambda: Rules.preset("pagat", players=6, follow_ladder=1)),

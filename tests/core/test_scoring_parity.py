@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from core import _kernel
+from core import _kernel, kernel
 from core.cards import points
 from core.rules import Rules
 from core.state import State
@@ -61,3 +61,31 @@ def test_deal_results_match_the_reference():
                 pc.points, res.maker_side, points(s.kitty), res.kitty_to_opponents, mult, pc.penalties)
             checked += 1
     assert checked == 7 * 40
+
+
+def test_deals_ended_by_a_failed_throw_match_the_reference():
+    """Whole random deals under ``failed_throw`` ``end_deal``: where a failed throw stopped the
+    play, the engine's opponents' points, multiplier and kitty side are the twin's (the cards
+    left in hands counted by the test from the hands themselves)."""
+    ended = 0
+    for preset, players, extra in (("pagat", 5, {}), ("pagat", 6, {"kitty_multiplier": "by_cards"}),
+                                   ("pagat", 9, {"kitty_multiplier": "pairs_power"}),
+                                   ("heli", 6, {"throw_penalty_per": "attempt"}), ("tractor", 4, {}),
+                                   ("shengji-online", 7, {})):
+        rules = Rules.preset(preset, players=players, failed_throw="end_deal", **extra)
+        for seed in range(40):
+            s, rng = State(rules, seed=seed), random.Random(seed)
+            while not s.is_terminal():
+                s.apply(s.random_legal_action(rng))
+            res, pc = s.result, s.play
+            if not pc.ended:
+                continue
+            thrower, _, kept = s.failed_throws[-1]
+            left = sum(points(s.hand(i)) for i in range(players))
+            units = [(u.width, u.length) for u in kernel.make_lead(kept, s.trump, rules).units]
+            assert len(units) == 1
+            want = ref.ended_total(pc.points, res.maker_side, pc.penalties, thrower, left, points(s.kitty),
+                                   rules.kitty_multiplier, units)
+            assert (res.opponents_points, res.kitty_multiplier, res.kitty_to_opponents) == want
+            ended += 1
+    assert ended > 60

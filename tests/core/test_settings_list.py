@@ -41,7 +41,7 @@ def test_the_values_in_words_are_the_values_the_checks_take(name, refused, accep
 
 
 @pytest.mark.parametrize("name", ["follow_ladder", "kitty_multiplier", "exposure", "levels", "scoring",
-                                  "failed_throw_unit", "throw_winner", "throw_stopper", "throw_counts"])
+                                  "failed_throw_unit", "failed_throw", "throw_winner", "throw_stopper", "throw_counts"])
 def test_choices_and_switches_list_exactly_what_is_accepted(name):
     words = setting_values(name)
     if words == "true or false":

@@ -9,7 +9,9 @@ action is applied until the deal is over, and at *every* step:
   kitty + played cards (later) are exactly the deck of the deal, and the played
   cards are exactly the cards of the recorded tricks;
 - card points are conserved: points won by seats + points in the trick in
-  progress + points in hands + kitty points = 100 per pack;
+  progress + points in hands + kitty points = 100 per pack; at the end the
+  hands are empty, unless a failed throw stopped the play (``failed_throw``
+  ``end_deal``), and then the points left in them are the engine's count;
 - the random action is legal (``action_error`` is None, ``in legal_actions()``)
   and, where the enumeration is small (at most 200 actions), is one of the
   enumerated actions, which are all distinct and all accepted by ``in``, and
@@ -136,8 +138,13 @@ def _check_cards_and_points(s: State, tr: _Tracker, hands: list) -> None:
         in_hands = sum(points(h) for h in hands)
         assert sum(s.play.points) + on_table + in_hands + points(s.kitty) == r.total_points
         if s.phase == DONE:
-            assert sum(s.play.points) + points(s.kitty) == r.total_points
-            assert not current and all(len(h) == 0 for h in hands)
+            # failed_throw end_deal: a failed throw may have stopped the play with cards in hands
+            left = s.play.left_points
+            assert sum(s.play.points) + points(s.kitty) + left == r.total_points and not current
+            if s.play.ended:
+                assert left == in_hands and s.failed_throws and r.failed_throw == "end_deal"
+            else:
+                assert left == 0 and all(len(h) == 0 for h in hands)
     assert held == Counter(deck), "cards not conserved"
 
 
@@ -290,6 +297,7 @@ def _run(rules: Rules, seeds, stats: Counter, choose=None, stack=None) -> None:
         with pytest.raises(IllegalActionError):
             s.random_legal_action(rng)
         stats["deals"] += 1
+        stats["ended"] += s.play is not None and s.play.ended
         stats["steals"] += sum(1 for _, kind, _ in s.exposures if kind == "steal")
         if rules.bombs != "none":
             stats["bombs"] += sum(1 for _, ps in s.tricks for p in ps[1:] if len(p) >= 4 and len(set(p)) == 1)
@@ -370,6 +378,7 @@ HOUSE = {
     "jack_reset": (False, True),
     "kitty_multiplier": ("double", "unit_double", "pairs_power"),
     "throw_penalty_per": ("card", "attempt"),
+    "failed_throw": ("withdraw", "end_deal"),
     "throw_winner": ("largest", "highest", "all", "longest"),
     "throw_stopper": ("hidden", "shown"),
     "bombs": ("none", "any_suit", "follow_suit"),
@@ -431,6 +440,7 @@ def test_random_deals_under_random_house_rules():
     assert stats["rainbows"] > 0, "no rainbow was led (rainbow)"
     assert stats["steals"] > 0, "no deal had its kitty taken (kitty_theft)"
     assert stats["reference leads"] > 0 and stats["equal throws"] > 0, "no throw led under throw_counts equal"
+    assert stats["ended"] > 0, "no failed throw ended a deal (failed_throw)"
 
 
 def _bomb_minded(s: State, rng: random.Random) -> Action:
