@@ -85,18 +85,10 @@ odds by its room (:class:`core.dealing.SequentialDeal`): every fact still
 holds in every world, but the worlds are no longer exactly uniform
 (``Sampler.checks["sequential"]`` is 1).
 
-When the facts are so tangled that ``Sampler.FRESH_TRIES`` fresh deals in a
-row all fail a check (twelve seats, six packs and a long history of follows
-to replay: one view in a few hundred), the sampler walks from the last world
-it found instead of giving up: each such sample is ``Sampler.WALK_STEPS``
-proposed swaps of two unseen cards between two piles (each card to a pile its
-classes allow), a swap kept only if every fact still holds, and with the
-Metropolis odds that make the walk's long-run distribution the one the fresh
-deals give (the ``1 / C(...)`` weights above, and the ways to tell a face's
-maker-or-kitty copies from its other copies). Successive walked worlds are
-correlated, as in any Markov chain; ``Sampler.walks`` counts them
-(``tests/core/test_sample_marginals.py`` checks their marginals against plain
-rejection sampling, as it does the fresh deals').
+Where ``Sampler.FRESH_TRIES`` fresh deals in a row all fail (twelve seats,
+six packs, a long history of follows: one view in a few hundred), a sample
+walks from the last world found instead (:mod:`core.sample_walk`: a chain of
+swaps with the fresh deals' distribution; ``Sampler.walks`` counts them).
 
 Not modelled, as they are choices rather than facts: why a seat exposed,
 passed, buried, called or played what it did (no policy likelihoods).
@@ -123,11 +115,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Optional, cast
 
 from . import kernel
 from .cards import Cards, parse_cards
-from .dealing import Bounds, ClassKey, SequentialDeal, deal_demoting, place_known, room
+from .dealing import Bounds, SequentialDeal, deal_demoting, place_known, room
 from .errors import SamplingError
 from .history import NF, Trick, counts, no_set_tricks, public_history, since_table, suits, unseen_cards
 from .play import no_set_width
-from .sample_checks import Beat, as_cards, beaten, history_ok
+from .sample_checks import Beat, as_cards, beaten, deal_checks, history_ok
+from .sample_walk import Homes, SwapWalk
 
 if TYPE_CHECKING:
     from .cards import Unit
@@ -202,29 +195,17 @@ class Sampler:
         classes = self._classes(pool, mk, cap, need, dests, esuit, others)
         self._deal, demoted = deal_demoting(classes, dests, cap_left)
         self.demoted = sum(len(classes[k]) for k in demoted)
-        self._cap_checks, self._need_checks, self._mk_checks = self._sample_checks(
-            classes, demoted, pool, mk, cap, need, others)
+        self._cap_checks, self._need_checks, self._mk_checks = deal_checks(
+            classes, demoted, pool, mk, cap, need, others, self._maker)
         self._fixed_items = [(d, fx) for d, fx in fixed.items() if fx]
         self._hand_ids = tuple(others)
         self._hands0 = [view.hand if s == me else None for s in range(n)]
         self._R = n                                      # the rest pile: the kitty, or the stock in the draw
         self._known_kitty = view.kitty
-        # for the walk: where each face may lie, and the faces whose maker-or-kitty copies bound how many
-        # of them the other hands hold (see _walk)
-        self._allowed: list[set[int]] = [set() for _ in range(NF)]
-        for key, cards in classes.items():
-            for f in set(cards):
-                self._allowed[f].update(key[1] if key in demoted else key[0])
-        # per face with maker-or-kitty copies and others: the piles only the former may lie in, the piles
-        # both may, and how many the former are (a pile neither may hold is ruled out by _allowed)
-        self._mk_faces: list[tuple[int, tuple[int, ...], tuple[int, ...], int]] = []
-        for key, cards in classes.items():
-            if key[0] == key[1] and cards and mk[cards[0]] and pool[cards[0]]:
-                f = cards[0]
-                either = next(k[1] if k in demoted else k[0] for k, cs in classes.items() if k != key and f in cs)
-                self._mk_faces.append((f, tuple(d for d in key[0] if d not in either),
-                                       tuple(d for d in key[0] if d in either), mk[f]))
-        self._last: Optional[tuple[list[list[int]], float]] = None
+        loose = {f for f, (fine, coarse, _) in self._homes.items() if (fine, coarse) in demoted}
+        self._walker = SwapWalk(self._homes, loose, mk, (*others, n), self._fixed_items, self._fits, self._weight,
+                                self._world, self._agrees)
+        self._last: Optional[list[list[int]]] = None     # the last fresh deal's piles, where a walk starts
         self.walks = 0
 
     # ------------------------------------------------ the steps of __init__ (the view's tables: core.history)
@@ -478,7 +459,7 @@ class Sampler:
         ``(fine, coarse)``. ``fine`` is where a card may go given every cap (a seat whose cap for the face is
         above the copies already placed there, and always the kitty or stock); ``coarse`` is where the voids
         alone allow it (a class may later be demoted to that). The maker-or-kitty copies ``mk`` form classes
-        of their own, allowed only the maker and the rest pile."""
+        of their own, allowed only the maker and the rest pile. Each face's homes are kept for the walk."""
         R = self.n
         maker = self._maker
         void = {s: {e for v, e in self.view.voids if v == s} for s in others}
@@ -492,36 +473,22 @@ class Sampler:
             return tuple(d for d in dests if d == R or esuit[f] not in void[d])
 
         classes: dict[tuple[tuple[int, ...], tuple[int, ...]], list[int]] = {}
+        self._homes: Homes = {}
         for f in range(NF):
+            fine: tuple[int, ...] = ()
+            coarse: tuple[int, ...] = ()
+            a: tuple[int, ...] = ()
             if pool[f]:
-                classes.setdefault((allowed_for(f), coarse_for(f)), []).extend([f] * pool[f])
+                fine, coarse = allowed_for(f), coarse_for(f)
+                classes.setdefault((fine, coarse), []).extend([f] * pool[f])
             if mk[f]:
                 a = allowed_for(f, (maker, R))
                 classes.setdefault((a, a), []).extend([f] * mk[f])
+            if pool[f] or mk[f]:
+                self._homes[f] = (fine, coarse, a)
         if any(not a for a, _ in classes):
             raise SamplingError("an unseen card has nowhere to go")
         return classes
-
-    def _sample_checks(self, classes: dict[ClassKey, list[int]], demoted: set[ClassKey], pool: list[int], mk: list[int], cap: Bounds,
-                       need: Bounds, others: list[int]) -> tuple[list[tuple[int, int, int]], ...]:
-        """What the deal does not build in, checked on each sample: the caps above 0 that a deal could
-        exceed, and every exclusion of a demoted class, as ``(seat, face, most)``; the lower bounds where
-        more copies of the face could reach the seat, as weights ``(seat, face, need)``; and the
-        maker-or-kitty copies where more could reach those piles, ``(face, mk, copies needed in the hand)``."""
-        maker = self._maker
-        cap_checks = []
-        loose = {(d, f) for key in demoted for f in set(classes[key]) for d in key[1]
-                 if d not in key[0]}
-        for s in others:
-            for f in range(NF):
-                most = cap[s][f]
-                if 0 < most < need[s][f] + pool[f] + mk[f] or (s, f) in loose:
-                    cap_checks.append((s, f, most))
-        need_checks = [(s, f, need[s][f]) for s in others for f in range(NF)
-                       if need[s][f] and pool[f] + mk[f] > 0]
-        mk_checks = [(f, mk[f], need[maker][f] if maker in need else 0) for f in range(NF)
-                     if mk[f] and pool[f] > 0]
-        return cap_checks, need_checks, mk_checks
 
     # ---------------------------------------------------------------- sample
     #: fresh draws a sample tries before walking from the last world found (once there is one)
@@ -530,17 +497,10 @@ class Sampler:
     WALK_STEPS = 200
 
     def sample(self, rng: random.Random) -> World:
-        """Draw one world (redrawing until every fact holds).
-
-        Fresh draws come first. When a view's facts are so tangled that
-        ``FRESH_TRIES`` draws find none (twelve seats, six packs and a long
-        history of follows to replay), the sampler walks instead from the
-        last world it found: it proposes ``WALK_STEPS`` swaps of two unseen
-        cards between two piles, each kept only if every fact still holds
-        (and with the odds the known-card weights give, so the walk keeps the
-        fresh draws' distribution: a Metropolis chain). ``walks`` counts
-        those samples. With no world found yet, up to ``max_tries`` fresh
-        draws are made, then :class:`SamplingError`."""
+        """Draw one world (redrawing until every fact holds): fresh deals, up to
+        ``max_tries`` while no world is found yet (then :class:`SamplingError`),
+        else up to ``FRESH_TRIES`` before ``WALK_STEPS`` swaps of the walk
+        from the last world (:mod:`core.sample_walk`)."""
         r = rng.random
         draw = self._deal.draw
         fixed = self._fixed_items
@@ -569,11 +529,17 @@ class Sampler:
             if self._checks and not history_ok(self._checks, w.hands, self.view.trump, self.rules, self._since, self.n):
                 continue
             self.samples += 1
-            self._last = (base, 0.0)                        # fresh lists: the walk may own them
+            self._last = base                               # fresh lists: the walk may own them
             return w
         if self._last is None:
             raise SamplingError(f"no consistent deal found in {self.max_tries} tries")
-        return self._walk(r)
+        walker = self._walker
+        if walker.base is not self._last:
+            walker.start(self._last)
+        self.tries += self.WALK_STEPS
+        self.samples += 1
+        self.walks += 1
+        return walker.step(r, self.WALK_STEPS)
 
     def _fits(self, full: list[list[int]]) -> bool:
         """The caps a deal could exceed, and someone able to beat each failed throw."""
@@ -610,73 +576,10 @@ class Sampler:
             return World(hands, _EMPTY, rest)
         return World(hands, rest if self._known_kitty is None else self._known_kitty, _EMPTY)
 
-    def _step(self, base: list[list[int]], odds: float, f: int, g: int, r: Any) -> Optional[tuple[World, float]]:
-        """The walk's deal ``base`` after swapping a copy of ``f`` and one of ``g``: its world and odds
-        when every fact holds and the Metropolis rule keeps it, else None."""
-        full = base[:]
-        for s, fx in self._fixed_items:
-            full[s] = base[s] + fx
-        if not self._fits(full):
-            return None
-        o = self._odds(base, full)
-        if o < odds and r() * odds >= o:
-            return None
-        world = self._world([pile[:] for pile in full])     # copies: the walk still indexes its piles
-        if self._checks and not history_ok(self._checks, world.hands, self.view.trump, self.rules, self._since, self.n):
-            return None
-        return world, o
-
-    def _odds(self, base: list[list[int]], full: list[list[int]]) -> float:
-        """How likely the fresh draws make this deal, up to a constant, as a walk over the piles' cards
-        sees it: the ways to tell the maker-or-kitty copies of a face from its other copies (the deal
-        draws them as two classes; 0 when no way fits) over the weight a fresh draw is kept with."""
-        ways = 1
-        for f, mk_only, shared, mk in self._mk_faces:
-            forced = sum(base[d].count(f) for d in mk_only)
-            if forced > mk:
-                return 0.0
-            ways *= comb(sum(base[d].count(f) for d in shared), mk - forced)
-            if not ways:                                # too few copies left where they must lie
-                return 0.0
-        return ways / self._weight(full)
-
-    def _walk(self, r: Any) -> World:
-        """One step of the walk from the last world found (see :meth:`sample`)."""
-        base, odds = cast(tuple[list[list[int]], float], self._last)
-        if not odds:
-            full = base[:]
-            for s, fx in self._fixed_items:
-                full[s] = base[s] + fx
-            odds = self._odds(base, full)
-        piles = [d for d in (*self._hand_ids, self._R) if base[d]]
-        allowed = self._allowed
-        world = None
-        for _ in range(self.WALK_STEPS):
-            self.tries += 1
-            d1 = piles[int(r() * len(piles))]
-            d2 = piles[int(r() * len(piles))]
-            if d1 == d2:
-                continue
-            a, b = base[d1], base[d2]
-            i, j = int(r() * len(a)), int(r() * len(b))
-            f, g = a[i], b[j]
-            if f == g or d2 not in allowed[f] or d1 not in allowed[g]:
-                continue
-            a[i], b[j] = g, f
-            cand = self._step(base, odds, f, g, r)
-            if cand is None:
-                a[i], b[j] = f, g
-                continue
-            world, odds = cand
-        self._last = (base, odds)
-        if world is None:                               # every swap refused: the chain stays put
-            full = base[:]
-            for s, fx in self._fixed_items:
-                full[s] = base[s] + fx
-            world = self._world(full)
-        self.samples += 1
-        self.walks += 1
-        return world
+    def _agrees(self, world: World) -> bool:
+        """Whether replaying the public history on the world's hands gives the same plays."""
+        return not self._checks or history_ok(self._checks, world.hands, self.view.trump, self.rules, self._since,
+                                              self.n)
 
 
 _EMPTY = Cards()

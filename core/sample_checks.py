@@ -6,13 +6,16 @@ throws that only a replay on the sampled hands settles (the facts of
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from . import kernel
 from .cards import Cards, Trump
 from .rules import Rules
 
-__all__ = ["Beat", "beaten", "has_set", "history_ok", "as_cards"]
+if TYPE_CHECKING:
+    from .dealing import Bounds, ClassKey
+
+__all__ = ["Beat", "beaten", "has_set", "history_ok", "as_cards", "deal_checks"]
 
 #: a failed throw some other hand could beat: (faces, k, [(seat, its since counts)])
 Beat = tuple[frozenset[int], int, list[tuple[int, dict[int, int]]]]
@@ -73,3 +76,25 @@ def beaten(out: list[list[int]], beats: list[Beat]) -> bool:
         else:
             return False
     return True
+
+
+def deal_checks(classes: dict[ClassKey, list[int]], demoted: set[ClassKey], pool: list[int], mk: list[int],
+                cap: Bounds, need: Bounds, others: list[int],
+                maker: Optional[int]) -> tuple[list[tuple[int, int, int]], ...]:
+    """What the deal does not build in, checked on each sample: the caps above 0 that a deal could
+    exceed, and every exclusion of a demoted class, as ``(seat, face, most)``; the lower bounds where
+    more copies of the face could reach the seat, as weights ``(seat, face, need)``; and the
+    maker-or-kitty copies where more could reach those piles, ``(face, mk, copies needed in the hand)``."""
+    cap_checks = []
+    loose = {(d, f) for key in demoted for f in set(classes[key]) for d in key[1]
+             if d not in key[0]}
+    for s in others:
+        for f in range(54):
+            most = cap[s][f]
+            if 0 < most < need[s][f] + pool[f] + mk[f] or (s, f) in loose:
+                cap_checks.append((s, f, most))
+    need_checks = [(s, f, need[s][f]) for s in others for f in range(54)
+                   if need[s][f] and pool[f] + mk[f] > 0]
+    mk_checks = [(f, mk[f], need[maker][f] if maker in need else 0) for f in range(54)
+                 if mk[f] and pool[f] > 0]
+    return cap_checks, need_checks, mk_checks
