@@ -118,3 +118,4 @@ cdef int to_counts(object cards, cnt_t* out, object rules, str what) except -1
 cdef object from_counts(const cnt_t* cnt)
 cdef TrumpContext ctx_of(object trump, bint past_ace, int tk=*, int tl=*)
 cdef Flags flags_of(object rules) except *
+cdef int deck_of(object rules, cnt_t* out) except -1

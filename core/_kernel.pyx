@@ -1308,6 +1308,7 @@ cdef int c_kept_unit(const Ctx* c, const cnt_t** hands, int nh, const CLead* lea
 
 cdef struct RInfo:
     int packs
+    cnt_t deck[NF]              # the copies of each face in a deal (Rules.copies)
     int tk
     int tl
     int bj
@@ -1327,6 +1328,7 @@ cdef RInfo* rinfo(object rules) except NULL:
     global _last_rules
     cdef tuple hit
     cdef bytes raw
+    cdef int f
     if rules is _last_rules:
         return &_last_info
     hit = _INFO_CACHE.get(id(rules))
@@ -1336,6 +1338,8 @@ cdef RInfo* rinfo(object rules) except NULL:
         _last_rules = rules
         return &_last_info
     _last_info.packs = rules.packs
+    for f in range(NF):
+        _last_info.deck[f] = rules.copies(f)
     _last_info.tk = rules.tractor_min_width
     _last_info.tl = rules.tractor_min_length
     _last_info.bj = rules.black_jokers
@@ -1412,6 +1416,12 @@ cdef object from_counts(const cnt_t* cnt):
 
 cdef Flags flags_of(object rules) except *:
     return rinfo(rules).fl
+
+
+cdef int deck_of(object rules, cnt_t* out) except -1:
+    """The copies of each face in a deal under ``rules`` into ``out`` (read once per rules object)."""
+    memcpy(out, rinfo(rules).deck, NF)
+    return 0
 
 
 cdef int c_read_lead(const Ctx* c, const cnt_t* cards, CLead* out) noexcept nogil:

@@ -14,7 +14,7 @@ from core._kernel cimport (
     NF, CLead, CUnit, cnt_t, TrumpContext,
     c_read_lead, c_read_play_lead, c_rainbow_combo, c_rainbow_cards, RAINBOW, c_lead_rule, c_follow_ok, c_random_follow, c_random_lead, c_kept_unit, c_throw_penalty, c_strength,
     multiplier_code, c_kitty_multiplier, c_opponents_points,
-    seed_from, to_counts, from_counts, ctx_of, flags_of,
+    seed_from, to_counts, from_counts, ctx_of, flags_of, deck_of,
 )
 
 from .cards import Cards, card_name, parse_cards, points as card_points
@@ -288,8 +288,7 @@ cdef class PlayCore:
         pc.s.end_deal = rules.failed_throw == "end_deal"
         pc.s.stopper = -1
         pc.s.call_skip_side = rules.call_by_side == "skipped"
-        for i in range(NF):
-            pc.s.deck[i] = rules.copies(i)
+        deck_of(rules, pc.s.deck)
         if rules.partners == "called":
             pc.s.side[maker] = 1
         else:
