@@ -31,6 +31,11 @@ def call_error(s: State, action: Action) -> Optional[str]:
     point card or the suit's highest card where the rules forbid them, no
     'other' call, an ordinal past the packs or the face's copies, a repeat."""
     f = action.cards[0]
+    return _face_error(s, f) or _ordinal_error(s, f, action.ordinal)
+
+
+def _face_error(s: State, f: int) -> Optional[str]:
+    """Why no call of face ``f`` is allowed at all (call_error's rules on the card)."""
     ctx = kernel.context(s.trump, s.rules.tractor_past_ace)
     if not s.rules.call_trumps and (f >= 52 or ctx.is_trump(f)):
         return f"{card_name(f)} is a trump: only non-trump cards can be called"
@@ -38,15 +43,20 @@ def call_error(s: State, action: Action) -> Optional[str]:
         return f"{card_name(f)} is a point card: these rules call no point cards"
     if not s.rules.call_highest and rank_of(f) == _highest_rank(s.trump):
         return f"{card_name(f)} is the highest card of its suit: these rules do not call it"
-    if action.ordinal == 0 and not s.rules.friend_other:
+    return None
+
+
+def _ordinal_error(s: State, f: int, ordinal: int) -> Optional[str]:
+    """Why a call of an allowed face ``f`` with ``ordinal`` is refused (call_error's rules on the ordinal)."""
+    if ordinal == 0 and not s.rules.friend_other:
         return "these rules have no 'other' call: give an ordinal"
-    if action.ordinal > s.rules.packs:
-        return f"ordinal {action.ordinal} is more than the {s.rules.packs} packs"
+    if ordinal > s.rules.packs:
+        return f"ordinal {ordinal} is more than the {s.rules.packs} packs"
     copies = s.rules.copies(f)
-    if action.ordinal > copies:
-        return (f"ordinal {action.ordinal} is more than the {copies} {card_name(f)} in the deal" if copies else
+    if ordinal > copies:
+        return (f"ordinal {ordinal} is more than the {copies} {card_name(f)} in the deal" if copies else
                 f"the deal has no {card_name(f)}")
-    if (f, action.ordinal) in s.calls:
+    if (f, ordinal) in s.calls:
         return "that card is already called"
     return None
 
@@ -82,7 +92,7 @@ class CallRules(PhaseRules):
         """Each allowed (card, ordinal) call."""
         lo = 0 if s.rules.friend_other else 1
         for f in range(54 if s.rules.call_trumps else 52):
-            for o in range(lo, s.rules.packs + 1):
-                a = Action.call(f, o)
-                if call_error(s, a) is None:
-                    yield a
+            if _face_error(s, f) is None:
+                for o in range(lo, s.rules.packs + 1):
+                    if _ordinal_error(s, f, o) is None:
+                        yield Action.call(f, o)
