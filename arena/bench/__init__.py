@@ -172,27 +172,33 @@ def _sample_us(seed: int, min_time: float) -> float:
 
 
 def _search_peak_mb(iterations: int, seed: int) -> float:
-    """Peak resident memory (MB) of a child process that runs one search."""
+    """Peak resident memory (MB) of a fresh process that imports the engine
+    and runs one search. Fresh (``spawn``): a process forked from the bench
+    would count the pages the earlier measurements left in the bench's own
+    memory (the kernel's and the reference's caches), not the search's."""
     import multiprocessing as mp
-    import resource
 
-    def child(q: Any) -> None:
-        from bots import make_bot
-
-        view = _first_trick_view(seed)
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        bot = cast("IsmctsBot", make_bot(f"ismcts:iterations={iterations}"))
-        bot.restart(view.rules, view.seat, random.Random(seed))
-        bot.search(view)
-        q.put((before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
-
-    ctx = mp.get_context("fork")
+    ctx = mp.get_context("spawn")
     q = ctx.Queue()
-    proc = ctx.Process(target=child, args=(q,))
+    proc = ctx.Process(target=_search_peak_child, args=(q, iterations, seed))
     proc.start()
     before, after = q.get()
     proc.join()
     return after / 1024.0
+
+
+def _search_peak_child(q: Any, iterations: int, seed: int) -> None:
+    """The child of :func:`_search_peak_mb`: its peak resident memory (KB) before and after one search."""
+    import resource
+
+    from bots import make_bot
+
+    view = _first_trick_view(seed)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    bot = cast("IsmctsBot", make_bot(f"ismcts:iterations={iterations}"))
+    bot.restart(view.rules, view.seat, random.Random(seed))
+    bot.search(view)
+    q.put((before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
 
 
 def _arena_rate(workers: int, deals: int, bot: str = "random", trusted: str = "builtins",
