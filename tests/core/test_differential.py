@@ -10,7 +10,7 @@ random tractor requirements (:func:`tractor_settings`). On each, both implementa
 agree on the lead's reading, the full set of legal follows, the legality of
 random (often illegal) plays, the trick winner (the kernel's, and the play
 engine's running best play) and the throw check; and the kernel's random
-follow must be legal for the reference. Then 3,000 leads played by the play
+follow must be legal for the reference. Then 10,000 leads played by the play
 engine under both ``failed_throw`` values, against the reference's throw check
 and the scoring twin's count of a deal a failed throw ends.
 """
@@ -220,7 +220,7 @@ def test_kernel_matches_reference_on_sets_and_tractors():
                 "tractor_min_width", "tractor_min_length")), str(changed)
 
 
-THROW_POSITIONS = 3_000
+THROW_POSITIONS = 10_000
 
 
 def test_the_play_engine_plays_a_throw_as_the_reference_checks_it_under_both_failed_throw_values():
