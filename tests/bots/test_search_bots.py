@@ -34,13 +34,18 @@ def test_every_preset_is_covered():
 @pytest.mark.parametrize("preset,players", TABLES)
 def test_bot_finishes_deals_in_every_seat(name, preset, players):
     rules = Rules.preset(preset, players=players)
-    seed = players * 31 + len(preset)
-    # the bot under test sits in one seat; the others are random (fast)
+    for s in seat_deals(rules, name, players * 31 + len(preset)):
+        assert s.is_terminal() and s.result is not None
+
+
+def seat_deals(rules, name, seed):
+    """One deal for each seat the bot ``name`` takes (every seat up to six,
+    else the first, middle and last), the other seats random (fast)."""
+    players = rules.players
     for seat in range(players) if players <= 6 else (0, players // 2, players - 1):
         bots = [make_bot("random") for _ in range(players)]
         bots[seat] = make_bot(SPECS[name])
-        s = play_deal(rules, seed + seat, bots, random.Random(seed))
-        assert s.is_terminal() and s.result is not None
+        yield play_deal(rules, seed + seat, bots, random.Random(seed))
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))
@@ -50,11 +55,7 @@ def test_bot_finishes_deals_a_failed_throw_ends(name):
     ended = 0
     for preset, players in (("pagat", 6), ("tractor", 4), ("shengji-online", 7)):
         rules = Rules.preset(preset, players=players, failed_throw="end_deal")
-        seed = players * 17 + len(preset)
-        for seat in range(players) if players <= 6 else (0, players // 2, players - 1):
-            bots = [make_bot("random") for _ in range(players)]
-            bots[seat] = make_bot(SPECS[name])
-            s = play_deal(rules, seed + seat, bots, random.Random(seed))
+        for s in seat_deals(rules, name, players * 17 + len(preset)):
             assert s.is_terminal() and s.result is not None
             ended += s.play is not None and s.play.ended
     assert ended > 0
