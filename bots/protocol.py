@@ -73,6 +73,8 @@ class BotSpec(NamedTuple):
 
     >>> str(BotSpec.of("ismcts", iterations=50, c=0.5))
     'ismcts:c=0.5,iterations=50'
+    >>> str(BotSpec.of("openspiel:ismcts", sims=50))
+    'openspiel:ismcts?sims=50'
     """
 
     name: str
@@ -86,7 +88,8 @@ class BotSpec(NamedTuple):
     def __str__(self) -> str:
         if not self.params:
             return self.name
-        return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.params)
+        sep = "?" if ":" in self.name else ":"     # a module path or a family's name: parameters after "?"
+        return self.name + sep + ",".join(f"{k}={v}" for k, v in self.params)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from core.options import NotAssignmentError, parse_assignments
 
 from .protocol import Bot, BotError, BotSpec, Param, ParamInfo
 
-__all__ = ["BUILTINS", "REGISTERED", "register", "registry", "make_bot", "parse_spec", "load_bot_module",
+__all__ = ["BUILTINS", "FAMILIES", "REGISTERED", "register", "registry", "make_bot", "parse_spec", "load_bot_module",
            "describe_bot", "reads_state"]
 
 #: The built-in bots: name -> ``module:Class``, imported when first asked for.
@@ -39,6 +39,14 @@ BUILTINS: dict[str, str] = {
     "oracle": "bots.ismcts:OracleBot",
 }
 
+#: Families of bots named ``prefix:kind`` (parameters after ``?``), served by
+#: a module imported only when such a name is asked for (its optional
+#: dependency with it): prefix -> ``module:TABLE``, TABLE mapping each name
+#: to its class. ``openspiel:ismcts?sims=100`` is OpenSpiel's ISMCTS.
+FAMILIES: dict[str, str] = {
+    "openspiel:": "arena.adapters.openspiel_bots:ENTRANTS",
+}
+
 #: Every bot class known by name: the built-ins loaded so far, the classes
 #: registered with :func:`register` and the modules loaded by path.
 REGISTERED: dict[str, Callable[..., Any]] = {}
@@ -47,7 +55,18 @@ _loaded: set[str] = set()
 
 
 def _load(name: str) -> None:
-    """Import the built-in ``name`` into :data:`REGISTERED` (once)."""
+    """Import the built-in ``name`` into :data:`REGISTERED` (once); a name of
+    a family (:data:`FAMILIES`) imports the family's module."""
+    family = next((f for f in FAMILIES if name.startswith(f)), None)
+    if family is not None and name not in REGISTERED:
+        module, _, table = FAMILIES[family].partition(":")
+        try:
+            classes = getattr(importlib.import_module(module), table)
+        except ImportError as exc:
+            raise BotError(f"bot {name!r} needs an optional dependency: {exc} "
+                           f"(pip install '.[{family.rstrip(':')}]')") from None
+        REGISTERED.update(classes)
+        return
     if name in _loaded or name not in BUILTINS:
         return
     module, _, cls = BUILTINS[name].partition(":")
@@ -87,13 +106,15 @@ def parse_spec(text: str | BotSpec) -> BotSpec:
 
     >>> parse_spec("ismcts:iterations=1000,c=0.7")
     BotSpec(name='ismcts', params=(('c', 0.7), ('iterations', 1000)))
+    >>> parse_spec("openspiel:ismcts?sims=50")
+    BotSpec(name='openspiel:ismcts', params=(('sims', 50),))
     """
     if isinstance(text, BotSpec):
         return text
     if not isinstance(text, str) or not text.strip():
         raise BotError(f"bot spec {text!r}: expected a bot name such as 'random' or 'heuristic'")
     text = text.strip()
-    if ".py:" in text:
+    if ".py:" in text or any(text.startswith(f) for f in FAMILIES):
         name, _, rest = text.partition("?")
         params = rest
     else:
