@@ -318,6 +318,7 @@ def test_the_circle_finder_finds_circles():
 #: before it (``arena/__init__.py`` and ``arena/__main__.py`` are above them all).
 ARENA_ORDER = (
     "types",        # the values the parts pass to each other
+    "adapters",     # the game and its bots in other frameworks (OpenSpiel), optional dependencies
     "sandbox",      # untrusted processes: the fork server, the walls, the bot side of the wire
     "table",        # one job at one table: the referee, its seats and faults
     "store",        # the results file and every table in it
