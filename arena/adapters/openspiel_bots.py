@@ -134,6 +134,7 @@ class PengyouBot(pyspiel.Bot):  # type: ignore[misc]
         self.bot: Bot = make_bot(bot) if isinstance(bot, str) else bot
         self.rng = random.Random(seed)
         self._deal: Any = None
+        self._seen = 0                      # the deal's actions when this bot last moved
         self._queue: list[int] = []
 
     def restart_at(self, state: PengyouState) -> None:
@@ -155,5 +156,3 @@ class PengyouBot(pyspiel.Bot):  # type: ignore[misc]
                 raise pyspiel.SpielError(f"PengyouBot: seat {self.player} did not start this selection")
             self._queue = action_ids(self.bot.step(engine.view(self.player)))
         return self._queue.pop(0)
-
-    _seen = 0

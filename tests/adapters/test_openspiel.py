@@ -299,3 +299,24 @@ def test_the_documented_example_runs():
     scope: dict = {}
     exec(compile("\n".join(blocks), "docs/adapters.md", "exec"), scope)
     assert len(scope["state"].returns()) == 5 and scope["state"].is_terminal()
+
+
+def test_without_openspiel_the_engine_and_the_other_bots_work_and_its_specs_say_what_is_missing():
+    import subprocess
+    import sys
+    code = (
+        "import sys; sys.modules['pyspiel'] = None\n"
+        "from bots.registry import make_bot, registry\n"
+        "from bots import BotError\n"
+        "assert 'openspiel:ismcts' not in registry() and type(make_bot('ismcts')).__name__ == 'IsmctsBot'\n"
+        "try:\n"
+        "    make_bot('openspiel:ismcts?sims=5')\n"
+        "except BotError as exc:\n"
+        "    print(exc)\n"
+        "assert 'arena.adapters.openspiel' not in sys.modules\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    line, = out.stdout.splitlines()
+    assert line.startswith("bot 'openspiel:ismcts' needs an optional dependency: ")
+    assert line.endswith("(pip install '.[openspiel]')")
