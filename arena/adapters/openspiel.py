@@ -416,6 +416,8 @@ def resampled(engine: State, seat: int, rng: random.Random, sampler: Optional[Sa
     elif s.phase in (BURY_PHASE, STEAL_PHASE):
         s._hands = counts
         s._buried = list(world.kitty)
+        if s.phase == STEAL_PHASE:              # the kitty offered: buried, and kept as the kitty too
+            s.kitty = Cards(world.kitty)
     elif s.phase == CALL_PHASE:
         s._hands = counts
         s.kitty = Cards(world.kitty)

@@ -320,3 +320,23 @@ def test_without_openspiel_the_engine_and_the_other_bots_work_and_its_specs_say_
     line, = out.stdout.splitlines()
     assert line.startswith("bot 'openspiel:ismcts' needs an optional dependency: ")
     assert line.endswith("(pip install '.[openspiel]')")
+
+
+def test_house_rules_games_pass_the_checks_and_resample_in_the_kitty_offer():
+    rules = Rules.preset("pagat", players=6, kitty_theft=True)
+    pyspiel.random_sim_test(osa.game_for(rules), num_sims=2, serialize=True, verbose=False)
+    rng, offers = random.Random(7), 0
+    for seed in range(200):
+        s = State(rules, seed=seed)
+        while not s.is_terminal():
+            if s.phase == 2:                                # STEAL: the buried kitty offered to a seat
+                seat = s.current_player()
+                world = osa.resampled(s, seat, rng)
+                assert world.view(seat) == s.view(seat)
+                while not world.is_terminal():
+                    world.apply(world.random_legal_action(rng))
+                offers += 1
+            s.apply(s.random_legal_action(rng))
+        if offers >= 3:
+            break
+    assert offers >= 3
