@@ -146,7 +146,7 @@ class PengyouBot(pyspiel.Bot):  # type: ignore[misc]
         engine = state.engine
         if engine is None or state.current_player() != self.player:
             raise pyspiel.SpielError(f"PengyouBot: seat {self.player} is not to move")
-        deal = (tuple(state.decks[0]), id(engine.rules))
+        deal = (tuple(state.decks[0]), engine.rules)
         if deal != self._deal or len(engine.history) < self._seen:
             self.bot.restart(engine.rules, self.player, self.rng)
             self._deal, self._queue = deal, []

@@ -282,6 +282,8 @@ def test_openspiel_specs_read_and_print_with_a_question_mark():
         make_bot("openspiel:nosuch")
     with pytest.raises(BotError, match="sims must be a whole number"):
         make_bot("openspiel:ismcts?sims=many")
+    with pytest.raises(BotError, match="^bot 'openspiel:mcts': sims and rollouts must be at least 1$"):
+        make_bot("openspiel:mcts?sims=0")
 
 
 def test_an_openspiel_entrant_plays_a_duel():
