@@ -279,6 +279,24 @@ class PengyouState(pyspiel.State):  # type: ignore[misc]
             out.append(END_ID)
         return sorted(out)
 
+    def steps_left(self) -> int:
+        """How many more steps of this decision may be choices: the cards
+        the shortest legal play extending the picks still needs (at least
+        one), and one more when legal plays differ in length (ending is then
+        a choice too). A pass, bury or call decision is one step.
+
+        >>> from core.rules import Rules
+        >>> PengyouState(game_for(Rules.preset("pagat", players=5))).steps_left()
+        1
+        """
+        if self.engine is None:
+            return 1
+        tree, picked = self._table()[1], tuple(self.picked)
+        sizes = {len(k) for k, (_, done) in tree.items() if done is not None and k[:len(picked)] == picked}
+        if not sizes:
+            return 1
+        return max(1, min(sizes) - len(picked)) + (1 if len(sizes) > 1 else 0)
+
     def _table(self) -> tuple[list[int], dict[tuple[int, ...], Any]]:
         """The decision's single-id actions, and for each prefix of a card
         selection: (the faces that may follow, the action it completes)."""

@@ -21,6 +21,7 @@ its ids one step at a time.
 from __future__ import annotations
 
 import random
+import time
 from typing import Any, Optional
 
 import numpy as np
@@ -35,7 +36,7 @@ from core.view import PlayerView
 
 from .openspiel import PengyouGame, PengyouState, action_ids, game_for, state_from_view
 
-__all__ = ["ENTRANTS", "OpenSpielEntrant", "IsmctsEntrant", "MctsEntrant", "RandomEntrant", "PengyouBot"]
+__all__ = ["ENTRANTS", "OpenSpielEntrant", "IsmctsEntrant", "TimedISMCTSBot", "MctsEntrant", "RandomEntrant", "PengyouBot"]
 
 
 class OpenSpielEntrant:
@@ -86,18 +87,65 @@ class OpenSpielEntrant:
             return self.fallback.step(view)
         assert self.game is not None
         state = state_from_view(self.game, view, self.rng)
+        deadline = time.perf_counter() + getattr(self, "seconds", 0.0)
         while True:
             done = len(state.actions)
+            self.budget(deadline, state.steps_left())
             state.apply_action(int(self.bot.step(state)))
             if len(state.actions) > done:
                 return state.actions[-1]
+
+    def budget(self, deadline: float, steps: int) -> None:
+        """Set the time the next step may take (a bot with a time budget),
+        ``steps`` the steps of the decision that may still be choices."""
+
+
+class TimedISMCTSBot(ismcts.ISMCTSBot):  # type: ignore[misc]
+    """OpenSpiel's ISMCTSBot whose search runs for :attr:`seconds` (when
+    positive) instead of a number of simulations; at least two (the first
+    only opens the root)."""
+
+    seconds = 0.0
+
+    def run_search(self, state: Any) -> Any:
+        """Its search, as written in OpenSpiel, with a deadline for a count."""
+        if self.seconds <= 0:
+            return super().run_search(state)
+        self.reset()
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return [(legal[0], 1.0)]
+        self._root_node = self.create_new_node(state)
+        deadline, sims = time.perf_counter() + self.seconds, 0
+        while sims < 2 or time.perf_counter() < deadline:     # its first simulation only opens the root
+            self.run_simulation(self.sample_root_state(state))
+            sims += 1
+        return self.get_final_policy(state, self._root_node)
 
 
 class IsmctsEntrant(OpenSpielEntrant):
     """OpenSpiel's ISMCTSBot, resampling worlds with our sampler."""
 
+    PARAMS = {**OpenSpielEntrant.PARAMS,
+              "seconds": Param("a time budget per decision used instead of sims when positive "
+                               "(shared among the steps of a play that may still be choices)")}
+    seconds: float
+
+    def __init__(self, sims: int = 100, c: float = 2.0, rollouts: int = 1, seconds: float = 0.0,
+                 fallback: Any = "heuristic") -> None:
+        super().__init__(sims, c, rollouts, fallback)
+        if seconds < 0:
+            raise ValueError("seconds must not be negative")
+        if sims < 2:
+            raise ValueError("sims must be at least 2 (the first simulation only opens the root)")
+        keep_params(self, {"seconds": seconds})
+
     def make(self, game: PengyouGame, seat: int, random_state: np.random.RandomState) -> Any:
-        return ismcts.ISMCTSBot(game, self.evaluator(random_state), self.c, self.sims, random_state=random_state)
+        return TimedISMCTSBot(game, self.evaluator(random_state), self.c, self.sims, random_state=random_state)
+
+    def budget(self, deadline: float, steps: int) -> None:
+        if self.seconds > 0:
+            self.bot.seconds = max(0.0, (deadline - time.perf_counter()) / steps)
 
 
 class MctsEntrant(OpenSpielEntrant):

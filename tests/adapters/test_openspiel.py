@@ -266,11 +266,23 @@ def test_our_bots_play_whole_deals_as_openspiel_bots():
 
 def test_openspiel_bots_play_whole_deals_in_our_table():
     rules = Rules.preset("pagat", players=5)
-    for spec in ("openspiel:random", "openspiel:mcts?sims=4", "openspiel:ismcts?sims=4"):
+    for spec in ("openspiel:random", "openspiel:mcts?sims=4", "openspiel:ismcts?sims=4",
+                 "openspiel:ismcts?seconds=0.005"):
         entrant = make_bot(spec)
         assert type(entrant) is ENTRANTS[parse_spec(spec).name]
         state = play_deal(rules, 11, [entrant] + [make_bot("heuristic") for _ in range(4)], random.Random(0))
         assert state.is_terminal() and any(seat == 0 and a.kind == 4 for seat, a in state.history)
+
+
+def test_steps_left_counts_the_choices_of_a_selection():
+    rng = random.Random(8)
+    state = random_deal(pyspiel.load_game("pengyou_tractor_4"), rng,
+                        stop=lambda s: s.engine is not None and s.engine.phase == 4 and len(s.engine.tricks) >= 1
+                        and not s.engine.play.is_leading)
+    lead = len(state.engine.current_trick()[1][0])
+    assert state.steps_left() == lead                    # a follow has the lead's size: the end is then forced
+    state.apply_action(min(a for a in state.legal_actions() if a >= osa.PICK))
+    assert state.steps_left() == max(1, lead - 1)
 
 
 def test_openspiel_specs_read_and_print_with_a_question_mark():
@@ -284,6 +296,10 @@ def test_openspiel_specs_read_and_print_with_a_question_mark():
         make_bot("openspiel:ismcts?sims=many")
     with pytest.raises(BotError, match="^bot 'openspiel:mcts': sims and rollouts must be at least 1$"):
         make_bot("openspiel:mcts?sims=0")
+    with pytest.raises(BotError, match="^bot 'openspiel:ismcts': seconds must not be negative$"):
+        make_bot("openspiel:ismcts?seconds=-1")
+    with pytest.raises(BotError, match="^bot 'openspiel:ismcts': sims must be at least 2 "):
+        make_bot("openspiel:ismcts?sims=1")
 
 
 def test_an_openspiel_entrant_plays_a_duel():
