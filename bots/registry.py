@@ -28,7 +28,7 @@ from core.options import NotAssignmentError, parse_assignments
 
 from .protocol import Bot, BotError, BotSpec, Param, ParamInfo
 
-__all__ = ["BUILTINS", "FAMILIES", "REGISTERED", "register", "registry", "make_bot", "parse_spec", "load_bot_module",
+__all__ = ["BUILTINS", "FAMILIES", "REGISTERED", "register", "registry", "make_bot", "bot_class", "parse_spec", "load_bot_module",
            "describe_bot", "reads_state"]
 
 #: The built-in bots: name -> ``module:Class``, imported when first asked for.
@@ -267,6 +267,16 @@ def _bot_class(name: str) -> Callable[..., Any]:
         known = ", ".join(sorted(k for k in registry() if ".py:" not in k))
         raise BotError(f"unknown bot {name!r} (known: {known}; or path/to/bot.py:ClassName)")
     return cls
+
+
+def bot_class(name: str) -> Callable[..., Any]:
+    """The class a bot name stands for: registered, a family's (its module
+    imported now), or loaded from a module path; :class:`BotError` for none.
+
+    >>> bot_class("random").__name__
+    'RandomBot'
+    """
+    return _bot_class(name)
 
 
 def reads_state(spec: str) -> bool:

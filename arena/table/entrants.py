@@ -30,7 +30,7 @@ import shutil
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from bots.base import parse_spec, reads_state, registry
+from bots.base import FAMILIES, BotError, bot_class, parse_spec, reads_state
 from core.errors import PengyouError
 
 __all__ = ["BotRef", "KINDS", "BOT_FOLDER", "bot_folder"]
@@ -94,7 +94,7 @@ class BotRef:
     """A bot spec, read: ``kind`` (one of :data:`KINDS`) and its parts.
 
     A built-in: ``name`` (its registered name) and ``params`` (the text
-    after ``:``). A module: ``path`` (the module file as written), ``name``
+    after ``:``; after ``?`` for a family's name such as ``openspiel:ismcts``). A module: ``path`` (the module file as written), ``name``
     (the class) and ``params`` (the text after ``?``). A program:
     ``command`` (the command line after ``cmd:``). ``text`` is the spec as
     given.
@@ -163,7 +163,10 @@ class BotRef:
             return [a for a in self.argv() if os.path.isfile(a)]
         if self.kind == "module":
             return [os.path.realpath(self.path)]
-        cls = registry().get(parse_spec(self.text).name)
+        try:
+            cls = bot_class(parse_spec(self.text).name)
+        except BotError:                    # an unknown name, or a family without its dependency
+            cls = None
         source = inspect.getsourcefile(cls) if cls is not None else None
         return [source] if source else []
 
@@ -195,5 +198,8 @@ def _parse(text: str) -> BotRef:
         head, _, params = text.partition("?")
         path, _, cls = head.rpartition(":")
         return BotRef(text, "module", name=cls, path=path, params=params)
-    name, _, params = text.partition(":")
+    if any(text.startswith(f) for f in FAMILIES):   # a family's name holds a colon: parameters after "?"
+        name, _, params = text.partition("?")
+    else:
+        name, _, params = text.partition(":")
     return BotRef(text, "builtin", name=name.strip(), params=params)

@@ -361,3 +361,11 @@ def test_house_rules_games_pass_the_checks_and_resample_in_the_kitty_offer():
         if offers >= 3:
             break
     assert offers >= 3
+
+
+def test_the_arena_reads_an_openspiel_spec_as_one_builtin_with_its_code():
+    from arena.table.entrants import BotRef
+    ref = BotRef.parse("openspiel:ismcts?sims=3,c=1.0")
+    assert (ref.kind, ref.name, ref.params) == ("builtin", "openspiel:ismcts", "sims=3,c=1.0")
+    assert ref.code_files() == [str(ROOT / "arena" / "adapters" / "openspiel_bots.py")]
+    assert ref.code_hash() not in ("missing", BotRef.parse("random").code_hash())
