@@ -302,10 +302,11 @@ def test_openspiel_specs_read_and_print_with_a_question_mark():
         make_bot("openspiel:ismcts?sims=1")
 
 
-def test_an_openspiel_entrant_plays_a_duel():
+@pytest.mark.parametrize("trusted", ["builtins", "none"])
+def test_an_openspiel_entrant_plays_a_duel(trusted):
     from arena.tournament.duel import run_duel
     res = run_duel("openspiel:ismcts?sims=3", "random", Rules.preset("pagat", players=5), deals=1, seed=1,
-                   workers=1, secret="t")
+                   workers=1, secret="t", trusted=trusted)
     assert res["deals"] == 1 and res["a"]["bot"] == "openspiel:ismcts?sims=3"
     assert sum(res["deals_won"].values()) == 1
     assert res["difference"]["card_margin"]["mean"] == pytest.approx(
