@@ -194,32 +194,40 @@ class PengyouGame(pyspiel.Game):  # type: ignore[misc]
 
 
 class _Box:
-    """The engine's state inside an OpenSpiel state: OpenSpiel clones a
-    Python state with :func:`copy.deepcopy`, and the box copies the engine
-    with :meth:`State.clone` (the compiled play phase is not pickled)."""
+    """What an OpenSpiel state holds of the deal. OpenSpiel clones a Python
+    state with :func:`copy.deepcopy`; the box makes that cheap: the engine is
+    copied with :meth:`State.clone` (the compiled play phase is not
+    pickled), the action list is copied, and what no state changes once made
+    is shared (the rules, the decks dealt, the legal ids of a decision)."""
 
-    __slots__ = ("state", "samplers")
+    __slots__ = ("state", "rules", "decks", "actions", "legal", "samplers")
 
-    def __init__(self, state: Optional[State]) -> None:
+    def __init__(self, state: Optional[State], rules: Rules) -> None:
         self.state = state
+        self.rules = rules
+        self.decks: list[list[int]] = []            # each deck once dealt (never changed after)
+        self.actions: list[Action] = []             # the engine's actions, all decks
+        self.legal: Optional[tuple[list[int], dict[tuple[int, ...], Any]]] = None
         self.samplers: dict[int, Sampler] = {}      # per seat, for this state's views (not copied)
 
     def __deepcopy__(self, memo: Any) -> _Box:
-        return _Box(None if self.state is None else self.state.clone())
+        out = _Box(None if self.state is None else self.state.clone(), self.rules)
+        out.decks, out.actions, out.legal = list(self.decks), list(self.actions), self.legal
+        return out
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickled as its deal: the rules, the decks and the actions, replayed."""
-        s = self.state
-        if s is None:
-            return (_Box, (None,))
-        return (_replayed, (s.rules, s.decks, [a for _, a in s.history]))
+        return (_replayed, (self.rules, self.decks, self.actions, self.state is not None))
 
 
-def _replayed(rules: Rules, decks: list[list[int]], actions: list[Action]) -> _Box:
-    engine = State(rules, seed=None, decks=decks)
-    for a in actions:
-        engine.apply(a, check=False)
-    return _Box(engine)
+def _replayed(rules: Rules, decks: list[list[int]], actions: list[Action], engine: bool) -> _Box:
+    box = _Box(None, rules)
+    box.decks, box.actions = decks, actions
+    if engine:
+        box.state = State(rules, seed=None, decks=decks)
+        for a in actions:
+            box.state.apply(a, check=False)
+    return box
 
 
 class PengyouState(pyspiel.State):  # type: ignore[misc]
@@ -227,15 +235,11 @@ class PengyouState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: PengyouGame) -> None:
         super().__init__(game)
-        self.rules = game.rules
+        self._box = _Box(None, game.rules)
         self.returns_kind = game.returns_kind
-        self.decks: list[list[int]] = []
-        self.actions: list[Action] = []
-        self._box = _Box(None)
         self.picked: list[int] = []
         self._dealing: list[int] = []
         self._left = self._full_counts()
-        self._legal: Optional[tuple[list[int], dict[tuple[int, ...], Any]]] = None
 
     def _full_counts(self) -> list[int]:
         counts = [0] * FACES
@@ -250,7 +254,24 @@ class PengyouState(pyspiel.State):  # type: ignore[misc]
 
     @engine.setter
     def engine(self, state: Optional[State]) -> None:
-        self._box = _Box(state)
+        self._box.state = state
+        self._box.legal = None
+        self._box.samplers.clear()
+
+    @property
+    def rules(self) -> Rules:
+        """The deal's rules."""
+        return self._box.rules
+
+    @property
+    def decks(self) -> list[list[int]]:
+        """The decks dealt so far (each complete; a redeal adds one)."""
+        return self._box.decks
+
+    @property
+    def actions(self) -> list[Action]:
+        """The engine's actions so far (the ids of a card selection make one)."""
+        return self._box.actions
 
     # ------------------------------------------------------------- OpenSpiel
     def current_player(self) -> int:
@@ -300,7 +321,7 @@ class PengyouState(pyspiel.State):  # type: ignore[misc]
     def _table(self) -> tuple[list[int], dict[tuple[int, ...], Any]]:
         """The decision's single-id actions, and for each prefix of a card
         selection: (the faces that may follow, the action it completes)."""
-        if self._legal is None:
+        if self._box.legal is None:
             assert self.engine is not None
             singles: list[int] = []
             tree: dict[tuple[int, ...], Any] = {}
@@ -312,8 +333,8 @@ class PengyouState(pyspiel.State):  # type: ignore[misc]
                 for k in range(len(faces)):
                     tree.setdefault(faces[:k], [{}, None])[0][faces[k]] = True
                 tree.setdefault(faces, [{}, None])[1] = a
-            self._legal = (singles, tree)
-        return self._legal
+            self._box.legal = (singles, tree)
+        return self._box.legal
 
     def _apply_action(self, action: int) -> None:
         if self.engine is None:
@@ -357,9 +378,9 @@ class PengyouState(pyspiel.State):  # type: ignore[misc]
 
     def _play(self, action: Action) -> None:
         assert self.engine is not None
-        self._legal = None
-        self.actions.append(action)
+        self._box.legal = None
         self._box.samplers.clear()
+        self.actions.append(action)
         try:
             self.engine.apply(action, check=False)
         except InvalidActionError as exc:       # nobody made trump: the next deck is dealt by chance
@@ -407,7 +428,7 @@ class PengyouState(pyspiel.State):  # type: ignore[misc]
             sampler = self._box.samplers[player_id] = Sampler(self.engine.view(player_id))
         out = self.clone()
         out.engine = resampled(self.engine, player_id, random.Random(seed), sampler)
-        out._legal = None
+        out._box.legal = self._box.legal        # the seat's hand and the table are the same: so are its ids
         return out  # type: ignore[no-any-return]
 
     def view(self, seat: int) -> Any:

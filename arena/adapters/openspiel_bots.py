@@ -141,7 +141,12 @@ class IsmctsEntrant(OpenSpielEntrant):
         keep_params(self, {"seconds": seconds})
 
     def make(self, game: PengyouGame, seat: int, random_state: np.random.RandomState) -> Any:
-        return TimedISMCTSBot(game, self.evaluator(random_state), self.c, self.sims, random_state=random_state)
+        bot = TimedISMCTSBot(game, self.evaluator(random_state), self.c, self.sims, random_state=random_state)
+        # its default resampler seeds each world from the system's entropy: ours draws from the bot's stream,
+        # so that a deal replays the same
+        draw = random.Random(int(random_state.randint(2 ** 31))).random
+        bot.set_resampler(lambda state, player: state.resample_from_infostate(player, draw))
+        return bot
 
     def budget(self, deadline: float, steps: int) -> None:
         if self.seconds > 0:

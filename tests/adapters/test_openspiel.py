@@ -370,3 +370,15 @@ def test_the_arena_reads_an_openspiel_spec_as_one_builtin_with_its_code():
     assert (ref.kind, ref.name, ref.params) == ("builtin", "openspiel:ismcts", "sims=3,c=1.0")
     assert ref.code_files() == [str(ROOT / "arena" / "adapters" / "openspiel_bots.py")]
     assert ref.code_hash() not in ("missing", BotRef.parse("random").code_hash())
+
+
+def test_an_openspiel_entrant_replays_a_deal_the_same():
+    rules = Rules.preset("pagat", players=5)
+
+    def history():
+        bots = [make_bot("openspiel:ismcts?sims=6"), make_bot("openspiel:mcts?sims=4")]
+        bots += [make_bot("heuristic") for _ in range(3)]
+        return play_deal(rules, 5, bots, random.Random(9)).history
+
+    first = history()
+    assert history() == first
