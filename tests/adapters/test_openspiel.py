@@ -195,7 +195,7 @@ def test_observation_and_information_state_tensors():
     state = random_deal(game, random.Random(4), stop=lambda s: s.engine is not None and len(s.engine.tricks) >= 2)
     seat = state.current_player()
     tensor = state.information_state_tensor(seat)
-    assert len(tensor) == game.information_state_tensor_size() == len(state.observation_tensor(seat))
+    assert len(tensor) == game.information_state_tensor_size() == len(state.observation_tensor(seat)) == 165 * 5 + 187
     obs = osa.Observer(state.rules, pyspiel.IIGObservationType(perfect_recall=False), None)
     obs.set_from(state, seat)
     assert list(obs.dict["hand"]) == [state.engine.hand(seat).count(f) for f in range(54)]
