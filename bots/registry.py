@@ -94,10 +94,13 @@ def register(name: str) -> Callable[[type], type]:
 
 
 def registry() -> dict[str, Callable[..., Any]]:
-    """The registered bot names and their classes (built-ins load on first use)."""
+    """The registered bot names and their classes (built-ins load on first use).
+    A family's bots (:data:`FAMILIES`) are not listed, loaded or not: the
+    answer does not depend on which optional modules a process imported
+    (:func:`bot_class` finds them by name)."""
     for name in BUILTINS:
         _load(name)
-    return dict(REGISTERED)
+    return {k: v for k, v in REGISTERED.items() if not any(k.startswith(f) for f in FAMILIES)}
 
 
 def parse_spec(text: str | BotSpec) -> BotSpec:

@@ -66,7 +66,7 @@ import pyspiel
 from core.actions import BURY, CALL, PASS, Action
 from core.cards import Cards, card_name, parse_card, parse_cards
 from core.levels import PlayerLevel
-from core.errors import InvalidActionError
+from core.errors import InvalidActionError, RulesError
 from core.phases import BURY_PHASE, CALL_PHASE, DONE, DRAW, PLAY_PHASE, STEAL_PHASE
 from core.presets import PRESETS, preset_players
 from core.rules import PLAYER_TABLE, Rules
@@ -105,7 +105,7 @@ def _tables(preset: str) -> list[int]:
     for n in sorted(PLAYER_TABLE):
         try:
             Rules.preset(preset, players=n)
-        except Exception:               # a size the preset does not have
+        except RulesError:              # a size the preset does not have
             continue
         out.append(n)
     return out or [preset_players(preset)]

@@ -16,7 +16,7 @@ pyspiel = pytest.importorskip("pyspiel")
 from arena.adapters import openspiel as osa  # noqa: E402
 from arena.adapters.openspiel_bots import ENTRANTS, PengyouBot  # noqa: E402
 from bots import BotError  # noqa: E402
-from bots.registry import make_bot, parse_spec  # noqa: E402
+from bots.registry import make_bot, parse_spec, registry  # noqa: E402
 from bots.table import play_deal  # noqa: E402
 from core.actions import Action  # noqa: E402
 from core.presets import PRESETS  # noqa: E402
@@ -290,6 +290,7 @@ def test_openspiel_specs_read_and_print_with_a_question_mark():
     assert spec.name == "openspiel:ismcts" and dict(spec.params) == {"sims": 50, "c": 1.5}
     assert str(spec) == "openspiel:ismcts?c=1.5,sims=50" and parse_spec(str(spec)) == spec
     assert make_bot("openspiel:ismcts?sims=7,fallback=random").fallback.__class__.__name__ == "RandomBot"
+    assert not any(name.startswith("openspiel:") for name in registry())      # loaded, yet not listed
     with pytest.raises(BotError, match="unknown bot 'openspiel:nosuch'"):
         make_bot("openspiel:nosuch")
     with pytest.raises(BotError, match="sims must be a whole number"):
