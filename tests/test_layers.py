@@ -323,6 +323,7 @@ ARENA_ORDER = (
     "store",        # the results file and every table in it
     "stats",        # pure functions of results: ratings, SPRT, SPSA
     "render",       # text and pages from values: no I/O
+    "adapters",     # the game in other frameworks (PettingZoo): optional dependencies, core only
     "tournament",   # many jobs: spec, schedule, workers, the runner and its drivers
     "ladder",       # the ladder's store, rounds and web server
     "report",       # one page of a run, a ladder, an SPRT or a tuning run

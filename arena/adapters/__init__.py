@@ -1,0 +1,1 @@
+"""Adapters that put the game into other frameworks (each one an optional dependency)."""
