@@ -40,7 +40,7 @@ from core.actions import Action, ActionKind
 from core.cards import NUM_FACES, Cards, card_name, format_cards
 from core.rules import Rules
 from core.scoring import card_margin
-from core.state import State
+from core.state import PHASE_NAMES, State
 from core.view import PlayerView
 
 __all__ = ["PengyouEnv", "env_for", "observation_of", "action_id", "action_of_id", "ACTION_SIZE", "PLAY", "PASS",
@@ -306,7 +306,7 @@ class PengyouEnv(AECEnv):  # type: ignore[misc]
             raise ValueError(f"action {aid} is not legal for {agent} now (see its action_mask)")
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
-        phase = s.view(s.current_player()).phase
+        phase = PHASE_NAMES[s.phase]
         if phase == "play" and aid < NUM_FACES:
             self._selection[aid] += 1             # one more card of the play being built
             self._mask = None

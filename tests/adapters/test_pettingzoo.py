@@ -81,6 +81,16 @@ def test_random_masked_play_finishes_the_deal_scored_as_the_engine_scores_it(nam
     assert [got[a] for a in env.possible_agents] == [float(v) for v in expected]
 
 
+@pytest.mark.parametrize("name,players", [("pagat", 12), ("shengji-online", 12), ("heli", 9), ("thirteen", 7)])
+def test_large_tables_play_whole_deals_in_the_same_action_space(name, players):
+    env = env_for(name, players=players, reward="margin", seed=9)
+    assert env.action_space("player_0").n == ACTION_SIZE
+    got = play_out(env, seed=9)
+    s = env.state
+    assert s is not None and s.is_terminal() and len(got) == players
+    assert [got[a] for a in env.possible_agents] == list(outcome_of(s, list(range(players))).margins)
+
+
 def reachable_plays(env: PengyouEnv) -> set[Cards]:
     """Every play the masks let the agent to move build (each selection once)."""
     found: set[Cards] = set()
@@ -124,6 +134,41 @@ def test_the_masks_reach_exactly_the_engines_legal_actions(name):
 
     play_out(env, seed=3, check=check)
     assert checked["play"] == 40 and checked["other"] > 0
+
+
+#: house rules that add decisions or plays the presets lack: the kitty offered round (steal), joker
+#: bids, rainbows, bombs (four packs), throws checked against the cards seen, a failed throw ending the deal
+HOUSE = [(5, dict(kitty_theft=True)), (6, dict(joker_bids="pairs", exposure_defence=False)),
+         (6, dict(rainbow=True)), (12, dict(bombs="any_suit")),
+         (6, dict(throw_check="safe", failed_throw="end_deal", trump_throws=False))]
+
+
+@pytest.mark.parametrize("players,settings", HOUSE, ids=lambda d: ",".join(d) if isinstance(d, dict) else str(d))
+def test_house_rules_keep_the_masks_equal_to_the_engines_actions(players, settings):
+    rules = Rules.preset("pagat", players=players, **settings)
+    phases = Counter()
+
+    def check(env, agent, obs):
+        s = env.state
+        phase = s.view(s.current_player()).phase
+        if phase == "play":
+            if not env._selection.any() and phases["play"] < 30:
+                phases["play"] += 1
+                assert reachable_plays(env) == {a.cards for a in s.legal_actions()}
+            return
+        phases[phase] += 1
+        assert set(np.flatnonzero(obs["action_mask"]).tolist()) == {action_id(a) for a in s.legal_actions()}
+
+    # a kitty is offered round only now and then: deal until one was
+    for seed in range(200):
+        env = PengyouEnv(rules, reward="game")
+        env.reset(seed=seed)
+        got = play_out(env, seed=seed, check=check)
+        assert [got[a] for a in env.possible_agents] == [float(v) for v in env.state.returns()]
+        if seed >= 2 and (phases["steal"] or not settings.get("kitty_theft")):
+            break
+    assert phases["play"] == 30 and phases["call"] > 0
+    assert phases["steal"] > 0 or not settings.get("kitty_theft")
 
 
 def test_an_illegal_id_and_a_bad_setting_are_refused():
