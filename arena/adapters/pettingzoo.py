@@ -29,7 +29,6 @@ True
 from __future__ import annotations
 
 import random
-from collections import Counter
 from typing import Any, Optional
 
 import numpy as np
@@ -38,6 +37,7 @@ from pettingzoo import AECEnv
 
 from core.actions import Action, ActionKind
 from core.cards import NUM_FACES, Cards, card_name, format_cards
+from core.errors import IllegalActionError, InvalidActionError, RulesError
 from core.rules import Rules
 from core.scoring import card_margin
 from core.state import PHASE_NAMES, State
@@ -185,11 +185,11 @@ class PengyouEnv(AECEnv):  # type: ignore[misc]
     def __init__(self, rules: Rules, reward: str = "game", render_mode: Optional[str] = None) -> None:
         super().__init__()
         if not isinstance(rules, Rules):
-            raise ValueError("rules: expected a Rules value (see Rules.preset)")
+            raise RulesError("rules: expected a Rules value (see Rules.preset)")
         if reward not in REWARDS:
-            raise ValueError(f"reward: expected one of {', '.join(REWARDS)}, got {reward!r}")
+            raise RulesError(f"reward: expected one of {', '.join(REWARDS)}, got {reward!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode: expected ansi, human or None, got {render_mode!r}")
+            raise RulesError(f"render_mode: expected ansi, human or None, got {render_mode!r}")
         self.rules = rules
         self.reward = reward
         self.render_mode = render_mode
@@ -301,9 +301,12 @@ class PengyouEnv(AECEnv):  # type: ignore[misc]
             return
         s = self.state
         assert s is not None
-        aid = int(action)
+        try:
+            aid = int(action)
+        except (TypeError, ValueError):
+            raise InvalidActionError(f"action {action!r} is not an id from 0 to {ACTION_SIZE - 1}") from None
         if not (0 <= aid < ACTION_SIZE and self.action_mask()[aid]):
-            raise ValueError(f"action {aid} is not legal for {agent} now (see its action_mask)")
+            raise IllegalActionError(f"action {aid} is not legal for {agent} now (see its action_mask)")
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
         phase = PHASE_NAMES[s.phase]
@@ -357,8 +360,7 @@ def table_text(s: State, selection: np.ndarray) -> str:
         lines.append("trick: " + "; ".join(f"player_{(leader + i) % r.players} {format_cards(p)}"
                                            for i, p in enumerate(plays)))
     if selection.any():
-        lines.append("selected: " + " ".join(card_name(f) for f, k in sorted(Counter(
-            {f: int(selection[f]) for f in range(NUM_FACES)}).items()) for _ in range(k)))
+        lines.append("selected: " + " ".join(card_name(f) for f in range(NUM_FACES) for _ in range(int(selection[f]))))
     if s.result is not None:
         lines.append(f"result: winner {s.result.winner}, game points {s.result.game_points}, "
                      f"opponents' points {s.result.opponents_points}")

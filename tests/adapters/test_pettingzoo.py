@@ -22,6 +22,7 @@ from arena.adapters.pettingzoo import (ACTION_SIZE, CALL, EXPOSE, PASS, PLAY, Pe
 from arena.table.table import outcome_of  # noqa: E402
 from core import PRESETS, ActionKind, Rules, State  # noqa: E402
 from core.cards import NUM_FACES, Cards, rank_of  # noqa: E402
+from core.errors import IllegalActionError, InvalidActionError, RulesError  # noqa: E402
 from core.presets import preset_players  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -175,12 +176,17 @@ def test_an_illegal_id_and_a_bad_setting_are_refused():
     env = env_for("pagat", players=5, seed=1)
     obs = env.observe(env.agent_selection)
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
-    with pytest.raises(ValueError, match="not legal"):
+    with pytest.raises(IllegalActionError, match="not legal"):
         env.step(illegal)
-    with pytest.raises(ValueError, match="reward"):
+    with pytest.raises(InvalidActionError, match="not an id"):
+        env.step("play AS")
+    with pytest.raises(RulesError, match="^reward: expected one of game, margin"):
         PengyouEnv(Rules.preset("pagat"), reward="points")
-    with pytest.raises(ValueError, match="render_mode"):
+    with pytest.raises(RulesError, match="^render_mode: "):
         PengyouEnv(Rules.preset("pagat"), render_mode="rgb_array")
+    with pytest.raises(RulesError, match="^rules: "):
+        PengyouEnv("pagat")
+    assert env.state is not None and env.state.history == []     # nothing was applied
 
 
 def card_blocks(obs: np.ndarray, players: int) -> np.ndarray:
