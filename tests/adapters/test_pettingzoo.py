@@ -12,18 +12,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pettingzoo.test import api_test, render_test, seed_test
 
-pytest.importorskip("pettingzoo")
-
-from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
-
-from arena.adapters.pettingzoo import (ACTION_SIZE, CALL, EXPOSE, PASS, PLAY, PengyouEnv, action_id,  # noqa: E402
-                                       env_for, observation_of)
-from arena.table.table import outcome_of  # noqa: E402
-from core import PRESETS, ActionKind, Rules, State  # noqa: E402
-from core.cards import NUM_FACES, Cards, rank_of  # noqa: E402
-from core.errors import IllegalActionError, InvalidActionError, RulesError  # noqa: E402
-from core.presets import preset_players  # noqa: E402
+from arena.adapters.pettingzoo import (ACTION_SIZE, CALL, EXPOSE, PASS, PLAY, PengyouEnv, action_id, env_for,
+                                       observation_of)
+from arena.table.table import outcome_of
+from core import PRESETS, ActionKind, Rules, State
+from core.cards import NUM_FACES, Cards, rank_of
+from core.errors import IllegalActionError, InvalidActionError, RulesError
+from core.presets import preset_players
 
 ROOT = Path(__file__).resolve().parents[2]
 #: each preset at a small table it allows
