@@ -213,11 +213,15 @@ class PengyouEnv(AECEnv):  # type: ignore[misc]
 
     # ------------------------------------------------------------------ episode
     def reset(self, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None) -> None:
-        """Deal a new hand: seeded by ``seed``, else by the seeds a previous
-        ``reset(seed=...)`` started."""
+        """Deal a new hand: the deal ``State(rules, seed=seed)`` (the deal of
+        that seed everywhere in pengyou), or without a seed the next deal of
+        the stream the last ``reset(seed=...)`` started."""
         if seed is not None:
             self._seeds = random.Random(seed)
-        self.state = State(self.rules, seed=self._seeds.randrange(2 ** 62))
+            deal_seed = seed
+        else:
+            deal_seed = self._seeds.randrange(2 ** 62)
+        self.state = State(self.rules, seed=deal_seed)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}

@@ -266,6 +266,18 @@ def test_the_observation_is_the_same_when_only_hidden_cards_differ():
     assert compared > 40 and differ > 20 and a.hand(0) == b.hand(0)
 
 
+def test_a_seed_deals_the_engines_deal_of_that_seed_and_starts_a_stream():
+    rules = Rules.preset("heli", players=6)
+    env = PengyouEnv(rules)
+    env.reset(seed=21)
+    assert env.state.seed == 21 and env.state.decks == State(rules, seed=21).decks
+    env.reset()
+    first = env.state.decks
+    env.reset(seed=21)
+    env.reset()
+    assert env.state.decks == first and first != State(rules, seed=21).decks
+
+
 def test_render_shows_the_table():
     env = env_for("tractor", render_mode="ansi", seed=2)
     text = env.render()
