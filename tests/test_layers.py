@@ -318,12 +318,12 @@ def test_the_circle_finder_finds_circles():
 #: before it (``arena/__init__.py`` and ``arena/__main__.py`` are above them all).
 ARENA_ORDER = (
     "types",        # the values the parts pass to each other
-    "adapters",     # the game and its bots in other frameworks (OpenSpiel), optional dependencies
     "sandbox",      # untrusted processes: the fork server, the walls, the bot side of the wire
     "table",        # one job at one table: the referee, its seats and faults
     "store",        # the results file and every table in it
     "stats",        # pure functions of results: ratings, SPRT, SPSA
     "render",       # text and pages from values: no I/O
+    "adapters",     # the game in other frameworks (PettingZoo, OpenSpiel): optional dependencies, core and bots only
     "tournament",   # many jobs: spec, schedule, workers, the runner and its drivers
     "ladder",       # the ladder's store, rounds and web server
     "report",       # one page of a run, a ladder, an SPRT or a tuning run

@@ -340,10 +340,18 @@ def _apply(fn: Callable[..., Any], batch: list, *shared: Any) -> list:
 
 def _worker_start(initializer: Optional[Callable[..., None]], initargs: tuple, next_cpu: Any = None) -> None:
     """In a pool worker: die with the parent, leave Ctrl-C to it (it stops
-    the pool), take a CPU of its own (``next_cpu``), then initialise."""
+    the pool), take a CPU of its own (``next_cpu``), then initialise. A
+    worker that ends by itself (the pool closing) first stops its bot
+    processes and waits for its fork server to tidy up: left to the fork
+    server's parent-death signal, the tidying would go on after the run had
+    returned."""
+    from multiprocessing import util
+
     from ..sandbox.jail import die_with
+    from ..table.remote import close_pool
 
     die_with(os.getppid())
+    util.Finalize(None, close_pool, exitpriority=10)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if next_cpu is not None:
         with next_cpu.get_lock():
