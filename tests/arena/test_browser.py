@@ -303,7 +303,9 @@ def test_a_person_plays_a_whole_deal_by_clicking(browser, tmp_path):
                 break
             if not snap["waiting"]:
                 continue
-            wait_page(lambda: browser.find_element("id", "status").text == "your turn", "the person's turn")
+            wait_page(lambda v=version: browser.find_element("id", "status").text == "your turn"
+                      and browser.find_element("id", "status").get_attribute("data-version") == str(v),
+                      "the person's turn")
             view = view_from_json(snap["view"], Rules(**snap["rules"]))
             _check_sides_and_last_trick(browser, snap["view"], looked)
             action = view.random_action(rng)

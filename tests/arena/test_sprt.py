@@ -209,6 +209,15 @@ def _cli(*args: str, **kw) -> subprocess.CompletedProcess:
                           **kw)
 
 
+def _groups_stored(db: str) -> int:
+    """How many groups the test in ``db`` has stored so far (0 before it stores any)."""
+    try:
+        stored = saved_state(db, 1)
+    except ArenaError:         # not created yet, or no run yet
+        return 0
+    return stored[0]["state"]["groups"] if stored else 0
+
+
 def test_kill_9_in_the_middle_then_rerun_gives_the_uninterrupted_verdict(tmp_path):
     args = ["sprt", "A=random", "B=random", "--players", "5", "--elo0", "0", "--elo1", "15", "--max-deals",
             "2000", "--batch", "3", "--secret", "k", "--trusted", "builtins", "--time-limit", "0", "--json"]
@@ -218,15 +227,19 @@ def test_kill_9_in_the_middle_then_rerun_gives_the_uninterrupted_verdict(tmp_pat
     assert final["verdict"] in ("H0", "H1") and final["groups"] > 60
     db = str(tmp_path / "k.db")
     partial = []
-    for delay in (1.5, 2.5, 2.0):
+    # killed once a quarter, a half and three quarters of the groups are stored (by the store's own
+    # count, not after a fixed delay, which a fast machine overran)
+    for share in (0.25, 0.5, 0.75):
+        target = max(1, int(final["groups"] * share))
         proc = subprocess.Popen([sys.executable, "-m", "arena", *args, "--db", db], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
-        time.sleep(delay)
+        end = time.monotonic() + 300
+        while _groups_stored(db) < target and proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.01)
         os.killpg(proc.pid, signal.SIGKILL)
         assert proc.wait() == -signal.SIGKILL          # killed, not finished
-        stored = saved_state(db, 1)
-        partial.append(stored[0]["state"]["groups"] if stored else 0)
-    assert partial[-1] < final["groups"] and max(partial) > 0     # it was stopped part of the way
+        partial.append(_groups_stored(db))
+    assert partial == sorted(partial) and 0 < partial[-1] < final["groups"]   # stopped part of the way
     rerun = _cli(*args, "--db", db)
     assert rerun.returncode == 0, rerun.stderr
     assert json.loads(rerun.stdout) == final

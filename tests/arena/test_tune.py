@@ -15,7 +15,8 @@ import pytest
 from arena.stats.spsa import TuneParam
 from arena.stats.sprt import Hypotheses
 from arena.tournament.sprt import SprtTest, run_sprt
-from arena.tournament.tune import TuneSpec, run_tune
+from arena.tournament.tune import TuneSpec, load_tune, run_tune
+from arena.types import ArenaError
 from arena.tournament.spec import spec_from_options
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -92,6 +93,14 @@ TUNE = ["tune", PLANTED, "--param", "p=0.5,0,1,0.1,1.0", "--iterations", "24", "
         "--time-limit", "0", "--seeds", "cli", "--secret", "k", "--no-sprt", "--no-progress"]
 
 
+def _iterations_stored(db: str) -> int:
+    """How many iterations the tuning run in ``db`` has stored (0 before it stores any)."""
+    try:
+        return len(load_tune(db, 1)[1].trajectory)
+    except ArenaError:                  # not created yet
+        return 0
+
+
 def test_the_command_writes_the_trajectory_and_resumes_after_kill_9_to_the_same_one(tmp_path):
     whole = _cli(*TUNE, "--db", str(tmp_path / "w.db"), "--out", str(tmp_path / "w"))
     assert whole.returncode == 0, whole.stderr
@@ -106,9 +115,12 @@ def test_the_command_writes_the_trajectory_and_resumes_after_kill_9_to_the_same_
     db = str(tmp_path / "k.db")
     proc = subprocess.Popen([sys.executable, "-m", "arena", *TUNE, "--db", db, "--out", str(tmp_path / "k")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    time.sleep(4.0)
+    end = time.monotonic() + 300        # killed once a third of the iterations are stored, not after a delay
+    while _iterations_stored(db) < 8 and proc.poll() is None and time.monotonic() < end:
+        time.sleep(0.01)
     os.killpg(proc.pid, signal.SIGKILL)
     assert proc.wait() == -signal.SIGKILL
+    assert 8 <= _iterations_stored(db) < 24                 # stopped part of the way
     rerun = _cli(*TUNE, "--db", db, "--out", str(tmp_path / "k"))
     assert rerun.returncode == 0, rerun.stderr
     with open(tmp_path / "k" / "trajectory.json") as fh:

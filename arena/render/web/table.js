@@ -110,8 +110,9 @@ function doneTrick(v, number, label) {
 function render() {
   const v = snap.view;
   const n = v.players;
-  document.getElementById("status").textContent = snap.done ? "the deal is over" :
-    snap.waiting ? "your turn" : "the bots are playing";
+  const status = document.getElementById("status");
+  status.textContent = snap.done ? "the deal is over" : snap.waiting ? "your turn" : "the bots are playing";
+  status.dataset.version = String(snap.version);   // which state the page now draws
   const felt = document.getElementById("seats");
   for (const old of felt.querySelectorAll(":scope > .seat")) old.remove();
   const [leader, plays] = v.current_trick;
