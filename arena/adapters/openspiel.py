@@ -40,7 +40,9 @@ selection, and the cards picked are part of its information state.
 *Returns*, at the end of the deal, per seat: ``game_points`` (the default:
 ``State.returns()``, plus for the winning side, minus for the losers) or
 ``card_margin`` (the maker side's card-point margin, its negation for the
-opponents: the arena's margin).
+opponents: the arena's margin) or ``card_share`` (that margin over the deal's
+total points, about -1 to 1: the scale of our search's reward, and the
+scale OpenSpiel's searches tune their exploration constants for).
 
 *Observations.* The information state string is the seat's
 :class:`~core.view.PlayerView` (everything the seat may know, the public
@@ -86,7 +88,7 @@ PICK = 2
 BURY_AT = PICK + FACES
 CALL_AT = BURY_AT + FACES
 NUM_ACTIONS = CALL_AT + 8 * FACES
-RETURNS = ("game_points", "card_margin")
+RETURNS = ("game_points", "card_margin", "card_share")
 _PHASES = ("draw", "bury", "steal", "call", "play", "done")
 
 
@@ -161,7 +163,7 @@ def _game_type(name: str, rules: Rules) -> Any:
 
 def _game_info(rules: Rules, returns: str) -> Any:
     deck = len(rules.deck())
-    bound = float(4 * rules.total_points) if returns == "card_margin" else 100.0
+    bound = {"card_margin": float(4 * rules.total_points), "card_share": 4.0}.get(returns, 100.0)
     return pyspiel.GameInfo(
         num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=FACES, num_players=rules.players,
         min_utility=-bound, max_utility=bound,
@@ -404,6 +406,8 @@ class PengyouState(pyspiel.State):  # type: ignore[misc]
         res = self.engine.result
         assert res is not None
         margin = float(card_margin(self.rules, res.opponents_points))
+        if self.returns_kind == "card_share":
+            margin /= self.rules.total_points
         return [margin if s in res.maker_side else -margin for s in range(n)]
 
     def __str__(self) -> str:

@@ -69,7 +69,8 @@ class OpenSpielEntrant:
         self.fallback.restart(rules, seat, rng)
         game = self._games.get(rules)
         if game is None:
-            game = self._games[rules] = game_for(rules, "card_margin")
+            # returns on the scale OpenSpiel's UCT constants are meant for (about -1 to 1)
+            game = self._games[rules] = game_for(rules, "card_share")
         self.game = game
         self.bot = self.make(game, seat, np.random.RandomState(rng.getrandbits(32)))
 

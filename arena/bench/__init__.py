@@ -287,7 +287,21 @@ def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0,
             "search_peak_mb": _search_peak_mb(search_iterations, seed),
         },
         "arena": _arena_figures(arena_deals, arena_search_deals, arena_search_iterations),
+        "adapters": _adapter_figures(seed, min_time),
     }
+
+
+def _adapter_figures(seed: int, min_time: float) -> dict[str, float]:
+    """The OpenSpiel adapter's random playouts against the native ones
+    (:func:`arena.bench.adapters.openspiel_figures`); none without OpenSpiel,
+    an optional dependency (``pip install 'pengyou[openspiel]'``)."""
+    import importlib.util
+
+    if importlib.util.find_spec("pyspiel") is None:
+        return {}
+    from .adapters import openspiel_figures
+
+    return openspiel_figures(seed, min_time)
 
 
 def _paired_rates(bot: str, deals: int, rounds: int) -> tuple[float, float]:

@@ -49,6 +49,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"{'measure':24s} {'core':>12s} {'reference':>12s} {'ratio':>8s}")
         for k in res["core"]:
             print(f"{k:24s} {res['core'][k]:12.0f} {res['reference'][k]:12.1f} {res['ratio'][k]:8.1f}")
-        for k, v in list(res["search"].items()) + list(res["arena"].items()):
+        for k, v in list(res["search"].items()) + list(res["arena"].items()) + list(res["adapters"].items()):
             print(f"{k:24s} {v:12.1f}")
     return 0

@@ -79,7 +79,7 @@ def test_every_preset_and_table_is_registered_and_deals():
 
 
 def test_a_bad_returns_parameter_is_refused():
-    with pytest.raises(Exception, match="returns: 'levels' is not one of game_points, card_margin"):
+    with pytest.raises(Exception, match="returns: 'levels' is not one of game_points, card_margin, card_share"):
         pyspiel.load_game("pengyou_pagat_5", {"returns": "levels"})
 
 
@@ -179,14 +179,16 @@ def test_a_redeal_deals_a_fresh_deck_by_chance():
     assert back.returns() == state.returns() and back.engine.decks == state.engine.decks
 
 
-def test_returns_in_game_points_or_card_margin():
+def test_returns_in_game_points_card_margin_or_card_share():
     for seed in range(3):
         points = random_deal(pyspiel.load_game("pengyou_pagat_5"), random.Random(seed))
         margin = random_deal(pyspiel.load_game("pengyou_pagat_5", {"returns": "card_margin"}), random.Random(seed))
-        assert points.history() == margin.history()
+        share = random_deal(pyspiel.load_game("pengyou_pagat_5", {"returns": "card_share"}), random.Random(seed))
+        assert points.history() == margin.history() == share.history()
         res = margin.engine.result
         m = card_margin(margin.rules, res.opponents_points)
         assert margin.returns() == [m if s in res.maker_side else -m for s in range(5)]
+        assert share.returns() == pytest.approx([r / margin.rules.total_points for r in margin.returns()])
         assert points.returns() == [float(x) for x in points.engine.returns()]
 
 

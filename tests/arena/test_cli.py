@@ -191,6 +191,12 @@ def test_bench_json():
         arena["arena_deals_per_s_sandboxed"] / arena["arena_deals_per_s_trusted"])
     assert arena["arena_2_workers_over_1"] == pytest.approx(
         arena["arena_deals_per_s_2_workers"] / arena["arena_deals_per_s_1_worker"])
+    adapters = res["adapters"]            # OpenSpiel is among the test dependencies
+    assert set(adapters) == {"native_random_playouts_per_s", "openspiel_random_playouts_per_s",
+                             "native_over_openspiel"}
+    assert all(adapters[k] > 0 for k in adapters)
+    assert adapters["native_over_openspiel"] == pytest.approx(
+        adapters["native_random_playouts_per_s"] / adapters["openspiel_random_playouts_per_s"])
 
 
 # --------------------------------------------------------------------------
