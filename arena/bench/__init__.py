@@ -20,6 +20,7 @@ from core.rules import Rules
 
 from .positions import Position, random_position
 from .refplay import reference_playout
+from .timing import rate as _rate
 
 if TYPE_CHECKING:
     from bots.ismcts import IsmctsBot
@@ -31,17 +32,6 @@ def _positions(n: int, seed: int) -> list[Position]:
     rng = random.Random(seed)
     tables = [Rules.preset("pagat", players=p) for p in (6, 8, 12)]
     return [random_position(rng, tables[i % 3], max_lead=6, max_suit=9) for i in range(n)]
-
-
-def _rate(fn: Callable[[], int], min_time: float) -> float:
-    """Operations per second: repeat ``fn`` (which returns its op count) for min_time."""
-    ops = 0
-    start = time.perf_counter()
-    while True:
-        ops += fn()
-        elapsed = time.perf_counter() - start
-        if elapsed >= min_time:
-            return ops / elapsed
 
 
 def _suite(impl: Any, positions: list[Position], plays: list[list[Cards]], seed: int,

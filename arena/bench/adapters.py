@@ -19,6 +19,8 @@ from core.play import playouts
 from core.rules import Rules
 from core.state import PLAY_PHASE, State
 
+from .timing import rate
+
 __all__ = ["openspiel_figures"]
 
 
@@ -41,8 +43,6 @@ def openspiel_figures(seed: int, min_time: float, count: int = 10) -> dict[str, 
     """Random play phases per second natively and through OpenSpiel, on
     ``count`` starts, and their ratio (how many times the adapter is slower;
     OpenSpiel must be installed)."""
-    from . import _rate
-
     starts = _starts(count, seed)
     rng = random.Random(seed)
     cores = [s.engine.play for s in starts]
@@ -59,6 +59,6 @@ def openspiel_figures(seed: int, min_time: float, count: int = 10) -> dict[str, 
                 s.apply_action(rng.choice(s.legal_actions()))
         return len(starts)
 
-    fast, slow = _rate(native, min_time), _rate(openspiel, min_time)
+    fast, slow = rate(native, min_time), rate(openspiel, min_time)
     return {"native_random_playouts_per_s": fast, "openspiel_random_playouts_per_s": slow,
             "native_over_openspiel": fast / slow}
