@@ -50,7 +50,7 @@ from core.errors import SamplingError
 from core.play import PlayCore
 from core.rules import Rules
 from core.sample import Sampler, World
-from core.scoring import MAKER, card_margin, score_deal
+from core.scoring import MAKER, card_share, score_deal
 from core.state import PlayerView, State, play_from_view
 
 from .heuristic import HeuristicBot
@@ -226,7 +226,7 @@ class IsmctsBot:
         if self.reward == "game":
             g = self._game_value(opp, len(side))
             return [g if s in side else -g for s in range(n)]
-        margin = card_margin(r, opp) / r.total_points
+        margin = card_share(r, opp)
         return [margin if s in side else -margin for s in range(n)]
 
     def _world_source(self, view: PlayerView) -> Callable[[random.Random], World | _TrueWorld]:

@@ -30,7 +30,7 @@ from . import kernel
 from .errors import PengyouError
 from .rules import Rules
 
-__all__ = ["DealScore", "kitty_multiplier", "opponents_points", "score_deal", "card_margin", "Side", "MAKER", "OPPONENTS"]
+__all__ = ["DealScore", "kitty_multiplier", "opponents_points", "score_deal", "card_margin", "card_share", "Side", "MAKER", "OPPONENTS"]
 
 class Side(StrEnum):
     """The two sides of a deal; members are the texts ``'maker'`` and
@@ -167,6 +167,17 @@ def card_margin(rules: Rules, opponents_points: int) -> int:
     """
     margin: int = kernel.card_margin(rules.total_points, opponents_points)
     return margin
+
+
+def card_share(rules: Rules, opponents_points: int) -> float:
+    """:func:`card_margin` as a share of the deal's points, about -1 to 1 (the
+    search's card-point reward, on the scale of its exploration constants).
+
+    >>> from core.rules import Rules
+    >>> card_share(Rules.preset("pagat", players=6), 75)
+    0.25
+    """
+    return card_margin(rules, opponents_points) / rules.total_points
 
 
 class DealScore(NamedTuple):

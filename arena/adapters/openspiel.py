@@ -73,7 +73,7 @@ from core.phases import BURY_PHASE, CALL_PHASE, DONE, DRAW, PLAY_PHASE, STEAL_PH
 from core.presets import PRESETS, preset_players
 from core.rules import PLAYER_TABLE, Rules
 from core.sample import Sampler
-from core.scoring import card_margin
+from core.scoring import card_margin, card_share
 from core.state import MAX_REDEALS, State
 from core.view import PlayerView, play_from_view
 
@@ -405,9 +405,9 @@ class PengyouState(pyspiel.State):  # type: ignore[misc]
             return [float(x) for x in self.engine.returns()]
         res = self.engine.result
         assert res is not None
-        margin = float(card_margin(self.rules, res.opponents_points))
-        if self.returns_kind == "card_share":
-            margin /= self.rules.total_points
+        opp = res.opponents_points
+        margin = card_share(self.rules, opp) if self.returns_kind == "card_share" else float(
+            card_margin(self.rules, opp))
         return [margin if s in res.maker_side else -margin for s in range(n)]
 
     def __str__(self) -> str:

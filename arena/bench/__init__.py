@@ -20,7 +20,7 @@ from core.rules import Rules
 
 from .positions import Position, random_position
 from .refplay import reference_playout
-from .timing import rate as _rate
+from .timing import rate
 
 if TYPE_CHECKING:
     from bots.ismcts import IsmctsBot
@@ -70,9 +70,9 @@ def _suite(impl: Any, positions: list[Position], plays: list[list[Cards]], seed:
         return len(random_args)
 
     return {
-        "follow_checks_per_s": _rate(follow_checks, min_time),
-        "winners_per_s": _rate(winners, min_time),
-        "random_follows_per_s": _rate(random_follows, min_time),
+        "follow_checks_per_s": rate(follow_checks, min_time),
+        "winners_per_s": rate(winners, min_time),
+        "random_follows_per_s": rate(random_follows, min_time),
     }
 
 
@@ -111,7 +111,7 @@ def _playout_rates(seed: int, min_time: float, rules: Optional[Rules] = None) ->
             reference_playout(r, t, 0, h, c, rng)
         return len(deals)
 
-    return _rate(core_batch, min_time), _rate(ref_batch, min_time)
+    return rate(core_batch, min_time), rate(ref_batch, min_time)
 
 
 def _first_trick_view(seed: int):
@@ -143,7 +143,7 @@ def _ismcts_rate(seed: int, min_time: float, rollout: str = "greedy", method: st
         search(view)
         return bot.last_iterations
 
-    return _rate(batch, min_time)
+    return rate(batch, min_time)
 
 
 def _sample_us(seed: int, min_time: float) -> float:
@@ -158,7 +158,7 @@ def _sample_us(seed: int, min_time: float) -> float:
             sampler.sample(rng)
         return 200
 
-    return 1e6 / _rate(batch, min_time)
+    return 1e6 / rate(batch, min_time)
 
 
 def _search_peak_mb(iterations: int, seed: int) -> float:
