@@ -58,7 +58,7 @@ from .filter import install as install_filter
 from .uids import UID_BASE, next_uid
 from .walls import Walls
 
-__all__ = ["Walls", "enter", "die_with", "adopt_orphans", "UID_BASE", "read_paths", "Cgroups", "CGROUP_PREFIX", "CGROUP_WALL"]
+__all__ = ["Walls", "enter", "fork_alone", "die_with", "adopt_orphans", "UID_BASE", "read_paths", "Cgroups", "CGROUP_PREFIX", "CGROUP_WALL"]
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -190,13 +190,11 @@ def _fresh_keyring() -> None:
     _libc.syscall(250 if os.uname().machine == "x86_64" else 219, 1, None)   # KEYCTL_JOIN_SESSION_KEYRING
 
 
-def _namespaces(home: str, disk_mb: int, uid: int, paths: Sequence[str], missing: list[str]) -> bool:
-    """New namespaces, the private tmpfs home; True if the PID namespace is new
-    (the caller must fork once more: the child is its first process)."""
-    flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS
-    if _libc.unshare(flags) != 0:
+def _namespaces(home: str, disk_mb: int, uid: int, paths: Sequence[str], missing: list[str]) -> None:
+    """New network, IPC and mount namespaces, the private tmpfs home."""
+    if _libc.unshare(CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS) != 0:
         missing.append(f"namespaces ({_err()})")
-        return False
+        return
     _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
     if not _mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV,
                   f"mode=0700,uid={uid},gid={uid},size={disk_mb}m"):
@@ -208,7 +206,49 @@ def _namespaces(home: str, disk_mb: int, uid: int, paths: Sequence[str], missing
     except OSError as exc:
         missing.append(f"reading the Python install ({exc.strerror})")
     _no_atime(home, missing)
-    return True
+
+
+_PID_NS: list[int] = []                 # this process's own PID namespace, opened once (fork_alone)
+
+
+def fork_alone() -> tuple[int, bool]:
+    """``fork()`` with the child as the first process of a new PID namespace
+    (as root): when it dies, every process it started dies with it, and it
+    sees no process outside. Returns what ``fork()`` does and whether the
+    child is alone in its namespace.
+
+    The namespace is made here, in the parent, for its next child only
+    (``unshare(CLONE_NEWPID)``), and the parent's own is restored for its
+    later children (``setns``): the child needs no second fork to enter it,
+    and no process has to stay outside to wait for it."""
+    alone = False
+    if os.geteuid() == 0:
+        if not _PID_NS:
+            try:
+                _PID_NS.append(os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC))
+            except OSError:
+                pass
+        alone = bool(_PID_NS) and _libc.unshare(CLONE_NEWPID) == 0
+    try:
+        pid = os.fork()
+    except BaseException:
+        if alone:
+            _own_pid_ns()
+        raise
+    if pid and alone:
+        try:
+            _own_pid_ns()
+        except OSError:
+            os.kill(pid, signal.SIGKILL)    # a child nobody will wait for must not run
+            os.waitpid(pid, 0)
+            raise
+    return pid, alone
+
+
+def _own_pid_ns() -> None:
+    """In the parent after :func:`fork_alone`: its next children are born in its own namespace again."""
+    if _libc.setns(_PID_NS[0], CLONE_NEWPID) != 0:
+        raise OSError(ctypes.get_errno(), f"cannot return to this process's PID namespace ({_err()})")
 
 
 # ------------------------------------------------------------------ landlock
@@ -298,15 +338,17 @@ def _limits(w: Walls, uid_own: bool, missing: list[str]) -> None:
 
 
 def enter(home: str, walls: Walls, parent: int, cgroup: Optional[str] = None,
-          also: Sequence[str] = ()) -> tuple[list[str], bool]:
+          also: Sequence[str] = (), alone: bool = False) -> list[str]:
     """Wall in this (just forked) process; ``home`` is its working directory
     (created here), ``parent`` the pid whose death must kill it, ``cgroup``
     the folder of its control group (:meth:`Cgroups.create`): without one,
     or if it cannot be joined, the calls that make shared memory are refused;
-    ``also``: its groups in other hierarchies (cgroup v1's cpu, cpuacct).
+    ``also``: its groups in other hierarchies (cgroup v1's cpu, cpuacct);
+    ``alone``: whether this process is the first of a PID namespace of its
+    own (forked by :func:`fork_alone`; its parent is outside, so the
+    parent's death is watched without checking ``getppid()``, which is 0).
 
-    Returns (the layers that could not be applied, whether the caller must
-    fork once more to enter the new PID namespace: the child is the bot).
+    Returns the layers that could not be applied.
     """
     missing: list[str] = []
     counted = cgroup is not None and join_group(cgroup, missing)
@@ -317,15 +359,17 @@ def enter(home: str, walls: Walls, parent: int, cgroup: Optional[str] = None,
     except OSError:
         pass
     os.setsid()
-    die_with(parent)
+    watched = 0 if alone else parent        # outside the namespace, the parent's pid reads as 0
+    die_with(watched)
     root = os.geteuid() == 0
-    uid = next_uid(os.getpid()) if root else os.getuid()
+    uid = next_uid(_host_pid()) if root else os.getuid()
     os.makedirs(home, mode=0o700, exist_ok=True)
     paths = read_paths(walls.read)
-    newpid = False
     if root:
         os.chown(home, uid, uid)
-        newpid = _namespaces(home, walls.disk_mb, uid, paths, missing)
+        if not alone:
+            missing.append("a PID namespace of its own")
+        _namespaces(home, walls.disk_mb, uid, paths, missing)
     else:
         missing.append("namespaces and a user of its own (not started as root)")
     os.chdir(home)
@@ -337,7 +381,7 @@ def enter(home: str, walls: Walls, parent: int, cgroup: Optional[str] = None,
             os.setresuid(uid, uid, uid)
         except OSError as exc:
             missing.append(f"a user of its own ({exc.strerror})")
-    die_with(parent)                    # a change of user clears the parent-death signal
+    die_with(watched)                   # a change of user clears the parent-death signal
     _fresh_keyring()
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
@@ -348,4 +392,13 @@ def enter(home: str, walls: Walls, parent: int, cgroup: Optional[str] = None,
     os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
                        "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1",
                        "OPENBLAS_NUM_THREADS": "1"})
-    return missing, newpid
+    return missing
+
+
+def _host_pid() -> int:
+    """This process's pid as the host sees it (``/proc`` is the host's), also
+    inside a PID namespace of its own, where ``getpid()`` is 1."""
+    try:
+        return int(os.readlink("/proc/self"))
+    except (OSError, ValueError):
+        return os.getpid()
