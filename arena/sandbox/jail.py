@@ -43,6 +43,8 @@ importable from here too, as is :class:`~arena.sandbox.walls.Walls`.
 from __future__ import annotations
 
 import ctypes
+import errno
+import functools
 import os
 import resource
 import signal
@@ -54,11 +56,13 @@ from pathlib import Path
 from typing import Optional
 
 from .cgroups import CGROUP_PREFIX, CGROUP_WALL, Cgroups, join_group, write_file
+from .filter import compiled as compiled_filter
 from .filter import install as install_filter
 from .uids import UID_BASE, next_uid
 from .walls import Walls
 
-__all__ = ["Walls", "enter", "fork_alone", "die_with", "adopt_orphans", "UID_BASE", "read_paths", "Cgroups", "CGROUP_PREFIX", "CGROUP_WALL"]
+__all__ = ["Walls", "enter", "prepare", "fork_alone", "die_with", "adopt_orphans", "UID_BASE", "read_paths",
+           "Cgroups", "CGROUP_PREFIX", "CGROUP_WALL"]
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -78,6 +82,17 @@ def _err() -> str:
 def read_paths(extra: Sequence[str] = ()) -> list[str]:
     """The paths a bot may read: the Python install, the engine's packages,
     system libraries and ``extra`` (never the project's root or its data)."""
+    seen = list(_base_paths())
+    for p in extra:
+        real = os.path.realpath(p)
+        if os.path.exists(real) and real not in seen:
+            seen.append(real)
+    return seen
+
+
+@functools.lru_cache(maxsize=1)
+def _base_paths() -> tuple[str, ...]:
+    """:func:`read_paths` without the extras (found once a process)."""
     import bots
     import core
 
@@ -93,12 +108,21 @@ def read_paths(extra: Sequence[str] = ()) -> list[str]:
     for init in (core.__file__, bots.__file__, arena_init):
         assert init is not None                     # regular packages: each has an __init__.py
         out.append(os.path.dirname(os.path.realpath(init)))
-    out.extend(os.path.realpath(p) for p in extra)
     seen: list[str] = []
     for p in out:
         if os.path.exists(p) and p not in seen:
             seen.append(p)
-    return seen
+    return tuple(seen)
+
+
+def prepare() -> None:
+    """Find, once, what :func:`enter` needs for every bot (the paths bots
+    may read and which of their folders only root may enter, the seccomp
+    filters): a fork server calls this before it forks any bot, so each
+    forked bot finds them made."""
+    _closed_plan(tuple(read_paths()))
+    for shared in (True, False):
+        compiled_filter(shared)
 
 
 # ------------------------------------------------------------------ namespaces
@@ -132,21 +156,45 @@ def _mount_point(path: str, is_dir: bool) -> None:
         open(path, "a").close()
 
 
-def _open_closed_dirs(paths: Sequence[str], stage: str) -> None:
-    """In a private mount namespace: over each directory that only its owner
-    may enter, put a tmpfs through which only the allowed paths show."""
+@functools.lru_cache(maxsize=8)
+def _closed_plan(paths: tuple[str, ...]) -> tuple[tuple[str, tuple[tuple[str, bool], ...]], ...]:
+    """Each directory among ``paths``' ancestors that only its owner may
+    enter, with the outermost allowed paths inside it (and whether each is
+    a directory)."""
     groups: dict[str, list[str]] = {}
     for p in paths:
         a = _closed_ancestor(p)
         if a is not None and a != p:
             groups.setdefault(a, []).append(p)
-    for i, (top, inside) in enumerate(groups.items()):
-        inside = [p for p in inside if not any(p != q and p.startswith(q + "/") for q in inside)]
+    plan = []
+    for top, inside in groups.items():
+        outer = [p for p in inside if not any(p != q and p.startswith(q + "/") for q in inside)]
+        plan.append((top, tuple((p, os.path.isdir(p)) for p in outer)))
+    return tuple(plan)
+
+
+def _stage(home: str) -> str:
+    """Where a bot whose folder is ``home`` stages its mounts: beside the
+    folders of the others, and shared with them."""
+    return os.path.join(os.path.dirname(home), ".stage")
+
+
+def _open_closed_dirs(paths: Sequence[str], stage: str) -> None:
+    """In a private mount namespace: over each directory that only its owner
+    may enter, put a tmpfs through which only the allowed paths show.
+
+    The allowed paths are bound first to places in ``stage``, a folder the
+    bots of one fork server share (made by the first, found by the others:
+    what each binds there is in its own namespace only, and is moved away)."""
+    for i, (top, inside) in enumerate(_closed_plan(tuple(paths))):
         staged = []
-        for j, p in enumerate(inside):
+        for j, (p, is_dir) in enumerate(inside):
             s = os.path.join(stage, f"{i}-{j}")
-            _mount_point(s, os.path.isdir(p))
-            if _mount(p, s, None, MS_BIND | MS_REC, None):
+            bound = _mount(p, s, None, MS_BIND | MS_REC, None)
+            if not bound and ctypes.get_errno() == errno.ENOENT:
+                _mount_point(s, is_dir)
+                bound = _mount(p, s, None, MS_BIND | MS_REC, None)
+            if bound:
                 staged.append((s, p))
         if not _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k"):
             continue
@@ -174,7 +222,7 @@ def _no_atime(home: str, missing: list[str]) -> None:
         if len(f) < 6:
             continue
         point = f[4].replace("\\040", " ")
-        if point == home or point.startswith(home + ".stage"):
+        if point == home or point.startswith(_stage(home) + "/"):
             continue
         flags = MS_REMOUNT | MS_BIND | MS_NOATIME
         for opt in f[5].split(","):
@@ -199,9 +247,12 @@ def _namespaces(home: str, disk_mb: int, uid: int, paths: Sequence[str], missing
     if not _mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV,
                   f"mode=0700,uid={uid},gid={uid},size={disk_mb}m"):
         missing.append(f"a size-capped working directory ({_err()})")
-    stage = home + ".stage"
+    stage = _stage(home)
     try:
-        os.makedirs(stage, exist_ok=True)
+        try:
+            os.mkdir(stage, 0o700)
+        except FileExistsError:
+            pass
         _open_closed_dirs(paths, stage)
     except OSError as exc:
         missing.append(f"reading the Python install ({exc.strerror})")
@@ -363,7 +414,12 @@ def enter(home: str, walls: Walls, parent: int, cgroup: Optional[str] = None,
     die_with(watched)
     root = os.geteuid() == 0
     uid = next_uid(_host_pid()) if root else os.getuid()
-    os.makedirs(home, mode=0o700, exist_ok=True)
+    try:
+        os.mkdir(home, 0o700)
+    except FileExistsError:
+        pass
+    except FileNotFoundError:
+        os.makedirs(home, mode=0o700, exist_ok=True)
     paths = read_paths(walls.read)
     if root:
         os.chown(home, uid, uid)

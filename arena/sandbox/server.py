@@ -92,6 +92,7 @@ def run_server(sock_fd: int, parent: int) -> None:
     from . import host  # noqa: F401
 
     _warm(bots.base)
+    jail.prepare()
     me = os.getpid()
     base = "/tmp" if os.access("/tmp", os.W_OK) else os.getcwd()
     _clear_stale(base)
@@ -257,8 +258,7 @@ def _reap(sock: Optional[socket.socket], live: dict[int, tuple[str, Optional[str
         home, cgroup = live.pop(pid)
         oom = False
         if home is not None:
-            shutil.rmtree(home, ignore_errors=True)
-            shutil.rmtree(home + ".stage", ignore_errors=True)
+            _remove_home(home)
         if cgroup is not None and groups is not None:
             oom = groups.ooms(cgroup) > 0
             if not groups.remove(cgroup):
@@ -268,6 +268,17 @@ def _reap(sock: Optional[socket.socket], live: dict[int, tuple[str, Optional[str
                 sock.send(json.dumps({"exit": pid, "status": status, "oom": oom}).encode())
             except OSError:
                 pass
+
+
+def _remove_home(home: str) -> None:
+    """Remove an ended bot's folder: empty on this side of its tmpfs (an
+    ``rmdir``), unless it had to do without one."""
+    try:
+        os.rmdir(home)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def _probe(root: str, me: int, groups: Optional[Cgroups]) -> list[str]:
