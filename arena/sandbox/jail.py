@@ -275,11 +275,8 @@ def fork_alone() -> tuple[int, bool]:
     alone = False
     if os.geteuid() == 0:
         if not _PID_NS:
-            try:
-                _PID_NS.append(os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC))
-            except OSError:
-                pass
-        alone = bool(_PID_NS) and _libc.unshare(CLONE_NEWPID) == 0
+            _PID_NS.append(_returnable_pid_ns())
+        alone = _PID_NS[0] >= 0 and _libc.unshare(CLONE_NEWPID) == 0
     try:
         pid = os.fork()
     except BaseException:
@@ -294,6 +291,20 @@ def fork_alone() -> tuple[int, bool]:
             os.waitpid(pid, 0)
             raise
     return pid, alone
+
+
+def _returnable_pid_ns() -> int:
+    """A descriptor of this process's PID namespace if it may ``setns`` back
+    into it (not in a user namespace of its own, where root is not the
+    host's), else -1: then bots get no PID namespace (named as missing)."""
+    try:
+        fd = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return -1
+    if _libc.setns(fd, CLONE_NEWPID) != 0:
+        os.close(fd)
+        return -1
+    return fd
 
 
 def _own_pid_ns() -> None:

@@ -290,7 +290,14 @@ def _probe(root: str, me: int, groups: Optional[Cgroups]) -> list[str]:
         except OSError as exc:
             return [f"{CGROUP_WALL} (making one: {exc.strerror})"] + _probe(root, me, None)
     r, w = os.pipe()
-    pid, alone = jail.fork_alone()
+    try:
+        pid, alone = jail.fork_alone()
+    except OSError as exc:
+        for fd in (r, w):
+            os.close(fd)
+        if cgroup is not None and groups is not None:
+            groups.remove(cgroup)
+        return [f"every wall (the probe could not start: {exc.strerror})"]
     if pid == 0:
         os.close(r)
         try:
