@@ -11,7 +11,20 @@
   ends speak.
 """
 
-from .forkserver import BotProcess, SandboxError, Zygote
+from __future__ import annotations
+
+from typing import Any
+
 from .walls import Walls
 
 __all__ = ["BotProcess", "SandboxError", "Walls", "Zygote"]
+
+
+def __getattr__(name: str) -> Any:
+    # the referee's side is loaded only where it is used: the fork server, which imports
+    # this package for its walls, never needs it (nor subprocess and logging, which it imports)
+    if name in ("BotProcess", "SandboxError", "Zygote"):
+        from . import forkserver
+
+        return getattr(forkserver, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

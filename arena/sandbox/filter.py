@@ -32,12 +32,15 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import platform
 import struct
 from dataclasses import dataclass
 from typing import Optional
 
-__all__ = ["Rule", "rules", "program", "install"]
+__all__ = ["Rule", "rules", "program", "compiled", "install"]
+
+_LIBC = ctypes.CDLL(None, use_errno=True)
 
 _EPERM = 0x00050000 | errno.EPERM
 _EACCES = 0x00050000 | errno.EACCES
@@ -143,16 +146,23 @@ def program(audit: int, x32: bool, refused: list[Rule]) -> bytes:
     return b"".join(struct.pack("HBBI", *ins) for ins in prog)
 
 
+@functools.cache
+def compiled(shared: bool = True) -> tuple[str, Optional[bytes]]:
+    """This machine's name and its filter (None where there is none), made
+    once per process: a fork server makes both before it forks any bot."""
+    machine = platform.machine()
+    found = rules(machine, shared)
+    return machine, None if found is None else program(*found)
+
+
 def install(missing: list[str], shared: bool = True) -> None:
     """Load the filter into this process (and all it starts); a system that
     refuses it is named in ``missing``."""
-    machine = platform.machine()
-    found = rules(machine, shared)
-    if found is None:
+    machine, raw = compiled(shared)
+    if raw is None:
         missing.append(f"seccomp (no filter for {machine})")
         return
-    raw = program(*found)
-    libc = ctypes.CDLL(None, use_errno=True)
+    libc = _LIBC
     filt = ctypes.create_string_buffer(raw, len(raw))
     fprog = struct.pack("HxxxxxxP", len(raw) // 8, ctypes.addressof(filt))
     fbuf = ctypes.create_string_buffer(fprog, len(fprog))

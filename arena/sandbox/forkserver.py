@@ -42,14 +42,12 @@ from dataclasses import asdict
 from typing import Any, Optional
 
 from .walls import Walls
+from .wire import MESSAGE_BYTES, wait_for_end
 
 __all__ = ["Zygote", "BotProcess", "SandboxError", "Walls", "MESSAGE_BYTES"]
 
 log = logging.getLogger("pengyou.arena")
 
-#: The largest message between the referee and its fork server (JSON, one
-#: datagram of a ``SOCK_SEQPACKET`` pair each way).
-MESSAGE_BYTES = 1 << 16
 
 
 class SandboxError(RuntimeError):
@@ -165,31 +163,6 @@ class Zygote:
             if not _ended(self._proc, 10.0):
                 self._proc.kill()
             self._proc.wait()
-
-
-def wait_for_end(pids: list[int], timeout: float) -> bool:
-    """Wait up to ``timeout`` seconds until one of the processes ``pids`` (its
-    own children or any it may signal) ends; whether one did. The wait wakes
-    the moment one ends (pidfds): polling with sleeps would make every run
-    pay their length as it shuts its bots and fork server down. Without
-    pidfds it sleeps ``timeout`` at most 10 ms and says False."""
-    fds = []
-    try:
-        for pid in pids:
-            try:
-                fds.append(os.pidfd_open(pid))
-            except ProcessLookupError:
-                return True                 # gone already
-            except (AttributeError, OSError):
-                time.sleep(min(timeout, 0.01))
-                return False
-        poller = select.poll()
-        for fd in fds:
-            poller.register(fd, select.POLLIN)
-        return bool(poller.poll(max(0, math.ceil(min(timeout, 3600.0) * 1000))))
-    finally:
-        for fd in fds:
-            os.close(fd)
 
 
 def _ended(proc: subprocess.Popen[bytes], timeout: float) -> bool:
@@ -412,8 +385,8 @@ class BotProcess:
 
 
 def _proc_cpu(pid: int) -> Optional[float]:
-    """User and system time of ``pid`` and its direct children (the bot
-    behind the process that waits outside its PID namespace), from ``/proc``."""
+    """User and system time of the bot ``pid`` and its direct children (the
+    processes it started), from ``/proc`` (where it has no control group)."""
     try:
         with open(f"/proc/{pid}/task/{pid}/children", "rb") as fh:
             pids = [pid] + [int(c) for c in fh.read().split()]

@@ -43,6 +43,8 @@ importable from here too, as is :class:`~arena.sandbox.walls.Walls`.
 from __future__ import annotations
 
 import ctypes
+import errno
+import functools
 import os
 import resource
 import signal
@@ -54,11 +56,13 @@ from pathlib import Path
 from typing import Optional
 
 from .cgroups import CGROUP_PREFIX, CGROUP_WALL, Cgroups, join_group, write_file
+from .filter import compiled as compiled_filter
 from .filter import install as install_filter
 from .uids import UID_BASE, next_uid
 from .walls import Walls
 
-__all__ = ["Walls", "enter", "die_with", "adopt_orphans", "UID_BASE", "read_paths", "Cgroups", "CGROUP_PREFIX", "CGROUP_WALL"]
+__all__ = ["Walls", "enter", "prepare", "fork_alone", "die_with", "adopt_orphans", "UID_BASE", "read_paths",
+           "Cgroups", "CGROUP_PREFIX", "CGROUP_WALL"]
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -78,6 +82,17 @@ def _err() -> str:
 def read_paths(extra: Sequence[str] = ()) -> list[str]:
     """The paths a bot may read: the Python install, the engine's packages,
     system libraries and ``extra`` (never the project's root or its data)."""
+    seen = list(_base_paths())
+    for p in extra:
+        real = os.path.realpath(p)
+        if os.path.exists(real) and real not in seen:
+            seen.append(real)
+    return seen
+
+
+@functools.lru_cache(maxsize=1)
+def _base_paths() -> tuple[str, ...]:
+    """:func:`read_paths` without the extras (found once a process)."""
     import bots
     import core
 
@@ -93,12 +108,21 @@ def read_paths(extra: Sequence[str] = ()) -> list[str]:
     for init in (core.__file__, bots.__file__, arena_init):
         assert init is not None                     # regular packages: each has an __init__.py
         out.append(os.path.dirname(os.path.realpath(init)))
-    out.extend(os.path.realpath(p) for p in extra)
     seen: list[str] = []
     for p in out:
         if os.path.exists(p) and p not in seen:
             seen.append(p)
-    return seen
+    return tuple(seen)
+
+
+def prepare() -> None:
+    """Find, once, what :func:`enter` needs for every bot (the paths bots
+    may read and which of their folders only root may enter, the seccomp
+    filters): a fork server calls this before it forks any bot, so each
+    forked bot finds them made."""
+    _closed_plan(tuple(read_paths()))
+    for shared in (True, False):
+        compiled_filter(shared)
 
 
 # ------------------------------------------------------------------ namespaces
@@ -132,21 +156,45 @@ def _mount_point(path: str, is_dir: bool) -> None:
         open(path, "a").close()
 
 
-def _open_closed_dirs(paths: Sequence[str], stage: str) -> None:
-    """In a private mount namespace: over each directory that only its owner
-    may enter, put a tmpfs through which only the allowed paths show."""
+@functools.lru_cache(maxsize=8)
+def _closed_plan(paths: tuple[str, ...]) -> tuple[tuple[str, tuple[tuple[str, bool], ...]], ...]:
+    """Each directory among ``paths``' ancestors that only its owner may
+    enter, with the outermost allowed paths inside it (and whether each is
+    a directory)."""
     groups: dict[str, list[str]] = {}
     for p in paths:
         a = _closed_ancestor(p)
         if a is not None and a != p:
             groups.setdefault(a, []).append(p)
-    for i, (top, inside) in enumerate(groups.items()):
-        inside = [p for p in inside if not any(p != q and p.startswith(q + "/") for q in inside)]
+    plan = []
+    for top, inside in groups.items():
+        outer = [p for p in inside if not any(p != q and p.startswith(q + "/") for q in inside)]
+        plan.append((top, tuple((p, os.path.isdir(p)) for p in outer)))
+    return tuple(plan)
+
+
+def _stage(home: str) -> str:
+    """Where a bot whose folder is ``home`` stages its mounts: beside the
+    folders of the others, and shared with them."""
+    return os.path.join(os.path.dirname(home), ".stage")
+
+
+def _open_closed_dirs(paths: Sequence[str], stage: str) -> None:
+    """In a private mount namespace: over each directory that only its owner
+    may enter, put a tmpfs through which only the allowed paths show.
+
+    The allowed paths are bound first to places in ``stage``, a folder the
+    bots of one fork server share (made by the first, found by the others:
+    what each binds there is in its own namespace only, and is moved away)."""
+    for i, (top, inside) in enumerate(_closed_plan(tuple(paths))):
         staged = []
-        for j, p in enumerate(inside):
+        for j, (p, is_dir) in enumerate(inside):
             s = os.path.join(stage, f"{i}-{j}")
-            _mount_point(s, os.path.isdir(p))
-            if _mount(p, s, None, MS_BIND | MS_REC, None):
+            bound = _mount(p, s, None, MS_BIND | MS_REC, None)
+            if not bound and ctypes.get_errno() == errno.ENOENT:
+                _mount_point(s, is_dir)
+                bound = _mount(p, s, None, MS_BIND | MS_REC, None)
+            if bound:
                 staged.append((s, p))
         if not _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k"):
             continue
@@ -174,7 +222,7 @@ def _no_atime(home: str, missing: list[str]) -> None:
         if len(f) < 6:
             continue
         point = f[4].replace("\\040", " ")
-        if point == home or point.startswith(home + ".stage"):
+        if point == home or point.startswith(_stage(home) + "/"):
             continue
         flags = MS_REMOUNT | MS_BIND | MS_NOATIME
         for opt in f[5].split(","):
@@ -190,25 +238,79 @@ def _fresh_keyring() -> None:
     _libc.syscall(250 if os.uname().machine == "x86_64" else 219, 1, None)   # KEYCTL_JOIN_SESSION_KEYRING
 
 
-def _namespaces(home: str, disk_mb: int, uid: int, paths: Sequence[str], missing: list[str]) -> bool:
-    """New namespaces, the private tmpfs home; True if the PID namespace is new
-    (the caller must fork once more: the child is its first process)."""
-    flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS
-    if _libc.unshare(flags) != 0:
+def _namespaces(home: str, disk_mb: int, uid: int, paths: Sequence[str], missing: list[str]) -> None:
+    """New network, IPC and mount namespaces, the private tmpfs home."""
+    if _libc.unshare(CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS) != 0:
         missing.append(f"namespaces ({_err()})")
-        return False
+        return
     _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
     if not _mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV,
                   f"mode=0700,uid={uid},gid={uid},size={disk_mb}m"):
         missing.append(f"a size-capped working directory ({_err()})")
-    stage = home + ".stage"
+    stage = _stage(home)
     try:
-        os.makedirs(stage, exist_ok=True)
+        try:
+            os.mkdir(stage, 0o700)
+        except FileExistsError:
+            pass
         _open_closed_dirs(paths, stage)
     except OSError as exc:
         missing.append(f"reading the Python install ({exc.strerror})")
     _no_atime(home, missing)
-    return True
+
+
+_PID_NS: list[int] = []                 # this process's own PID namespace, opened once (fork_alone)
+
+
+def fork_alone() -> tuple[int, bool]:
+    """``fork()`` with the child as the first process of a new PID namespace
+    (as root): when it dies, every process it started dies with it, and it
+    sees no process outside. Returns what ``fork()`` does and whether the
+    child is alone in its namespace.
+
+    The namespace is made here, in the parent, for its next child only
+    (``unshare(CLONE_NEWPID)``), and the parent's own is restored for its
+    later children (``setns``): the child needs no second fork to enter it,
+    and no process has to stay outside to wait for it."""
+    alone = False
+    if os.geteuid() == 0:
+        if not _PID_NS:
+            _PID_NS.append(_returnable_pid_ns())
+        alone = _PID_NS[0] >= 0 and _libc.unshare(CLONE_NEWPID) == 0
+    try:
+        pid = os.fork()
+    except BaseException:
+        if alone:
+            _own_pid_ns()
+        raise
+    if pid and alone:
+        try:
+            _own_pid_ns()
+        except OSError:
+            os.kill(pid, signal.SIGKILL)    # a child nobody will wait for must not run
+            os.waitpid(pid, 0)
+            raise
+    return pid, alone
+
+
+def _returnable_pid_ns() -> int:
+    """A descriptor of this process's PID namespace if it may ``setns`` back
+    into it (not in a user namespace of its own, where root is not the
+    host's), else -1: then bots get no PID namespace (named as missing)."""
+    try:
+        fd = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return -1
+    if _libc.setns(fd, CLONE_NEWPID) != 0:
+        os.close(fd)
+        return -1
+    return fd
+
+
+def _own_pid_ns() -> None:
+    """In the parent after :func:`fork_alone`: its next children are born in its own namespace again."""
+    if _libc.setns(_PID_NS[0], CLONE_NEWPID) != 0:
+        raise OSError(ctypes.get_errno(), f"cannot return to this process's PID namespace ({_err()})")
 
 
 # ------------------------------------------------------------------ landlock
@@ -298,15 +400,17 @@ def _limits(w: Walls, uid_own: bool, missing: list[str]) -> None:
 
 
 def enter(home: str, walls: Walls, parent: int, cgroup: Optional[str] = None,
-          also: Sequence[str] = ()) -> tuple[list[str], bool]:
+          also: Sequence[str] = (), alone: bool = False) -> list[str]:
     """Wall in this (just forked) process; ``home`` is its working directory
     (created here), ``parent`` the pid whose death must kill it, ``cgroup``
     the folder of its control group (:meth:`Cgroups.create`): without one,
     or if it cannot be joined, the calls that make shared memory are refused;
-    ``also``: its groups in other hierarchies (cgroup v1's cpu, cpuacct).
+    ``also``: its groups in other hierarchies (cgroup v1's cpu, cpuacct);
+    ``alone``: whether this process is the first of a PID namespace of its
+    own (forked by :func:`fork_alone`; its parent is outside, so the
+    parent's death is watched without checking ``getppid()``, which is 0).
 
-    Returns (the layers that could not be applied, whether the caller must
-    fork once more to enter the new PID namespace: the child is the bot).
+    Returns the layers that could not be applied.
     """
     missing: list[str] = []
     counted = cgroup is not None and join_group(cgroup, missing)
@@ -317,15 +421,22 @@ def enter(home: str, walls: Walls, parent: int, cgroup: Optional[str] = None,
     except OSError:
         pass
     os.setsid()
-    die_with(parent)
+    watched = 0 if alone else parent        # outside the namespace, the parent's pid reads as 0
+    die_with(watched)
     root = os.geteuid() == 0
-    uid = next_uid(os.getpid()) if root else os.getuid()
-    os.makedirs(home, mode=0o700, exist_ok=True)
+    uid = next_uid(_host_pid()) if root else os.getuid()
+    try:
+        os.mkdir(home, 0o700)
+    except FileExistsError:
+        pass
+    except FileNotFoundError:
+        os.makedirs(home, mode=0o700, exist_ok=True)
     paths = read_paths(walls.read)
-    newpid = False
     if root:
         os.chown(home, uid, uid)
-        newpid = _namespaces(home, walls.disk_mb, uid, paths, missing)
+        if not alone:
+            missing.append("a PID namespace of its own")
+        _namespaces(home, walls.disk_mb, uid, paths, missing)
     else:
         missing.append("namespaces and a user of its own (not started as root)")
     os.chdir(home)
@@ -337,7 +448,7 @@ def enter(home: str, walls: Walls, parent: int, cgroup: Optional[str] = None,
             os.setresuid(uid, uid, uid)
         except OSError as exc:
             missing.append(f"a user of its own ({exc.strerror})")
-    die_with(parent)                    # a change of user clears the parent-death signal
+    die_with(watched)                   # a change of user clears the parent-death signal
     _fresh_keyring()
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
@@ -348,4 +459,13 @@ def enter(home: str, walls: Walls, parent: int, cgroup: Optional[str] = None,
     os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
                        "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1",
                        "OPENBLAS_NUM_THREADS": "1"})
-    return missing, newpid
+    return missing
+
+
+def _host_pid() -> int:
+    """This process's pid as the host sees it (``/proc`` is the host's), also
+    inside a PID namespace of its own, where ``getpid()`` is 1."""
+    try:
+        return int(os.readlink("/proc/self"))
+    except (OSError, ValueError):
+        return os.getpid()
