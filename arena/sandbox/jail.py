@@ -189,7 +189,9 @@ def _open_closed_dirs(paths: Sequence[str], stage: str) -> None:
     for i, (top, inside) in enumerate(_closed_plan(tuple(paths))):
         staged = []
         for j, (p, is_dir) in enumerate(inside):
-            s = os.path.join(stage, f"{i}-{j}")
+            # a directory and a file can never share a mount point, and bots
+            # with other read paths share this folder: the name says which
+            s = os.path.join(stage, f"{i}-{j}-{'dir' if is_dir else 'file'}")
             bound = _mount(p, s, None, MS_BIND | MS_REC, None)
             if not bound and ctypes.get_errno() == errno.ENOENT:
                 _mount_point(s, is_dir)
