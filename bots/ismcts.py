@@ -120,6 +120,10 @@ class IsmctsBot:
         "others": Param("the other seats inside the tree: searched by UCB on their own reward, or playing "
                         "the rollout policy; auto: policy with fixed partners, else search",
                         choices=("auto", "search", "policy")),
+        "race": Param("the friend race in the playouts and the other seats' policy: the chance that a seat "
+                      "off the maker's side plays a copy filling an open call at its first chance (a "
+                      "lead or a follow of one card); when positive, seats on the maker's side also "
+                      "keep back copies that would fill another call", 0.0, 1.0),
         "root": Param("the root search: the UCB tree, or flat Monte Carlo with sequential halving and "
                       "paired worlds", choices=("ucb", "halving")),
         "fallback": Param("bot spec for exposing, burying and calling", bot=True),
@@ -133,21 +137,24 @@ class IsmctsBot:
     reward: str
     rollout: str
     others: str
+    race: float
     root: str
 
     def __init__(self, iterations: int = 1000, seconds: float = 0.0, c: float = 0.7,
                  widen_c: float = 2.0, widen_alpha: float = 0.5, reward: str = "points",
-                 rollout: str = "auto", others: str = "auto", root: str = "ucb",
+                 rollout: str = "auto", others: str = "auto", race: float = 0.0, root: str = "ucb",
                  fallback: Union[str, Bot] = "heuristic") -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
         if c < 0 or widen_c <= 0 or not 0 <= widen_alpha <= 1:
             raise ValueError("c >= 0, widen_c > 0 and 0 <= widen_alpha <= 1 are required")
+        if not 0.0 <= race <= 1.0:
+            raise ValueError("race is a chance: from 0 to 1")
         if root == "halving" and seconds > 0:
             raise ValueError("root='halving' plans its rounds on an iteration budget: use iterations, not seconds")
         keep_params(self, {"iterations": iterations, "seconds": seconds, "c": c, "widen_c": widen_c,
                            "widen_alpha": widen_alpha, "reward": reward, "rollout": rollout, "others": others,
-                           "root": root})
+                           "race": race, "root": root})
         # "auto" is settled by the rules in restart(); greedy until then
         self._policy = ROLLOUTS.index("greedy" if rollout == "auto" else rollout)
         self._others_policy = others == "policy"            # likewise for "auto"
@@ -241,7 +248,7 @@ class IsmctsBot:
             return listed
         rng = self.rng
         pc = play_from_view(view, list(Sampler(view).sample(rng).hands))
-        seen = {play_key(c): c for c in [policy_play(pc, rng, self._policy)]}
+        seen = {play_key(c): c for c in [policy_play(pc, rng, self._policy, self.race)]}
         for _ in range(8 * cap):
             if len(seen) >= cap:
                 break
@@ -279,7 +286,7 @@ class IsmctsBot:
                 for i in alive:
                     pc = base.clone()
                     pc.play(cands[i], check=False)
-                    playout(pc, random.Random(seed), policy)
+                    playout(pc, random.Random(seed), policy, self.race)
                     totals[i] += self.rewards(pc, kitty_points)[me]
                     counts[i] += 1
                     used += 1
@@ -299,7 +306,7 @@ class IsmctsBot:
         rng = self.rng
         game_value = self._game_value if self.reward == "game" else None
         tree = SearchTree(self.rules, view.seat, self.c, self.widen_c, self.widen_alpha, self._policy,
-                          self._others_policy, game_value)
+                          self._others_policy, game_value, self.race)
         iterate = tree.iterate
         for world, kitty in self.worlds(view):
             iterate(play_from_view(view, list(world.hands)), rng, kitty)

@@ -6,6 +6,13 @@ Policies (the ``policy`` numbers): 0 plays at random (the engine's random
 legal play), 1 follows greedily (of a few random legal follows, win a trick
 worth points cheaply, else give away little), 2 also leads greedily (a card
 or pair no opponent can beat) and feeds points to a partner known to hold the trick.
+
+With ``race`` (a chance; greedy policies only) the playouts model the friend
+race for every seat: a seat off the maker's side that can play, alone, a copy
+filling an open call (a lead, or a follow of one card) plays it with that
+chance, and a seat on the maker's side keeps back a copy that would fill
+another call. Whether a copy fills a call is the play engine's rule, read from
+the state as ``core/_play.pyx`` keeps it.
 """
 
 from libc.string cimport memset, memcpy, memcmp
@@ -71,11 +78,66 @@ cdef inline int mate_holds(PlayS* s, int seat) noexcept nogil:
     return known_mates(s, (s.leader + s.win_turn) % s.n, seat)
 
 
-cdef void greedy_single(PlayS* s, const cnt_t* hand, uint64_t* rng, cnt_t* out, int sides) noexcept nogil:
+cdef int fills_call(PlayS* s, int seat, int f) noexcept nogil:
+    """Would one copy of ``f`` played now by ``seat`` fill an open call (the
+    engine's rule in ``core/_play.pyx``'s ``reveal``, asked of the state)?"""
+    cdef int i
+    if s.call_skip_side and s.side[seat]:
+        return 0
+    for i in range(s.ncalls):
+        if s.call_by[i] >= 0 or s.call_face[i] != f:
+            continue
+        if s.call_ord[i] == 0:
+            if seat != s.maker:
+                return 1
+        elif s.call_seen[i] + 1 == s.call_ord[i]:
+            return 1
+    return 0
+
+
+cdef inline int on_side(PlayS* s, int seat) noexcept nogil:
+    """Is ``seat`` on the maker's side already (the maker or a revealed friend)?"""
+    return seat == s.maker or s.side[seat] != 0
+
+
+cdef int race_play(PlayS* s, uint64_t* rng, int race, cnt_t* out) noexcept nogil:
+    """The friend race in a playout: a seat off the maker's side that can
+    play, alone, a copy filling an open call (a lead, or a follow of a single
+    card) plays it, with chance ``race`` / 65536, the lowest such face first.
+    Returns 1 when it does (the play in ``out``)."""
+    cdef int seat = (s.leader + s.turn) % s.n, f, e = -1, pick = -1
+    cdef const cnt_t* hand = s.hand[seat]
+    if on_side(s, seat):
+        return 0
+    if s.turn > 0:
+        if s.lead.n != 1:
+            return 0
+        if suit_total(&s.ctx, hand, s.lead.esuit) > 0:
+            e = s.lead.esuit
+    for f in range(NF):
+        if hand[f] and (e < 0 or s.ctx.esuit[f] == e) and fills_call(s, seat, f):
+            pick = f
+            break
+    if pick < 0 or <int> xbelow(rng, 65536) >= race:
+        return 0
+    memset(out, 0, NF)
+    out[pick] = 1
+    return 1
+
+
+cdef inline int kept_back(PlayS* s, int seat, int f, int race) noexcept nogil:
+    """With the race modelled: a copy that would fill a call for a seat on the
+    maker's side already (its side would lose a member) is played last."""
+    return race and on_side(s, seat) and fills_call(s, seat, f)
+
+
+cdef void greedy_single(PlayS* s, const cnt_t* hand, uint64_t* rng, cnt_t* out, int sides,
+                        int race) noexcept nogil:
     """A single card led: score every legal card, take a best one (ties at random)."""
     cdef int e = s.lead.esuit, f, i, x, st, cl, score, best = -1000000, ties = 0, pick = -1
     cdef int follow = suit_total(&s.ctx, hand, e) > 0
-    cdef int mate = sides and mate_holds(s, (s.leader + s.turn) % s.n)
+    cdef int seat = (s.leader + s.turn) % s.n
+    cdef int mate = sides and mate_holds(s, seat)
     for f in range(NF):
         if not hand[f]:
             continue
@@ -93,6 +155,8 @@ cdef void greedy_single(PlayS* s, const cnt_t* hand, uint64_t* rng, cnt_t* out, 
             st = -1
         # one card led: no throw, so the play's cards are not looked at
         score = greedy_score(s, NULL, st, cl, POINTS[f], face_cost(s, f), mate)
+        if kept_back(s, seat, f, race):
+            score -= 100000
         if score > best:
             best = score
             pick = f
@@ -103,7 +167,7 @@ cdef void greedy_single(PlayS* s, const cnt_t* hand, uint64_t* rng, cnt_t* out, 
     out[pick] = 1
 
 
-cdef void greedy_follow(PlayS* s, uint64_t* rng, cnt_t* out, int sides) noexcept nogil:
+cdef void greedy_follow(PlayS* s, uint64_t* rng, cnt_t* out, int sides, int race) noexcept nogil:
     """Follow greedily: win a trick worth points cheaply, else give away the
     fewest points and low cards. Every card is scored when one card was led;
     otherwise the best of a few random legal follows is taken."""
@@ -112,7 +176,7 @@ cdef void greedy_follow(PlayS* s, uint64_t* rng, cnt_t* out, int sides) noexcept
     cdef int c, f, st, cl, pts, cost, score, best = -1000000
     cdef int mate
     if s.lead.n == 1:
-        greedy_single(s, s.hand[seat], rng, out, sides)
+        greedy_single(s, s.hand[seat], rng, out, sides, race)
         return
     mate = sides and mate_holds(s, seat)
     for c in range(GREEDY_CANDIDATES):
@@ -131,7 +195,7 @@ cdef void greedy_follow(PlayS* s, uint64_t* rng, cnt_t* out, int sides) noexcept
             memcpy(out, cand, NF)
 
 
-cdef void greedy_lead(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
+cdef void greedy_lead(PlayS* s, uint64_t* rng, cnt_t* out, int race) noexcept nogil:
     """Lead in a known world: a single or a pair that no opponent can beat
     (no higher card of its suit, no void seat to trump it), the more points
     the better; with none, the cheapest card without points. A seat known to
@@ -197,6 +261,8 @@ cdef void greedy_lead(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
                     score = 1000 + 8 * pts - face_cost(s, f) + 20
                 else:
                     continue
+            if kept_back(s, me, f, race):
+                score -= 100000
             if score > best:
                 best = score
                 pick = f
@@ -208,22 +274,25 @@ cdef void greedy_lead(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
     out[pick] = size
 
 
-cdef void choose(PlayS* s, uint64_t* rng, int policy, cnt_t* out) noexcept nogil:
+cdef void choose(PlayS* s, uint64_t* rng, int policy, int race, cnt_t* out) noexcept nogil:
     """The play ``policy`` makes for the player to move (the one place a policy
-    number is read)."""
+    number is read); with ``race`` (a chance in 65536, greedy policies only)
+    the friend race and copies kept back are modelled too."""
+    if policy >= 1 and race and s.ncalls and race_play(s, rng, race, out):
+        return
     if policy >= 1 and s.turn > 0:
-        greedy_follow(s, rng, out, policy == 2)
+        greedy_follow(s, rng, out, policy == 2, race)
     elif policy == 2:
-        greedy_lead(s, rng, out)
+        greedy_lead(s, rng, out, race)
     else:
         random_play(s, rng, out)
 
 
-cdef void playout_with(PlayS* s, uint64_t* rng, int policy) noexcept nogil:
-    """Play the deal to its end with ``policy``."""
+cdef void playout_with(PlayS* s, uint64_t* rng, int policy, int race) noexcept nogil:
+    """Play the deal to its end with ``policy`` (and ``race``: :func:`choose`)."""
     cdef cnt_t out[NF]
     while not s.done:
-        choose(s, rng, policy, out)
+        choose(s, rng, policy, race, out)
         play_apply(s, out)
 
 
@@ -233,8 +302,17 @@ cdef int check_policy(int policy) except -1:
     return 0
 
 
-def policy_play(PlayCore pc, rng, int policy=0) -> Cards:
-    """The play a playout with ``policy`` would make now in ``pc``, without making it.
+cdef int race_units(double race) except -1:
+    """The race's chance as a threshold out of 65536 (checked: 0 to 1)."""
+    if not 0.0 <= race <= 1.0:
+        raise InvalidActionError(f"race: a chance from 0 to 1, not {race}")
+    return <int> (race * 65536 + 0.5)
+
+
+def policy_play(PlayCore pc, rng, int policy=0, double race=0.0) -> Cards:
+    """The play a playout with ``policy`` would make now in ``pc``, without making it
+    (``race``: the chance a seat off the maker's side plays a copy that fills
+    an open call at once, and whether seats on it hold such copies back).
 
     >>> import random
     >>> from core import Phase, Rules, State
@@ -248,19 +326,22 @@ def policy_play(PlayCore pc, rng, int policy=0) -> Cards:
     cdef cnt_t out[NF]
     cdef uint64_t r = seed_from(rng)
     check_policy(policy)
+    cdef int units = race_units(race)
     if pc.s.done:
         raise IllegalActionError("the deal is over")
-    choose(&pc.s, &r, policy, out)
+    choose(&pc.s, &r, policy, units, out)
     return from_counts(out)
 
 
-def playout(PlayCore pc, rng, int policy=0) -> None:
+def playout(PlayCore pc, rng, int policy=0, double race=0.0) -> None:
     """Finish the play of ``pc`` in C with ``policy`` (random: 0; greedy
-    follows: 1; greedy leads and partner-aware follows too: 2)."""
+    follows: 1; greedy leads and partner-aware follows too: 2) and ``race``
+    (:func:`policy_play`)."""
     cdef uint64_t r = seed_from(rng)
     check_policy(policy)
+    cdef int units = race_units(race)
     with nogil:
-        playout_with(&pc.s, &r, policy)
+        playout_with(&pc.s, &r, policy, units)
 
 
 # ---------------------------------------------------------------- the tree
@@ -310,6 +391,7 @@ cdef class SearchTree:
     cdef double widen_alpha
     cdef int policy
     cdef int others_policy
+    cdef int race
     cdef int me
     cdef int game_reward
     cdef int total_points
@@ -319,8 +401,9 @@ cdef class SearchTree:
     cdef int path_player[MAXPATH]
 
     def __cinit__(self, rules, int me, double c, double widen_c, double widen_alpha, int policy,
-                  bint others_policy=False, game_value=None):
+                  bint others_policy=False, game_value=None, double race=0.0):
         check_policy(policy)
+        self.race = race_units(race)
         self.capacity = 1024
         self.nodes = <TNode*> malloc(self.capacity * sizeof(TNode))
         if self.nodes == NULL:
@@ -467,7 +550,7 @@ cdef class SearchTree:
                 raise InvalidActionError("search path too long")
             if self.others_policy and player != self.me:
                 r = seed_from(rng)
-                choose(s, &r, self.policy, out)
+                choose(s, &r, self.policy, self.race, out)
                 child = self._find_child(node, out)
                 if child < 0:
                     child = self._add_child(node, out)
@@ -485,7 +568,7 @@ cdef class SearchTree:
                 break
         if not s.done:
             r = seed_from(rng)
-            playout_with(s, &r, self.policy)
+            playout_with(s, &r, self.policy, self.race)
         opp = deal_opponents_points(s, kitty_points, self.mult_kind, &mult, &to_opp)
         nside = 0
         for seat in range(s.n):

@@ -45,6 +45,7 @@ def search_reference(bot: IsmctsBot, view: PlayerView) -> Node:
     rng = bot.rng
     root = Node(None)
     policy = bot.policy
+    race = bot.race
     me = view.seat
     model_others = bot.others_policy
     for world, kitty_points in bot.worlds(view):
@@ -56,7 +57,7 @@ def search_reference(bot: IsmctsBot, view: PlayerView) -> Node:
         while not pc.done:
             player = pc.current_player
             if model_others and player != me:
-                cards = policy_play(pc, rng, policy)
+                cards = policy_play(pc, rng, policy, race)
                 key = play_key(cards)
                 child = node.children.get(key)
                 if child is None:
@@ -72,7 +73,7 @@ def search_reference(bot: IsmctsBot, view: PlayerView) -> Node:
             if expanded:
                 break
         if not pc.done:
-            playout(pc, rng, policy)
+            playout(pc, rng, policy, race)
         rewards = bot.rewards(pc, kitty_points)
         root.visits += 1
         for child, player in path:

@@ -35,6 +35,8 @@ def test_specs_parse_and_pickle():
     ("ismcts:iterations=true", "iterations must be a whole number, got True"),
     ("oracle:speed=3", "bad parameters: unknown 'speed'"),   # passes **params to its base
     ("ismcts:iterations=0", "iterations must be at least 1"),
+    ("ismcts:race=1.5", "race is a chance: from 0 to 1"),
+    ("ismcts:race=-1", "race is a chance: from 0 to 1"),
 ])
 def test_bad_specs(text, msg):
     with pytest.raises(BotError) as exc:

@@ -130,6 +130,8 @@ TREE_SPECS = [
     "ismcts:iterations=300,rollout=random,c=0.2",
     "ismcts:iterations=300,others=policy,rollout=informed",
     "ismcts:iterations=300,widen_c=1.0,widen_alpha=0.8",
+    "ismcts:iterations=300,race=0.8",
+    "ismcts:iterations=300,others=policy,race=1",
 ]
 
 

@@ -23,9 +23,9 @@ def test_greedy_playouts_finish_and_conserve_points():
         while s.phase != PLAY_PHASE:
             s.apply(s.random_legal_action(rng))
         total = sum(sum(points_of(s.hand(i))) for i in range(6))
-        for policy in (0, 1, 2):
+        for policy, race in ((0, 0.0), (1, 0.0), (2, 0.0), (1, 1.0), (2, 0.5)):
             pc = s.play.clone()
-            playout(pc, seed, policy)
+            playout(pc, seed, policy, race)
             assert pc.done and sum(pc.points) == total
             assert all(len(pc.hand(i)) == 0 for i in range(6))
     with pytest.raises(InvalidActionError):
@@ -119,3 +119,65 @@ def test_informed_lead_does_not_fear_a_fixed_partner(hands, expected, why):
     pc = PlayCore.start(rules, Trump(rank=2, suit=HEARTS), 0, [parse_cards(h) for h in hands])
     for seed in range(5):
         assert policy_play(pc, random.Random(seed), 2) == parse_cards(expected), why
+
+
+RACE_CASES = [
+    # (hands of 5 seats, calls (face, ordinal), plays made before, policy, race, the play, why)
+    (["5S 4C", "AC 6C", "KS 3S", "5S 6C", "5S 6C"], [("AC", 1)], ["4C"], 1, 1.0, "AC",
+     "seat 1 holds the first ace of clubs after a club lead: it plays it and joins"),
+    (["5S 4C", "AC 6C", "KS 3S", "5S 6C", "5S 6C"], [("AC", 1)], ["4C"], 1, 0.0, "6C",
+     "without the race the greedy follow keeps its ace under a trick worth nothing"),
+    (["5S 4C", "AC 6C", "KS 3S", "5S 6C", "5S 6C"], [("AC", 2)], ["4C"], 1, 1.0, "6C",
+     "the second ace is called and none was played: the ace would not fill it"),
+    (["5S 4C", "AC 6C", "KS 3S", "5S 6C", "5S 6C"], [("AC", 1)], ["5S"], 1, 1.0, "AC",
+     "void in spades after a spade lead, seat 1 may play the ace anywhere"),
+    (["5S 4C", "AC 6S", "KS 3S", "5S 6C", "5S 6C"], [("AC", 1)], ["5S"], 1, 1.0, "6S",
+     "it must follow spades, so the race waits"),
+    (["3S 4C", "AS AC", "5S 6D", "5S 6D", "5S 6D"], [("AC", 1)], ["3S", "AS", "5S", "5S", "5S"], 2, 1.0,
+     "AC", "seat 1 won the first trick: it leads the called ace"),
+    (["3S AC 4C", "AS KC", "5S 5C", "5S 6C", "5S 7C"], [("AC", 1)],
+     ["3S", "AS", "5S", "5S", "5S", "KC", "5C", "6C", "7C"], 1, 0.0, "AC",
+     "without the race the maker takes the king with the ace it called"),
+    (["3S AC 4C", "AS KC", "5S 5C", "5S 6C", "5S 7C"], [("AC", 1)],
+     ["3S", "AS", "5S", "5S", "5S", "KC", "5C", "6C", "7C"], 1, 0.5, "4C",
+     "with it the maker keeps the called ace back: playing it would fill its own call"),
+]
+
+
+@pytest.mark.parametrize("hands,calls,before,policy,race,expected,why", RACE_CASES)
+def test_race_policy_table(hands, calls, before, policy, race, expected, why):
+    """The friend race in the greedy playouts (``race``) on hand-made positions."""
+    from core.cards import parse_cards
+
+    pc = _race_position(hands, calls, before)
+    for seed in range(5):
+        assert policy_play(pc, random.Random(seed), policy, race) == parse_cards(expected), why
+
+
+def test_the_race_is_a_chance_and_checked():
+    """``race`` below 1 races only sometimes (about that often); outside 0..1 it is refused."""
+    from core.errors import InvalidActionError
+
+    pc = _race_position(*RACE_CASES[0][:3])
+    raced = sum(str(policy_play(pc, random.Random(seed), 1, 0.3)) == "AC" for seed in range(2000))
+    assert 480 <= raced <= 720          # 600 expected; a 95 % band is about +-41
+    for bad in (-0.1, 1.5):
+        with pytest.raises(InvalidActionError):
+            policy_play(pc, random.Random(0), 1, bad)
+        with pytest.raises(InvalidActionError):
+            playout(pc.clone(), 0, 1, bad)
+
+
+
+def _race_position(hands: list[str], calls: list[tuple[str, int]], before: list[str]):
+    """Five seats of ``pagat``, hearts trump, seat 0 the maker, ``calls`` as
+    (face, ordinal), the plays ``before`` made."""
+    from core.cards import HEARTS, Trump, parse_card, parse_cards
+    from core.play import PlayCore
+
+    rules = Rules.preset("pagat", players=5)
+    pc = PlayCore.start(rules, Trump(rank=2, suit=HEARTS), 0, [parse_cards(h) for h in hands],
+                        [(parse_card(f), o) for f, o in calls])
+    for text in before:
+        pc.play(parse_cards(text))
+    return pc
