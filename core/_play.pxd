@@ -87,4 +87,19 @@ cdef inline int beats_best(const PlayS* s, const cnt_t* play, int st, int cl) no
         return c_takes_all(&s.ctx, play, &s.lead, st, cl, s.win_c, s.win_tops, tops, s.fl.throw_win)
     return c_beats(st, cl, s.win_s, s.win_c)
 
+cdef inline int call_fills(const PlayS* s, int i, int seat, int copies) noexcept nogil:
+    """Would ``copies`` copies of call ``i``'s face, played now by ``seat``,
+    fill that call (the one statement of the rule: :func:`reveal` applies it,
+    a search asks it)? An ordinal call is filled by its ordinal-th copy,
+    counted in play order (under ``call_by_side`` "skipped" the maker's
+    side's copies do not count); "the other" (ordinal 0) by the first copy
+    of anyone but the maker."""
+    if s.call_by[i] >= 0:
+        return 0
+    if s.call_ord[i] == 0:
+        return seat != s.maker and not (s.call_skip_side and s.side[seat])
+    if s.call_skip_side and s.side[seat]:
+        return 0
+    return s.call_seen[i] < s.call_ord[i] <= s.call_seen[i] + copies
+
 cdef const int* points_table() noexcept nogil   # card points by face, from core.cards

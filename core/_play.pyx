@@ -71,26 +71,19 @@ cdef inline void unseen_of(const PlayS* s, int seat, cnt_t* out) noexcept nogil:
 
 
 cdef void reveal(PlayS* s, int seat, const cnt_t* cards) noexcept nogil:
-    cdef int i, f, j
+    """Count ``seat``'s copies of each called face and fill the calls they fill (:func:`call_fills`)."""
+    cdef int i, f
     for i in range(s.ncalls):
-        if s.call_by[i] >= 0:
-            continue
         f = s.call_face[i]
-        if not cards[f]:
+        if s.call_by[i] >= 0 or not cards[f]:
             continue
-        if s.call_ord[i] == 0:          # "the other": first copy by anyone but the maker
-            if seat != s.maker and not (s.call_skip_side and s.side[seat]):
-                s.call_by[i] = seat
-                s.side[seat] = 1
-            continue
-        if s.call_skip_side and s.side[seat]:
-            continue                    # call_by_side "skipped": the side's copies do not count
-        for j in range(cards[f]):
-            s.call_seen[i] += 1
-            if s.call_seen[i] == s.call_ord[i]:
-                s.call_by[i] = seat
-                s.side[seat] = 1
-                break
+        if call_fills(s, i, seat, cards[f]):
+            s.call_by[i] = seat
+            s.side[seat] = 1
+            if s.call_ord[i]:
+                s.call_seen[i] = s.call_ord[i]
+        elif s.call_ord[i] and not (s.call_skip_side and s.side[seat]):
+            s.call_seen[i] += cards[f]
 
 
 cdef void track(PlayS* s) noexcept nogil:

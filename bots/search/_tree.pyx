@@ -11,8 +11,8 @@ With ``race`` (a chance; greedy policies only) the playouts model the friend
 race for every seat: a seat off the maker's side that can play, alone, a copy
 filling an open call (a lead, or a follow of one card) plays it with that
 chance, and a seat on the maker's side keeps back a copy that would fill
-another call. Whether a copy fills a call is the play engine's rule, read from
-the state as ``core/_play.pyx`` keeps it.
+another call. Whether a copy fills a call is the play engine's rule
+(``call_fills`` in ``core/_play.pxd``).
 """
 
 from libc.string cimport memset, memcpy, memcmp
@@ -23,6 +23,7 @@ from libc.math cimport sqrt, log, pow, ceil
 from core._kernel cimport NF, NSUIT, cnt_t, c_random_follow, c_strength, c_card_margin, multiplier_code, suit_total, xbelow, seed_from, from_counts
 from core._play cimport (
     PlayS, PlayCore, play_error, play_apply, random_play, deal_opponents_points, beats_best, points_table,
+    call_fills,
 )
 
 from core.cards import Cards
@@ -80,17 +81,10 @@ cdef inline int mate_holds(PlayS* s, int seat) noexcept nogil:
 
 cdef int fills_call(PlayS* s, int seat, int f) noexcept nogil:
     """Would one copy of ``f`` played now by ``seat`` fill an open call (the
-    engine's rule in ``core/_play.pyx``'s ``reveal``, asked of the state)?"""
+    engine's rule, :func:`core._play.call_fills`)?"""
     cdef int i
-    if s.call_skip_side and s.side[seat]:
-        return 0
     for i in range(s.ncalls):
-        if s.call_by[i] >= 0 or s.call_face[i] != f:
-            continue
-        if s.call_ord[i] == 0:
-            if seat != s.maker:
-                return 1
-        elif s.call_seen[i] + 1 == s.call_ord[i]:
+        if s.call_face[i] == f and call_fills(s, i, seat, 1):
             return 1
     return 0
 
