@@ -190,6 +190,11 @@ class Sampler:
         self._checks: list[tuple[str, tuple[Any, ...]]] = []
         self._beats: list[Beat] = []                    # failed throws some other hand could beat
         self._trick_facts(tricks, attempts, cap, esuit, lvl, suit_faces, copies)
+        # the facts as they stand, for agrees(): a world built another way is checked against them
+        self._cap, self._need, self._mk_all, self._sizes = cap, need, list(mk), tuple(view.hand_sizes)
+        self._unseen = list(unseen)
+        self._bounds: Optional[dict[int, list[tuple[int, int, int]]]] = None
+        self._checks_of: dict[tuple[int, ...], list[tuple[str, tuple[Any, ...]]]] = {}
         pool, fixed, mk = place_known(unseen, need, mk, cap, self._maker)
         cap_left, dests = room(view.hand_sizes, rest, fixed, n)
         classes = self._classes(pool, mk, cap, need, dests, esuit, others)
@@ -575,6 +580,79 @@ class Sampler:
         if self._draw:
             return World(hands, _EMPTY, rest)
         return World(hands, rest if self._known_kitty is None else self._known_kitty, _EMPTY)
+
+    @property
+    def burier(self) -> Optional[int]:
+        """The seat whose hand or kitty holds what it showed (the maker, or
+        the last seat that took the kitty); None during the draw."""
+        return self._maker
+
+    def agrees(self, world: World, changed: Optional[tuple[int, ...]] = None) -> bool:
+        """Whether ``world`` is one the view allows: the viewer's own hand,
+        every hand's size, and every fact of the module docstring (voids and
+        no-set caps, cards known to be in a hand or in the maker's hand or
+        the kitty, failed and standing throws, follows). The samples of
+        :meth:`sample` always agree; this checks a world changed afterwards
+        (a model that moves cards between piles, :mod:`bots.search.belief`).
+        ``changed``: the only seats whose hands differ from a world that
+        agrees (cards moved among them and the kitty, none added or lost): the
+        unseen cards' count and the facts about the other seats' hands alone
+        are then taken as they were.
+
+        >>> import random
+        >>> from core.rules import Rules
+        >>> from core.state import State, PLAY_PHASE
+        >>> s = State(Rules.preset("pagat", players=5), seed=2)
+        >>> rng = random.Random(0)
+        >>> while s.phase != PLAY_PHASE or len(s.tricks) < 3:
+        ...     s.apply(s.random_legal_action(rng))
+        >>> sampler = Sampler(s.view(1))
+        >>> sampler.agrees(sampler.sample(rng)), sampler.agrees(World([s.hand(i) for i in range(5)], s.kitty, Cards()))
+        (True, True)
+        """
+        hands = world.hands
+        if len(hands) != self.n or hands[self.me] != self.view.hand:
+            return False
+        if not self._draw and self._known_kitty is not None and world.kitty != self._known_kitty:
+            return False
+        if changed is None:
+            pile = world.stock if self._draw else world.kitty if self._known_kitty is None else Cards()
+            total = counts(pile)
+            for s in self._hand_ids:
+                for f in hands[s]:
+                    total[f] += 1
+            if total != self._unseen:           # the unseen cards, each exactly once
+                return False
+        bounds = self._bounds
+        if bounds is None:                      # per seat, only the faces whose bounds can bind
+            copies = counts(self.rules.deck())
+            bounds = self._bounds = {s: [(f, self._cap[s][f], self._need[s][f]) for f in range(NF)
+                                         if self._cap[s][f] < copies[f] or self._need[s][f] > 0]
+                                     for s in self._hand_ids}
+        for s in self._hand_ids if changed is None else changed:
+            h = hands[s]
+            if len(h) != self._sizes[s]:
+                return False
+            for f, most, least in bounds[s]:
+                k = h.count(f)
+                if k > most or k < least:
+                    return False
+        maker = self._maker
+        if maker is not None and maker != self.me and any(self._mk_all):
+            held = counts(list(hands[maker]) + list(world.kitty if self._known_kitty is None else ()))
+            if any(held[f] < k for f, k in enumerate(self._mk_all)):
+                return False
+        if self._beats:
+            full = [list(h) for h in hands] + [list(world.stock if self._draw else world.kitty)]
+            if not beaten(full, self._beats):
+                return False
+        if changed is None or not self._checks:
+            return self._agrees(world)
+        checks = self._checks_of.get(changed)
+        if checks is None:                      # a follow by another seat depends on its hand alone
+            checks = self._checks_of[changed] = [c for c in self._checks
+                                                 if c[0] != "follow" or c[1][1] in changed]
+        return not checks or history_ok(checks, world.hands, self.view.trump, self.rules, self._since, self.n)
 
     def _agrees(self, world: World) -> bool:
         """Whether replaying the public history on the world's hands gives the same plays."""
