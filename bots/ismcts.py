@@ -56,6 +56,7 @@ from core.state import PlayerView, State, play_from_view
 from .heuristic import HeuristicBot
 from .protocol import Bot, Param, keep_params
 from .search import Node, SearchTree, play_key, playout, policy_play
+from .search.belief import InferredSampler
 
 __all__ = ["IsmctsBot", "OracleBot", "Node", "ROLLOUTS", "rollout_for", "others_for"]
 
@@ -124,6 +125,11 @@ class IsmctsBot:
                       "off the maker's side plays a copy filling an open call at its first chance (a "
                       "lead or a follow of one card); when positive, seats on the maker's side also "
                       "keep back copies that would fill another call", 0.0, 1.0),
+        "standing": Param("a new child that is a throw failing in the iteration's world is drawn again, up to "
+                          "this many times (0: throws are drawn as any other play)", 0, 16),
+        "infer": Param("what the sampled worlds read into the maker's choices: nothing (uniform over the "
+                       "deals the view allows), or a model of its burial and calls (bots.search.belief)",
+                       choices=("none", "maker")),
         "root": Param("the root search: the UCB tree, or flat Monte Carlo with sequential halving and "
                       "paired worlds", choices=("ucb", "halving")),
         "fallback": Param("bot spec for exposing, burying and calling", bot=True),
@@ -138,11 +144,14 @@ class IsmctsBot:
     rollout: str
     others: str
     race: float
+    standing: int
+    infer: str
     root: str
 
     def __init__(self, iterations: int = 1000, seconds: float = 0.0, c: float = 0.7,
                  widen_c: float = 2.0, widen_alpha: float = 0.5, reward: str = "points",
-                 rollout: str = "auto", others: str = "auto", race: float = 0.0, root: str = "ucb",
+                 rollout: str = "auto", others: str = "auto", race: float = 0.0, standing: int = 0,
+                 infer: str = "none", root: str = "ucb",
                  fallback: Union[str, Bot] = "heuristic") -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -150,11 +159,13 @@ class IsmctsBot:
             raise ValueError("c >= 0, widen_c > 0 and 0 <= widen_alpha <= 1 are required")
         if not 0.0 <= race <= 1.0:
             raise ValueError("race is a chance: from 0 to 1")
+        if standing < 0:
+            raise ValueError("standing is a number of redraws: 0 or more")
         if root == "halving" and seconds > 0:
             raise ValueError("root='halving' plans its rounds on an iteration budget: use iterations, not seconds")
         keep_params(self, {"iterations": iterations, "seconds": seconds, "c": c, "widen_c": widen_c,
                            "widen_alpha": widen_alpha, "reward": reward, "rollout": rollout, "others": others,
-                           "race": race, "root": root})
+                           "race": race, "standing": standing, "infer": infer, "root": root})
         # "auto" is settled by the rules in restart(); greedy until then
         self._policy = ROLLOUTS.index("greedy" if rollout == "auto" else rollout)
         self._others_policy = others == "policy"            # likewise for "auto"
@@ -237,7 +248,10 @@ class IsmctsBot:
         return [margin if s in side else -margin for s in range(n)]
 
     def _world_source(self, view: PlayerView) -> Callable[[random.Random], World | _TrueWorld]:
-        """A function rng -> world (hands, kitty) consistent with the view."""
+        """A function rng -> world (hands, kitty) consistent with the view
+        (drawn from the maker model's posterior with ``infer="maker"``)."""
+        if self.infer == "maker":
+            return InferredSampler(view).sample
         return Sampler(view).sample
 
     def _candidates(self, view: PlayerView, cap: int) -> list[Cards]:
@@ -252,7 +266,7 @@ class IsmctsBot:
         for _ in range(8 * cap):
             if len(seen) >= cap:
                 break
-            c = pc.random_play(rng)
+            c = pc.random_play(rng, self.standing)
             seen.setdefault(play_key(c), c)
         return list(seen.values())
 
@@ -306,7 +320,7 @@ class IsmctsBot:
         rng = self.rng
         game_value = self._game_value if self.reward == "game" else None
         tree = SearchTree(self.rules, view.seat, self.c, self.widen_c, self.widen_alpha, self._policy,
-                          self._others_policy, game_value, self.race)
+                          self._others_policy, game_value, self.race, self.standing)
         iterate = tree.iterate
         for world, kitty in self.worlds(view):
             iterate(play_from_view(view, list(world.hands)), rng, kitty)

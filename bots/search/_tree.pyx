@@ -22,7 +22,7 @@ from libc.math cimport sqrt, log, pow, ceil
 
 from core._kernel cimport NF, NSUIT, cnt_t, c_random_follow, c_strength, c_card_margin, multiplier_code, suit_total, xbelow, seed_from, from_counts
 from core._play cimport (
-    PlayS, PlayCore, play_error, play_apply, random_play, deal_opponents_points, beats_best, points_table,
+    PlayS, PlayCore, play_error, play_apply, random_play, random_standing_play, deal_opponents_points, beats_best, points_table,
     call_fills,
 )
 
@@ -386,6 +386,7 @@ cdef class SearchTree:
     cdef int policy
     cdef int others_policy
     cdef int race
+    cdef int standing
     cdef int me
     cdef int game_reward
     cdef int total_points
@@ -395,9 +396,12 @@ cdef class SearchTree:
     cdef int path_player[MAXPATH]
 
     def __cinit__(self, rules, int me, double c, double widen_c, double widen_alpha, int policy,
-                  bint others_policy=False, game_value=None, double race=0.0):
+                  bint others_policy=False, game_value=None, double race=0.0, int standing=0):
         check_policy(policy)
+        if standing < 0:
+            raise ValueError("standing: redraws cannot be negative")
         self.race = race_units(race)
+        self.standing = standing
         self.capacity = 1024
         self.nodes = <TNode*> malloc(self.capacity * sizeof(TNode))
         if self.nodes == NULL:
@@ -496,7 +500,7 @@ cdef class SearchTree:
         cdef TNode* nd = &self.nodes[node]
         if nd.nchildren < ceil(self.widen_c * pow(<double> (nd.visits + 1), self.widen_alpha)):
             r = seed_from(rng)
-            random_play(s, &r, out)
+            random_standing_play(s, &r, out, self.standing)
             if self._find_child(node, out) < 0:
                 child = self._add_child(node, out)
                 expanded[0] = 1
@@ -523,7 +527,7 @@ cdef class SearchTree:
             other = nd.next_sibling
         if best < 0:
             r = seed_from(rng)
-            random_play(s, &r, out)
+            random_standing_play(s, &r, out, self.standing)
             best = self._add_child(node, out)
             self.nodes[best].avail += 1
             expanded[0] = 1

@@ -85,11 +85,11 @@ def search_reference(bot: IsmctsBot, view: PlayerView) -> Node:
 def select(bot: IsmctsBot, node: Node, pc: PlayCore, rng: random.Random, at_root: bool) -> tuple[Node, bool]:
     """The child of ``node`` to walk to, and whether it is new: a new one
     while widening allows (a random legal play of this world not yet
-    here), else the best by UCB among those playable in this world (a new
+    here; a throw that fails in this world drawn again, ``standing`` times), else the best by UCB among those playable in this world (a new
     random one if none is); counts availability."""
     can_play = pc.can_play
     if len(node.children) < math.ceil(bot.widen_c * (node.visits + 1) ** bot.widen_alpha):
-        cards = pc.random_play(rng)
+        cards = pc.random_play(rng, bot.standing)
         key = play_key(cards)
         if key not in node.children:
             child = Node(cards)
@@ -113,7 +113,7 @@ def select(bot: IsmctsBot, node: Node, pc: PlayCore, rng: random.Random, at_root
                 best = other
     if best is not None:
         return best, False
-    cards = pc.random_play(rng)                # nothing here is playable in this world
+    cards = pc.random_play(rng, bot.standing)                # nothing here is playable in this world
     best = Node(cards)
     node.children[play_key(cards)] = best
     best.avail += 1

@@ -132,6 +132,8 @@ TREE_SPECS = [
     "ismcts:iterations=300,widen_c=1.0,widen_alpha=0.8",
     "ismcts:iterations=300,race=0.8",
     "ismcts:iterations=300,others=policy,race=1",
+    "ismcts:iterations=300,standing=4",
+    "ismcts:iterations=300,standing=2,infer=maker",
 ]
 
 

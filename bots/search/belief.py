@@ -1,0 +1,396 @@
+"""What the maker's choices say about the cards a seat cannot see.
+
+:class:`core.sample.Sampler` deals the unseen cards uniformly among the deals
+that agree with the view's *facts* (voids, shown cards, throws, follows). It
+reads nothing into *choices*: a seat that is not the maker sees sampled
+kitties as full of trumps and points as any other six cards, and the maker
+holding the card it called as often as anyone. Real makers do neither.
+:class:`MakerModel` is a model of those two choices, and
+:class:`InferredSampler` draws worlds from the posterior it gives:
+
+- *Burial.* The maker picked the kitty out of its hand and the kitty
+  together (``U``). The model: each card of ``U`` has a weight ``theta`` by
+  its kind (trumps, point cards and aces low, small plain cards high), and a
+  kitty ``K`` of ``k`` cards is buried with probability proportional to the
+  product of its cards' weights (a conditional Bernoulli draw, normalised
+  over the ``k``-card subsets of ``U``). Given a uniform world, the split of
+  its ``U`` into hand and kitty is redrawn from that model (cards of a suit
+  the maker has shown void in stay in the kitty), and kept when the world
+  still agrees with every fact of the view (:meth:`core.sample.Sampler.agrees`),
+  else redrawn a few times and at worst left as dealt. As burial carries no
+  news about ``U`` itself, this is the exact posterior of the model when the
+  maker's hand has no facts beyond its voids (the view's facts about it
+  otherwise bias it slightly).
+- *Calls.* A maker that calls the ``o``-th copy of a face rarely holds ``o``
+  copies itself when it calls (it could only fill the call itself). A world
+  in which it did (its hand now plus the copies it played since) is kept
+  with probability ``call_odds`` (rejection sampling: exact).
+
+Nothing here applies to a seat's own choices: a seat that is the maker (or
+knows the kitty) samples as before. The weights are fitted to the burials
+of the built-in bots (``scripts`` in the docs: :file:`docs/bots.md`) and
+floored, so a maker that buries trumps now and then is still sampled.
+
+>>> import random
+>>> from core.rules import Rules
+>>> from core.state import State, PLAY_PHASE
+>>> s = State(Rules.preset("pagat", players=6), seed=3)
+>>> rng = random.Random(0)
+>>> while s.phase != PLAY_PHASE:
+...     s.apply(s.random_legal_action(rng))
+>>> seat = (s.maker + 1) % 6
+>>> inferred = InferredSampler(s.view(seat))
+>>> w = inferred.sample(rng)
+>>> inferred.sampler.agrees(w), len(w.kitty) == len(s.kitty)
+(True, True)
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from dataclasses import dataclass
+from bisect import bisect_right
+from math import comb
+from typing import Optional
+
+from core.cards import Cards, card_points, is_joker, parse_card, parse_cards, rank_of
+from core.history import suits
+from core.sample import Sampler, World
+from core.state import PlayerView
+
+__all__ = ["MakerModel", "MAKER_MODEL", "InferredSampler", "KINDS", "card_kind", "log_likelihood_gain",
+           "measure_gain"]
+
+#: The kinds of card the burial model tells apart, from most to least often buried.
+KINDS = ("plain", "face", "five", "ace", "count", "trump", "high_trump")
+
+
+def card_kind(face: int, esuit: list[int], trump_rank: Optional[int]) -> int:
+    """The index in :data:`KINDS` of a card for the burial model: trumps
+    (``high_trump``: jokers and cards of the trump rank), point cards (``five``;
+    ``count``: tens and kings), aces, jacks and queens (``face``), the rest;
+    ``esuit``: each face's effective suit (:func:`core.history.suits`, 4 for trumps).
+
+    >>> from core.rules import Rules
+    >>> from core.cards import Trump
+    >>> esuit, _, _ = suits(Trump(2, 0), Rules.preset("pagat", players=6))
+    >>> [KINDS[card_kind(parse_card(c), esuit, 2)] for c in ("3H", "QH", "5H", "AH", "KH", "4C", "2H", "BJ")]
+    ['plain', 'face', 'five', 'ace', 'count', 'trump', 'high_trump', 'high_trump']
+    """
+    if esuit[face] == 4:
+        return 6 if is_joker(face) or rank_of(face) == trump_rank else 5
+    pts = card_points(face)
+    if pts == 10:
+        return 4
+    if pts == 5:
+        return 2
+    r = rank_of(face)
+    return 3 if r == 14 else 1 if r >= 11 else 0
+
+
+@dataclass(frozen=True)
+class MakerModel:
+    """Weights of the maker's choices: ``theta[kind]`` (by :data:`KINDS`),
+    how likely a card of that kind is buried relative to a small plain card;
+    ``call_odds``, the weight of a world in which the maker held as many
+    copies of a face it called as the call's ordinal."""
+
+    theta: tuple[float, ...] = (1.0, 0.11, 0.17, 0.01, 0.01, 0.01, 0.01)
+    call_odds: float = 0.1
+
+
+#: The model :class:`InferredSampler` uses by default (fitted to the
+#: built-in bots' burials and calls over 200 deals of 6-player ``pagat``:
+#: no trump, 1 ace in 225 and 13 tens or kings in 473 buried; 396 of 400
+#: calls of a first copy by a maker holding none).
+MAKER_MODEL = MakerModel()
+
+
+class InferredSampler:
+    """Worlds for ``view`` drawn from the posterior of ``model`` (see the
+    module docstring): :meth:`sample` has the signature of
+    :meth:`core.sample.Sampler.sample`. ``sampler``: the view's uniform
+    sampler (made here when not given)."""
+
+    #: redraws of the kitty's split before the world is kept as dealt
+    SPLIT_TRIES = 8
+    #: worlds drawn for one sample before the last one is kept whatever the calls say
+    CALL_TRIES = 64
+
+    def __init__(self, view: PlayerView, sampler: Optional[Sampler] = None,
+                 model: MakerModel = MAKER_MODEL) -> None:
+        self.view = view
+        self.sampler = sampler if sampler is not None else Sampler(view)
+        self.model = model
+        maker = view.maker
+        me = view.seat
+        self._maker = maker
+        #: whether the kitty's split and the calls are read (they say nothing to the maker itself)
+        self.burial = (view.phase == "play" and maker is not None and maker != me and view.kitty is None
+                       and self.sampler.burier == maker and view.trump is not None)
+        self.calls = view.phase == "play" and maker is not None and maker != me and bool(view.calls)
+        if view.trump is not None:
+            esuit, _, _ = suits(view.trump, view.rules)
+            # kinds of equal weight are drawn as one (fewer, smaller tables)
+            self._theta = tuple(sorted(set(model.theta), reverse=True))
+            group = [self._theta.index(t) for t in model.theta]
+            self._kind = [group[card_kind(f, esuit, view.trump.rank)] for f in range(54)]
+            void = {e for s, e in view.voids if s == maker}
+            self._void = [esuit[f] in void for f in range(54)]
+        played = [0] * 54
+        if maker is not None:
+            plays = list(view.tricks)
+            if view.current_trick[1]:
+                plays.append(view.current_trick)
+            for leader, ps in plays:
+                for j, p in enumerate(ps):
+                    if (leader + j) % view.players == maker:
+                        for f in parse_cards(p):
+                            played[f] += 1
+        self._tables = _TABLES.setdefault(self._theta, {}) if view.trump is not None else {}
+        self._called = [(parse_card(c), o, played[parse_card(c)]) for c, o in view.calls]
+
+    def sample(self, rng: random.Random) -> World:
+        """One world: a uniform one from the sampler, its kitty's split redrawn
+        by the burial model, kept by the calls' odds."""
+        draw = self.sampler.sample
+        world = draw(rng)
+        for _ in range(self.CALL_TRIES):
+            if self.burial:
+                world = self._resplit(world, rng)
+            if not self.calls or rng.random() < self.call_weight(world):
+                return world
+            world = draw(rng)
+        return world
+
+    def call_weight(self, world: World) -> float:
+        """The calls' weight of ``world``: ``call_odds`` for each call whose
+        face the maker held at least ``ordinal`` copies of when it called."""
+        if self._maker is None:
+            return 1.0
+        hand = world.hands[self._maker]
+        w = 1.0
+        for face, ordinal, played in self._called:
+            if hand.count(face) + played >= ordinal:
+                w *= self.model.call_odds
+        return w
+
+    def split_log_odds(self, hand: Cards, kitty: Cards) -> float:
+        """``log P(kitty | hand + kitty)`` under the burial model, less the
+        log of the same under a uniform split (the voids' forced cards
+        taken out of both): how much likelier the model finds this burial."""
+        import math
+
+        free, k = self._free(list(hand) + list(kitty), kitty)
+        if k < 0:
+            return 0.0
+        theta = self._theta
+        e = _elementary([theta[self._kind[f]] for f in free], k)
+        logp = sum(math.log(theta[self._kind[f]]) for f in kitty if not self._void[f]) - math.log(e)
+        return logp + math.log(math.comb(len(free), k))
+
+    def _free(self, both: list[int], kitty: Cards) -> tuple[list[int], int]:
+        forced = sum(1 for f in both if self._void[f])
+        return [f for f in both if not self._void[f]], len(kitty) - forced
+
+    def _resplit(self, world: World, rng: random.Random) -> World:
+        maker = self._maker
+        assert maker is not None
+        hand = world.hands[maker]
+        both = list(hand) + list(world.kitty)
+        forced = [f for f in both if self._void[f]]
+        free = [f for f in both if not self._void[f]]
+        k = len(world.kitty) - len(forced)
+        if k < 0:
+            return world
+        theta = self._theta
+        kind = self._kind
+        by_kind: list[list[int]] = [[] for _ in theta]
+        for f in free:
+            by_kind[kind[f]].append(f)
+        agrees = self.sampler.agrees
+        sizes = tuple(len(g) for g in by_kind)
+        r = rng.random
+        new_cards = tuple.__new__
+        for _ in range(self.SPLIT_TRIES):
+            taken = _draw_counts(sizes, theta, k, rng, self._tables)
+            if taken is None:
+                continue
+            kitty = list(forced)
+            keep: list[int] = []
+            for g, t in zip(by_kind, taken):
+                if t == 0:
+                    keep.extend(g)
+                    continue
+                g = g[:]
+                size = len(g)
+                for i in range(t):              # the first t of a partial shuffle go to the kitty
+                    j = i + int(r() * (size - i))
+                    g[i], g[j] = g[j], g[i]
+                kitty.extend(g[:t])
+                keep.extend(g[t:])
+            keep.sort()
+            kitty.sort()
+            hands = list(world.hands)
+            hands[maker] = new_cards(Cards, keep)
+            new = World(hands, new_cards(Cards, kitty), world.stock)
+            if agrees(new, (maker,)):
+                return new
+        return world
+
+
+def log_likelihood_gain(view: PlayerView, hands: list[Cards], kitty: Cards, rng: random.Random,
+                        samples: int = 200, model: MakerModel = MAKER_MODEL) -> float:
+    """How much likelier (in nats) the true deal (``hands``, ``kitty``) is
+    under :class:`InferredSampler` than under the uniform sampler, for the
+    seat of ``view``: the burial model's log odds of the true kitty
+    (:meth:`InferredSampler.split_log_odds`, with the voids as its only facts
+    about the maker's hand) plus the calls' log weight of the true deal less
+    the log of their mean weight over ``samples`` worlds of the burial model
+    (their normaliser, estimated). 0 for a seat the model tells nothing
+    (the maker itself)."""
+    import math
+
+    inferred = InferredSampler(view, model=model)
+    gain = 0.0
+    maker = view.maker
+    if inferred.burial and maker is not None:
+        gain += inferred.split_log_odds(hands[maker], kitty)
+    if inferred.calls:
+        inferred.calls = False              # the burial model's worlds, unweighted by the calls
+        try:
+            mean = sum(inferred.call_weight(inferred.sample(rng)) for _ in range(samples)) / samples
+        finally:
+            inferred.calls = True
+        gain += math.log(inferred.call_weight(World(list(hands), kitty, Cards()))) - math.log(mean)
+    return gain
+
+
+def measure_gain(preset: str = "pagat", players: int = 6, deals: int = 120, bot: str = "heuristic",
+                 seed: int = 0, per_deal: int = 2) -> list[float]:
+    """:func:`log_likelihood_gain` at ``per_deal`` random play positions of
+    each of ``deals`` deals played by ``bot`` at every seat, each for a random
+    seat other than the maker's: the gains, one per position."""
+    from bots.base import make_bot
+    from core.rules import Rules
+    from core.state import PLAY_PHASE, State
+
+    rules = Rules.preset(preset, players=players)
+    n = rules.players
+    gains: list[float] = []
+    for d in range(deals):
+        rng = random.Random(seed * 1_000_003 + d)
+        s = State(rules, seed=rng.getrandbits(32))
+        bots = [make_bot(bot) for _ in range(n)]
+        for i, b in enumerate(bots):
+            b.restart(rules, i, random.Random(rng.getrandbits(64)))
+        stops = set(rng.sample(range(rules.hand_size // 2), per_deal))
+        while not s.is_terminal():
+            if s.phase == PLAY_PHASE and len(s.tricks) in stops:
+                stops.discard(len(s.tricks))
+                maker = s.maker
+                seat = rng.choice([x for x in range(n) if x != maker])
+                gains.append(log_likelihood_gain(s.view(seat), [s.hand(i) for i in range(n)], s.kitty, rng))
+            p = s.current_player()
+            s.apply(bots[p].step(s.view(p)))
+    return gains
+
+
+#: the kind-count tables of :func:`_draw_counts`, per weights, kept across views (a few
+#: thousand small tables at most: they depend only on how many cards of each kind there are)
+_TABLES: dict[tuple[float, ...], dict[tuple[tuple[int, ...], int], list[list[list[float]]]]] = {}
+_MAX_TABLES = 50_000
+
+
+def _elementary(weights: list[float], k: int) -> float:
+    """The k-th elementary symmetric polynomial of ``weights``."""
+    e = [1.0] + [0.0] * k
+    for w in weights:
+        for j in range(k, 0, -1):
+            e[j] += w * e[j - 1]
+    return e[k]
+
+
+def _draw_counts(sizes: tuple[int, ...], theta: tuple[float, ...], k: int, rng: random.Random,
+                 tables: dict[tuple[tuple[int, ...], int], list[list[list[float]]]]) -> Optional[list[int]]:
+    """How many cards of each kind a conditional Bernoulli draw of ``k`` cards
+    takes, where kind ``i`` has ``sizes[i]`` cards of weight ``theta[i]``:
+    counts drawn kind by kind from the exact split of the polynomial
+    ``prod (1 + theta_i x) ** sizes_i`` (None in the rare case rounding
+    leaves the draw short). ``tables`` caches, by ``(sizes, k)``, the
+    cumulative odds of each count of kind ``i`` with ``left`` cards still
+    to take."""
+    n = len(sizes)
+    cum = tables.get((sizes, k))
+    if cum is None:
+        # suffix[i][j]: the coefficient of x**j in the product over kinds i.. (j <= k)
+        suffix = [[0.0] * (k + 1) for _ in range(n + 1)]
+        suffix[n][0] = 1.0
+        for i in range(n - 1, -1, -1):
+            nxt, cur, size, t = suffix[i + 1], suffix[i], sizes[i], theta[i]
+            for j in range(k + 1):
+                cur[j] = sum(comb(size, c) * t ** c * nxt[j - c] for c in range(min(size, j) + 1))
+        cum = []
+        for i in range(n):
+            size, t, nxt = sizes[i], theta[i], suffix[i + 1]
+            rows = []
+            for left in range(k + 1):
+                acc, row = 0.0, []
+                for c in range(min(size, left) + 1):
+                    acc += comb(size, c) * t ** c * nxt[left - c]
+                    row.append(acc)
+                rows.append(row)
+            cum.append(rows)
+        if len(tables) >= _MAX_TABLES:
+            tables.clear()
+        tables[(sizes, k)] = cum
+    out = [0] * n
+    left = k
+    r = rng.random
+    for i in range(n):
+        if left == 0:
+            break
+        row = cum[i][left]
+        c = bisect_right(row, r() * row[-1])
+        if c >= len(row):               # rounding at the very top
+            c = len(row) - 1
+        out[i] = c
+        left -= c
+    return out if left == 0 else None
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """``python -m bots.search.belief [--preset P] [--players N] [--deals D] [--bot SPEC] [--seed S]``:
+    the mean log-likelihood gain of the true deal with its 95 % interval."""
+    import argparse
+    import math
+    import statistics
+
+    ap = argparse.ArgumentParser(prog="python -m bots.search.belief", description=main.__doc__)
+    ap.add_argument("--preset", default="pagat")
+    ap.add_argument("--players", type=int, default=6)
+    ap.add_argument("--deals", type=int, default=120)
+    ap.add_argument("--bot", default="heuristic")
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args(argv)
+    from core.errors import PengyouError
+
+    from bots.protocol import BotError
+
+    if a.deals < 1:
+        ap.error(f"--deals: {a.deals} is not at least 1")
+    try:
+        gains = measure_gain(a.preset, a.players, a.deals, a.bot, a.seed)
+    except (PengyouError, BotError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    m = statistics.mean(gains)
+    h = 1.96 * statistics.stdev(gains) / math.sqrt(len(gains)) if len(gains) > 1 else float("nan")
+    print(f"{a.preset} {a.players} players, {a.bot} at every seat: {len(gains)} positions, the true deal "
+          f"{m:+.3f} nats [{m - h:+.3f}, {m + h:+.3f}] likelier than under the uniform sampler")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

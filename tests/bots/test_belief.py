@@ -1,0 +1,196 @@
+"""The maker model read into the sampled worlds (``bots/search/belief.py``).
+
+- the conditional Bernoulli draw of the kitty's kinds against its exact
+  distribution, and the burial model's log odds against brute force;
+- every world of :class:`InferredSampler` agrees with the view, and its
+  kitties and makers look like the model's (fewer trumps and points buried,
+  fewer called cards held) where the uniform sampler's do not;
+- nothing changes for the maker itself;
+- the true deal is likelier under the model than under the uniform sampler
+  (the measure the strength issue quotes), on deals of the built-in bots;
+- the search bot takes ``infer`` and plays whole deals with it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import statistics
+from collections import Counter
+
+import pytest
+
+from bots.base import make_bot
+from bots.search.belief import (KINDS, MAKER_MODEL, InferredSampler, _draw_counts, _elementary,
+                                card_kind, measure_gain)
+from core.cards import Cards, card_points
+from core.history import suits
+from core.rules import Rules
+from core.sample import Sampler, World
+from core.state import PLAY_PHASE, State
+
+
+def _played_to(rules: Rules, seed: int, tricks: int, bot: str = "heuristic") -> State:
+    """A deal of ``bot`` at every seat, stopped at the start of trick ``tricks``."""
+    s = State(rules, seed=seed)
+    bots = [make_bot(bot) for _ in range(rules.players)]
+    for i, b in enumerate(bots):
+        b.restart(rules, i, random.Random(seed * 31 + i))
+    while not s.is_terminal() and not (s.phase == PLAY_PHASE and len(s.tricks) >= tricks
+                                       and not s.view(0).current_trick[1]):
+        p = s.current_player()
+        s.apply(bots[p].step(s.view(p)))
+    return s
+
+
+@pytest.mark.parametrize("sizes,theta,k", [((3, 2, 4), (1.0, 0.3, 0.05), 3), ((5, 1, 2, 6), (1.0, 0.11, 0.17, 0.01), 4),
+                                           ((2, 2), (1.0, 0.5), 4)])
+def test_kind_counts_follow_the_exact_distribution(sizes, theta, k):
+    exact = {}
+    for counts in itertools.product(*(range(s + 1) for s in sizes)):
+        if sum(counts) == k:
+            exact[counts] = math.prod(math.comb(s, c) * t ** c for s, c, t in zip(sizes, counts, theta))
+    z = sum(exact.values())
+    rng = random.Random(5)
+    n = 20000
+    tables: dict = {}
+    seen = Counter(tuple(_draw_counts(sizes, theta, k, rng, tables)) for _ in range(n))
+    assert set(seen) <= set(exact)
+    for counts, w in exact.items():
+        p = w / z
+        se = math.sqrt(p * (1 - p) / n)
+        assert abs(seen[counts] / n - p) <= 5 * se + 1e-9, (counts, seen[counts] / n, p)
+
+
+def test_split_log_odds_is_the_models_odds_against_a_uniform_split():
+    rules = Rules.preset("pagat", players=6)
+    s = _played_to(rules, 11, 0)
+    seat = (s.maker + 1) % 6
+    inferred = InferredSampler(s.view(seat))
+    assert inferred.burial
+    hand, kitty = s.hand(s.maker), s.kitty
+    # brute force over a small pile: the kitty and four cards of the hand
+    both = list(kitty) + list(hand)[:4]
+    theta = [inferred._theta[inferred._kind[f]] for f in both]
+    k = len(kitty)
+    total = sum(math.prod(theta[i] for i in sub) for sub in itertools.combinations(range(len(both)), k))
+    assert math.isclose(total, _elementary(theta, k))
+    p_model = math.prod(theta[:k]) / total
+    expected = math.log(p_model) + math.log(math.comb(len(both), k))
+    if not any(inferred._void[f] for f in both):
+        got = inferred.split_log_odds(Cards(sorted(list(hand)[:4])), kitty)
+        assert math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def test_card_kinds():
+    rules = Rules.preset("pagat", players=6)
+    s = _played_to(rules, 2, 0)
+    esuit, _, _ = suits(s.trump, rules)
+    for f in set(s.rules.deck()):
+        kind = KINDS[card_kind(f, esuit, s.trump.rank)]
+        assert (kind in ("trump", "high_trump")) == (esuit[f] == 4)
+        assert (kind in ("five", "count")) == (card_points(f) > 0 and esuit[f] != 4)
+
+
+@pytest.mark.parametrize("preset,players", [("pagat", 5), ("pagat", 6), ("pagat", 8), ("bottom-eight", 5),
+                                            ("tractor", 4), ("stack", 6)])
+def test_inferred_worlds_agree_with_the_view(preset, players):
+    rules = Rules.preset(preset, players=players)
+    rng = random.Random(players)
+    checked = 0
+    for seed in range(4):
+        s = _played_to(rules, 100 + seed, rng.randrange(rules.hand_size // 2))
+        if s.phase != PLAY_PHASE:
+            continue
+        for seat in range(players):
+            inferred = InferredSampler(s.view(seat))
+            for _ in range(20):
+                w = inferred.sample(rng)
+                assert inferred.sampler.agrees(w)
+                checked += 1
+    assert checked >= 20 * players
+
+
+def test_kitties_and_makers_look_like_the_model():
+    """Over 12 deals of the built-in bots, seen by the seat after the maker:
+    the inferred kitties hold far fewer trumps and points than the uniform
+    ones, and the maker holds a copy it called (at its ordinal) far less
+    often; the true deals are as the model says."""
+    rules = Rules.preset("pagat", players=6)
+    rng = random.Random(9)
+    uni, inf = Counter(), Counter()
+    for seed in range(12):
+        s = _played_to(rules, 200 + seed, 2)
+        view = s.view((s.maker + 1) % 6)
+        inferred = InferredSampler(view)
+        esuit, _, _ = suits(view.trump, rules)
+        calls = [(c, o) for c, o in s.calls]
+        for tally, draw in ((uni, inferred.sampler.sample), (inf, inferred.sample)):
+            for _ in range(100):
+                w = draw(rng)
+                tally["worlds"] += 1
+                tally["trumps"] += sum(esuit[f] == 4 for f in w.kitty)
+                tally["points"] += sum(card_points(f) for f in w.kitty)
+                tally["held"] += any(w.hands[s.maker].count(f) >= o for f, o in calls)
+    for key in ("trumps", "points", "held"):
+        assert inf[key] / inf["worlds"] < 0.5 * uni[key] / uni["worlds"], (key, inf, uni)
+    assert inf["trumps"] / inf["worlds"] < 0.3
+
+
+def test_the_maker_samples_as_before():
+    rules = Rules.preset("pagat", players=6)
+    s = _played_to(rules, 7, 3)
+    view = s.view(s.maker)
+    inferred = InferredSampler(view)
+    assert not inferred.burial and not inferred.calls
+    plain = Sampler(view)
+    a, b = random.Random(4), random.Random(4)
+    for _ in range(10):
+        assert inferred.sample(a) == plain.sample(b)
+
+
+def test_the_true_deal_is_likelier_under_the_model():
+    gains = measure_gain("pagat", 6, deals=30, bot="heuristic", seed=17)
+    m = statistics.mean(gains)
+    half = 1.96 * statistics.stdev(gains) / math.sqrt(len(gains))
+    assert len(gains) == 60 and m - half > 1.0, (m, half)
+
+
+def test_the_model_is_floored():
+    """No kind of card is ruled out of the kitty: a maker that buries a trump
+    or an ace is still sampled."""
+    assert min(MAKER_MODEL.theta) > 0 and 0 < MAKER_MODEL.call_odds <= 1
+
+
+@pytest.mark.parametrize("spec", ["ismcts:iterations=60,infer=maker", "ismcts:iterations=60,infer=maker,root=halving"])
+def test_the_search_bot_plays_whole_deals_with_the_model(spec):
+    rules = Rules.preset("pagat", players=6)
+    s = State(rules, seed=5)
+    bots = [make_bot(spec if i % 2 == 0 else "heuristic") for i in range(6)]
+    for i, b in enumerate(bots):
+        b.restart(rules, i, random.Random(i))
+    while not s.is_terminal():
+        p = s.current_player()
+        s.apply(bots[p].step(s.view(p)))          # apply() checks legality
+    assert all(b.sampling_failures == 0 for b in bots[::2])
+    assert s.result is not None
+
+
+def test_infer_is_checked():
+    with pytest.raises(Exception, match="infer"):
+        make_bot("ismcts:infer=everything")
+    assert make_bot("ismcts").infer == "none"
+
+
+def test_a_world_moved_by_the_model_keeps_every_card():
+    rules = Rules.preset("pagat", players=6)
+    s = _played_to(rules, 31, 4)
+    view = s.view((s.maker + 2) % 6)
+    inferred = InferredSampler(view)
+    rng = random.Random(2)
+    for _ in range(50):
+        w = inferred.sample(rng)
+        assert isinstance(w, World)
+        assert Counter(f for h in w.hands for f in h) + Counter(w.kitty) == \
+            Counter(f for h in (s.hand(i) for i in range(6)) for f in h) + Counter(s.kitty)
