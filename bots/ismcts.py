@@ -127,6 +127,8 @@ class IsmctsBot:
                       "keep back copies that would fill another call", 0.0, 1.0),
         "standing": Param("a new child that is a throw failing in the iteration's world is drawn again, up to "
                           "this many times (0: throws are drawn as any other play)", 0, 16),
+        "reuse": Param("iterations each sampled world serves in a row (sampling costs about as much as "
+                       "an iteration's walk and playout)", 1, 8),
         "infer": Param("what the sampled worlds read into the maker's choices: nothing (uniform over the "
                        "deals the view allows), or a model of its burial and calls (bots.search.belief)",
                        choices=("none", "maker")),
@@ -145,13 +147,14 @@ class IsmctsBot:
     others: str
     race: float
     standing: int
+    reuse: int
     infer: str
     root: str
 
     def __init__(self, iterations: int = 1000, seconds: float = 0.0, c: float = 0.7,
                  widen_c: float = 2.0, widen_alpha: float = 0.5, reward: str = "points",
                  rollout: str = "auto", others: str = "auto", race: float = 0.0, standing: int = 0,
-                 infer: str = "none", root: str = "ucb",
+                 reuse: int = 1, infer: str = "none", root: str = "ucb",
                  fallback: Union[str, Bot] = "heuristic") -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -161,11 +164,13 @@ class IsmctsBot:
             raise ValueError("race is a chance: from 0 to 1")
         if standing < 0:
             raise ValueError("standing is a number of redraws: 0 or more")
+        if reuse < 1:
+            raise ValueError("reuse: each world serves at least 1 iteration")
         if root == "halving" and seconds > 0:
             raise ValueError("root='halving' plans its rounds on an iteration budget: use iterations, not seconds")
         keep_params(self, {"iterations": iterations, "seconds": seconds, "c": c, "widen_c": widen_c,
                            "widen_alpha": widen_alpha, "reward": reward, "rollout": rollout, "others": others,
-                           "race": race, "standing": standing, "infer": infer, "root": root})
+                           "race": race, "standing": standing, "reuse": reuse, "infer": infer, "root": root})
         # "auto" is settled by the rules in restart(); greedy until then
         self._policy = ROLLOUTS.index("greedy" if rollout == "auto" else rollout)
         self._others_policy = others == "policy"            # likewise for "auto"
@@ -335,17 +340,22 @@ class IsmctsBot:
 
     def worlds(self, view: PlayerView) -> Iterator[tuple[World | _TrueWorld, int]]:
         """Sampled worlds with the kitty points each is scored with (the
-        view's own kitty if it knows it), until the budget (iterations, or
-        ``seconds`` when positive) is spent; counted in ``last_iterations``."""
+        view's own kitty if it knows it), one per iteration (each sampled
+        world serving ``reuse`` iterations in a row), until the budget
+        (iterations, or ``seconds`` when positive) is spent; counted in
+        ``last_iterations``."""
         rng = self.rng
         sample = self._world_source(view)
         deadline = time.perf_counter() + self.seconds if self.seconds > 0 else None
         view_kitty = points(view.kitty) if view.kitty is not None else None
         it = 0
+        reuse = self.reuse
         while it < self.iterations if deadline is None else not it or time.perf_counter() < deadline:
+            if it % reuse == 0:
+                world = sample(rng)
+                kitty = view_kitty if view_kitty is not None else points(world.kitty)
             it += 1
-            world = sample(rng)
-            yield world, view_kitty if view_kitty is not None else points(world.kitty)
+            yield world, kitty
         self.last_iterations = it
 
     def _game_value(self, opp: int, side_size: int) -> float:

@@ -90,8 +90,11 @@ six packs, a long history of follows: one view in a few hundred), a sample
 walks from the last world found instead (:mod:`core.sample_walk`: a chain of
 swaps with the fresh deals' distribution; ``Sampler.walks`` counts them).
 
-Not modelled, as they are choices rather than facts: why a seat exposed,
-passed, buried, called or played what it did (no policy likelihoods).
+Not modelled here, as they are choices rather than facts: why a seat
+exposed, passed, buried, called or played what it did. A model of choices
+reweighs or moves the cards of these worlds on top (the maker's burial and
+calls: :mod:`bots.search.belief`), and :meth:`Sampler.agrees` tells it
+whether a world it changed still agrees with every fact.
 
 Limits of the view itself:
 
