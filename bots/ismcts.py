@@ -129,6 +129,9 @@ class IsmctsBot:
                           "this many times (0: throws are drawn as any other play)", 0, 16),
         "reuse": Param("iterations each sampled world serves in a row (sampling costs about as much as "
                        "an iteration's walk and playout)", 1, 8),
+        "steady": Param("the fallback bot's play is searched from the start and kept unless the most visited "
+                        "play's mean reward beats it by more than steady * sqrt(1/n_best + 1/n_fallback) "
+                        "(0: off)", 0.0, 2.0),
         "infer": Param("what the sampled worlds read into the maker's choices: nothing (uniform over the "
                        "deals the view allows), or a model of its burial and calls (bots.search.belief)",
                        choices=("none", "maker")),
@@ -148,13 +151,14 @@ class IsmctsBot:
     race: float
     standing: int
     reuse: int
+    steady: float
     infer: str
     root: str
 
     def __init__(self, iterations: int = 1000, seconds: float = 0.0, c: float = 0.7,
                  widen_c: float = 2.0, widen_alpha: float = 0.5, reward: str = "points",
                  rollout: str = "auto", others: str = "auto", race: float = 0.0, standing: int = 0,
-                 reuse: int = 1, infer: str = "none", root: str = "ucb",
+                 reuse: int = 1, steady: float = 0.0, infer: str = "none", root: str = "ucb",
                  fallback: Union[str, Bot] = "heuristic") -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -164,13 +168,15 @@ class IsmctsBot:
             raise ValueError("race is a chance: from 0 to 1")
         if standing < 0:
             raise ValueError("standing is a number of redraws: 0 or more")
+        if steady < 0:
+            raise ValueError("steady is a margin of reward: 0 or more")
         if reuse < 1:
             raise ValueError("reuse: each world serves at least 1 iteration")
         if root == "halving" and seconds > 0:
             raise ValueError("root='halving' plans its rounds on an iteration budget: use iterations, not seconds")
         keep_params(self, {"iterations": iterations, "seconds": seconds, "c": c, "widen_c": widen_c,
                            "widen_alpha": widen_alpha, "reward": reward, "rollout": rollout, "others": others,
-                           "race": race, "standing": standing, "reuse": reuse, "infer": infer, "root": root})
+                           "race": race, "standing": standing, "reuse": reuse, "steady": steady, "infer": infer, "root": root})
         # "auto" is settled by the rules in restart(); greedy until then
         self._policy = ROLLOUTS.index("greedy" if rollout == "auto" else rollout)
         self._others_policy = others == "policy"            # likewise for "auto"
@@ -189,6 +195,7 @@ class IsmctsBot:
         #: plays left to the fallback because no world agreeing with the view was found
         self.sampling_failures = 0
         self._game_cache: dict[tuple[int, int], float] = {}
+        self._prior: tuple[Optional[PlayerView], Optional[Cards]] = (None, None)   # (view, the fallback's play)
 
     def restart(self, rules: Rules, seat: int, rng: random.Random) -> None:
         """New deal."""
@@ -222,8 +229,38 @@ class IsmctsBot:
             self.sampling_failures += 1
             return self.fallback.step(view)
         best = max(root.children.values(), key=lambda n: (n.visits, n.total))
+        if self.steady > 0 and best.visits:
+            best = self._steadied(view, root, best)
         assert best.cards is not None      # only the root has no cards
         return Action.play(best.cards)
+
+    def prior_play(self, view: PlayerView) -> Optional[Cards]:
+        """With ``steady`` on, the fallback bot's play, which the root holds
+        from the start and which is kept when the search cannot tell it from
+        the best (:meth:`_steadied`); else None. Asked once per decision."""
+        if self.steady <= 0:
+            return None
+        if self._prior[0] is not view:
+            self._prior = (view, self.fallback.step(view).cards)
+        return self._prior[1]
+
+    def _steadied(self, view: PlayerView, root: Node, best: Node) -> Node:
+        """The fallback bot's play instead of the most visited one when the
+        search cannot tell them apart: its mean reward is below the best's by
+        at most ``steady * sqrt(1 / n_best + 1 / n_fallback)`` (``steady``
+        reads as a z-score times the rewards' spread, which is about 0.25).
+        Two searches of one position then agree where the search alone would
+        pick between near-equal plays by chance."""
+        prior = self.prior_play(view)
+        if prior is None:
+            return best
+        child = root.children.get(play_key(prior))
+        if child is None or child is best or not child.visits:
+            return best
+        margin = self.steady * math.sqrt(1.0 / best.visits + 1.0 / child.visits)
+        if best.total / best.visits - child.total / child.visits <= margin:
+            return child
+        return best
 
     # ------------------------------------------------------------------ search
     @property
@@ -326,6 +363,9 @@ class IsmctsBot:
         game_value = self._game_value if self.reward == "game" else None
         tree = SearchTree(self.rules, view.seat, self.c, self.widen_c, self.widen_alpha, self._policy,
                           self._others_policy, game_value, self.race, self.standing)
+        prior = self.prior_play(view)
+        if prior is not None:
+            tree.seed(prior)
         iterate = tree.iterate
         for world, kitty in self.worlds(view):
             iterate(play_from_view(view, list(world.hands)), rng, kitty)

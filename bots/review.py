@@ -37,7 +37,7 @@ from core.play import PlayCore
 from core.rules import Rules
 from core.state import PLAY_PHASE, State
 
-__all__ = ["Review", "review", "main"]
+__all__ = ["Review", "review", "steadiness", "main"]
 
 
 @dataclass
@@ -157,6 +157,47 @@ def review(spec: str, deals: int = 24, preset: str = "pagat", players: int = 6, 
     return out
 
 
+def steadiness(spec: str, decisions: int = 50, reruns: int = 5, preset: str = "pagat", players: int = 6,
+               seed: int = 0, table: str = "heuristic") -> tuple[int, int]:
+    """How often a bot's play decisions repeat when searched again with other
+    seeds: positions are taken from deals of ``table`` at every seat (a seat
+    to play with a choice, at most one a trick); ``spec`` decides each
+    ``reruns`` times, each with a random stream of its own. Returns
+    ``(decisions where every rerun chose the same play, decisions)``."""
+    from itertools import islice
+
+    from .base import make_bot
+
+    rules = Rules.preset(preset, players=players)
+    n = rules.players
+    same = seen = 0
+    d = 0
+    while seen < decisions:
+        rng = random.Random(seed * 1_000_003 + d)
+        d += 1
+        s = State(rules, seed=rng.getrandbits(32))
+        bots = [make_bot(table) for _ in range(n)]
+        for i, b in enumerate(bots):
+            b.restart(rules, i, random.Random(rng.getrandbits(64)))
+        last = -1
+        while not s.is_terminal() and seen < decisions:
+            p = s.current_player()
+            view = s.view(p)
+            t = len(s.tricks)
+            if (s.phase == PLAY_PHASE and t != last and rng.random() < 0.5
+                    and len(list(islice(view.legal_actions(), 2))) == 2):
+                last = t
+                plays = set()
+                for k in range(reruns):
+                    bot = make_bot(spec)
+                    bot.restart(rules, p, random.Random(rng.getrandbits(64) + k))
+                    plays.add(bot.step(view).cards)
+                seen += 1
+                same += len(plays) == 1
+            s.apply(bots[p].step(view))
+    return same, seen
+
+
 def _winner(s: State, t: int) -> int:
     """The seat that won trick ``t`` of the finished deal ``s``: the next
     trick's leader, and for the last trick the play engine's last winner."""
@@ -180,10 +221,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--preset", default="pagat")
     ap.add_argument("--players", type=int, default=6)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--steady", type=int, default=0, metavar="DECISIONS",
+                    help="instead: how many of DECISIONS play decisions (from heuristic deals) the spec "
+                         "makes alike in 5 searches with other seeds")
     a = ap.parse_args(argv)
     if a.deals < 1:
         ap.error(f"--deals: {a.deals} is not at least 1")
     try:
+        if a.steady > 0:
+            same, seen = steadiness(a.spec, a.steady, 5, a.preset, a.players, a.seed)
+            print(f"{a.spec}: {same} of {seen} play decisions ({100 * same / seen:.0f} %) alike in 5 searches")
+            return 0
         print("\n".join(review(a.spec, a.deals, a.preset, a.players, a.seed).lines()))
     except (PengyouError, BotError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -20,7 +20,7 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, realloc, free
 from libc.math cimport sqrt, log, pow, ceil
 
-from core._kernel cimport NF, NSUIT, cnt_t, c_random_follow, c_strength, c_card_margin, multiplier_code, suit_total, xbelow, seed_from, from_counts
+from core._kernel cimport NF, NSUIT, cnt_t, c_random_follow, c_strength, c_card_margin, multiplier_code, suit_total, xbelow, seed_from, from_counts, to_counts
 from core._play cimport (
     PlayS, PlayCore, play_error, play_apply, random_play, random_standing_play, deal_opponents_points, beats_best, points_table,
     call_fills,
@@ -471,6 +471,14 @@ cdef class SearchTree:
     def visits(self) -> int:
         """Iterations backed up so far."""
         return self.nodes[0].visits
+
+    def seed(self, cards) -> None:
+        """Add ``cards`` as a root child before the search (a prior's play,
+        searched whatever widening draws); nothing if it is there already."""
+        cdef cnt_t c[NF]
+        to_counts(cards, c, None, "play")
+        if self._find_child(0, c) < 0:
+            self._add_child(0, c)
 
     def root_children(self) -> list:
         """``(cards, visits, reward total, availability)`` of each root child,

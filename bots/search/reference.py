@@ -48,6 +48,9 @@ def search_reference(bot: IsmctsBot, view: PlayerView) -> Node:
     race = bot.race
     me = view.seat
     model_others = bot.others_policy
+    prior = bot.prior_play(view)
+    if prior is not None:
+        root.children[play_key(prior)] = Node(prior)
     for world, kitty_points in bot.worlds(view):
         pc = play_from_view(view, list(world.hands))
         node = root
