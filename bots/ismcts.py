@@ -23,11 +23,13 @@ searched), and ``root="halving"`` replaces the tree by flat Monte Carlo at
 the root with sequential halving, every remaining play scored on the same
 sampled worlds and playout seeds so that plays are compared in pairs.
 
-Defaults per table: ``rollout`` and ``others`` are ``auto``. Where partners
-are fixed (``tractor``: every seat knows its partner from the first trick)
-the playouts are the partner-aware ``informed`` ones and the other seats play
-them inside the tree; where partners are called, greedy playouts and a
-searched tree, as before (:func:`rollout_for`, :func:`others_for`).
+Defaults: partner-aware ``informed`` playouts at every table, in which a seat
+off the maker's side races for a live call half the time (``race=0.5``);
+worlds drawn from a model of the maker's burial and calls
+(``infer="maker"``, :mod:`bots.search.belief`). ``others`` is ``auto``: where
+partners are fixed (``tractor``: every seat knows its partner from the first
+trick) the other seats play the playout policy inside the tree, where they
+are called they are searched (:func:`rollout_for`, :func:`others_for`).
 
 Scope: the search plays the *play phase*. Exposing during the draw, burying
 and calling friends are handed to the ``fallback`` bot (the heuristic bot by
@@ -66,14 +68,16 @@ ROLLOUTS = ("random", "greedy", "informed")
 
 def rollout_for(rules: Rules) -> str:
     """The playout policy ``rollout="auto"`` picks for a table: ``informed``
-    where partners are fixed (every seat knows its partner from the first
-    trick, so a partner-aware playout has something to use all deal long),
-    ``greedy`` where they are called (the default measured there).
+    (partner-aware) at every table. It was first measured where partners
+    are fixed; with called partners it gains once the playouts race for the
+    friendships (``race``) and the worlds read the maker (``infer``), see
+    :file:`docs/bots.md`. The rules stay an argument so that a table where
+    another policy measures better can have it.
 
     >>> rollout_for(Rules.preset("tractor")), rollout_for(Rules.preset("pagat", players=6))
-    ('informed', 'greedy')
+    ('informed', 'informed')
     """
-    return "informed" if rules.partners == "fixed" else "greedy"
+    return "informed"
 
 
 def others_for(rules: Rules) -> str:
@@ -116,7 +120,7 @@ class IsmctsBot:
                         choices=("points", "game")),
         "rollout": Param("the playout policy: random play; greedy follows (cheap wins, small losses); "
                          "informed (leads no opponent's sampled hand beats, feeding a known partner); "
-                         "auto: informed with fixed partners, else greedy",
+                         "auto: informed",
                          choices=("auto",) + ROLLOUTS),
         "others": Param("the other seats inside the tree: searched by UCB on their own reward, or playing "
                         "the rollout policy; auto: policy with fixed partners, else search",
@@ -157,8 +161,8 @@ class IsmctsBot:
 
     def __init__(self, iterations: int = 1000, seconds: float = 0.0, c: float = 0.7,
                  widen_c: float = 2.0, widen_alpha: float = 0.5, reward: str = "points",
-                 rollout: str = "auto", others: str = "auto", race: float = 0.0, standing: int = 0,
-                 reuse: int = 1, steady: float = 0.0, infer: str = "none", root: str = "ucb",
+                 rollout: str = "auto", others: str = "auto", race: float = 0.5, standing: int = 0,
+                 reuse: int = 1, steady: float = 0.0, infer: str = "maker", root: str = "ucb",
                  fallback: Union[str, Bot] = "heuristic") -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -177,8 +181,8 @@ class IsmctsBot:
         keep_params(self, {"iterations": iterations, "seconds": seconds, "c": c, "widen_c": widen_c,
                            "widen_alpha": widen_alpha, "reward": reward, "rollout": rollout, "others": others,
                            "race": race, "standing": standing, "reuse": reuse, "steady": steady, "infer": infer, "root": root})
-        # "auto" is settled by the rules in restart(); greedy until then
-        self._policy = ROLLOUTS.index("greedy" if rollout == "auto" else rollout)
+        # "auto" is settled by the rules in restart(); informed until then
+        self._policy = ROLLOUTS.index("informed" if rollout == "auto" else rollout)
         self._others_policy = others == "policy"            # likewise for "auto"
         #: the bot that exposes, buries and calls: built by the registry from the spec and handed in;
         #: a bot built directly with the default spec makes its own heuristic bot

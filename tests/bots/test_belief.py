@@ -180,7 +180,7 @@ def test_the_search_bot_plays_whole_deals_with_the_model(spec):
 def test_infer_is_checked():
     with pytest.raises(Exception, match="infer"):
         make_bot("ismcts:infer=everything")
-    assert make_bot("ismcts").infer == "none"
+    assert make_bot("ismcts").infer == "maker" and make_bot("ismcts:infer=none").infer == "none"
 
 
 def test_a_world_moved_by_the_model_keeps_every_card():

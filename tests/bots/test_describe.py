@@ -51,7 +51,8 @@ def test_ismcts_every_parameter_has_a_meaning_and_the_numbers_a_span() -> None:
                        "race", "standing", "reuse", "steady", "infer", "root", "fallback"}
     assert (by["standing"].type, by["standing"].low, by["standing"].high) == ("int", 0, 16)
     assert by["infer"].choices == ("none", "maker")
-    assert (by["race"].type, by["race"].default, by["race"].low, by["race"].high) == ("float", 0.0, 0.0, 1.0)
+    assert (by["race"].type, by["race"].default, by["race"].low, by["race"].high) == ("float", 0.5, 0.0, 1.0)
+    assert by["infer"].default == "maker"
     assert all(p.doc for p in params)
     assert (by["c"].type, by["c"].default, by["c"].low, by["c"].high) == ("float", 0.7, 0.0, 3.0)
     assert by["iterations"].type == "int" and by["iterations"].default == 1000

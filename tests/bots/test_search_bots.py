@@ -183,22 +183,23 @@ def test_game_values_follow_the_rules_of_each_deal():
             assert bot._game_value(opp, 2) == want, (rules.name, opp)
 
 
-@pytest.mark.parametrize("preset,players,expected", [("tractor", 4, "informed"), ("pagat", 6, "greedy"),
-                                                     ("heli", 6, "greedy")])
-def test_the_default_rollout_follows_the_table(preset, players, expected):
-    """``rollout=auto`` and ``others=auto`` (the defaults): partner-aware
-    informed playouts, which the other seats also play inside the tree, where
-    partners are fixed and known from the start; greedy playouts and a
-    searched tree where they are called. Settings named in the spec are kept
-    at every table."""
+@pytest.mark.parametrize("preset,players,others", [("tractor", 4, "policy"), ("pagat", 6, "search"),
+                                                   ("heli", 6, "search")])
+def test_the_defaults_at_each_table(preset, players, others):
+    """``rollout=auto`` (the default): partner-aware informed playouts at every
+    table, racing for a live call half the time, in worlds that read the
+    maker; ``others=auto``: the other seats play the playout policy inside
+    the tree where partners are fixed and known from the start, and are
+    searched where they are called. Settings named in the spec are kept at
+    every table."""
     from bots.ismcts import ROLLOUTS, IsmctsBot
 
     rules = Rules.preset(preset, players=players)
     bot = make_bot("ismcts:iterations=10")
     assert isinstance(bot, IsmctsBot) and bot.rollout == "auto"
     bot.restart(rules, 0, random.Random(0))
-    assert ROLLOUTS[bot.policy] == expected
-    assert bot.others == "auto" and bot.others_policy == (expected == "informed")
+    assert ROLLOUTS[bot.policy] == "informed" and (bot.race, bot.infer) == (0.5, "maker")
+    assert bot.others == "auto" and bot.others_policy == (others == "policy")
     named = make_bot("ismcts:iterations=10,rollout=greedy,others=search")
     named.restart(rules, 0, random.Random(0))
     assert ROLLOUTS[named.policy] == "greedy" and not named.others_policy
