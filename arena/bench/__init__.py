@@ -114,24 +114,32 @@ def _playout_rates(seed: int, min_time: float, rules: Optional[Rules] = None) ->
     return rate(core_batch, min_time), rate(ref_batch, min_time)
 
 
-def _first_trick_view(seed: int):
-    """A 6-player pagat deal played at random up to the first lead; the leader's view."""
+def _first_trick_view(seed: int, follower: bool = False):
+    """A 6-player pagat deal played at random up to the first lead; the
+    leader's (the maker's) view, or with ``follower`` that of the next seat
+    once the lead is made (a seat that does not know the kitty)."""
     from core.state import PLAY_PHASE, State
 
     rng = random.Random(seed)
     s = State(Rules.preset("pagat", players=6), seed=seed)
     while s.phase != PLAY_PHASE:
         s.apply(s.random_legal_action(rng))
+    if follower:
+        s.apply(s.random_legal_action(rng))
     return s.view(s.current_player())
 
 
-def _ismcts_rate(seed: int, min_time: float, rollout: str = "greedy", method: str = "search") -> float:
+def _ismcts_rate(seed: int, min_time: float, rollout: str = "greedy", method: str = "search",
+                 settings: str = ",race=0,infer=none", follower: bool = False) -> float:
     """ISMCTS iterations per second from the first trick (``method``:
-    ``search`` for the C tree, ``search_reference`` for the Python loop)."""
+    ``search`` for the C tree, ``search_reference`` for the Python loop;
+    ``settings``: more of the spec, by default the search as it was before
+    today's defaults, so the figure compares across versions; ``follower``:
+    the seat after the leader, which reads the maker into its worlds)."""
     from bots import make_bot
 
-    view = _first_trick_view(seed)
-    bot = cast("IsmctsBot", make_bot(f"ismcts:iterations=500,rollout={rollout}"))
+    view = _first_trick_view(seed, follower)
+    bot = cast("IsmctsBot", make_bot(f"ismcts:iterations=500,rollout={rollout}{settings}"))
     bot.restart(view.rules, view.seat, random.Random(seed))
     search: Callable[[Any], Any] = bot.search
     if method == "search_reference":
@@ -146,16 +154,22 @@ def _ismcts_rate(seed: int, min_time: float, rollout: str = "greedy", method: st
     return rate(batch, min_time)
 
 
-def _sample_us(seed: int, min_time: float) -> float:
-    """Microseconds per sampled world for a first-trick 6-player view."""
+def _sample_us(seed: int, min_time: float, inferred: bool = False) -> float:
+    """Microseconds per sampled world for a first-trick 6-player view: the
+    uniform sampler's for the leader, or with ``inferred`` the model of the
+    maker's (:mod:`bots.search.belief`) for the next seat."""
+    from bots.search.belief import InferredSampler
     from core.sample import Sampler
 
-    sampler = Sampler(_first_trick_view(seed))
+    if inferred:
+        sample = InferredSampler(_first_trick_view(seed, follower=True)).sample
+    else:
+        sample = Sampler(_first_trick_view(seed)).sample
     rng = random.Random(seed)
 
     def batch() -> int:
         for _ in range(200):
-            sampler.sample(rng)
+            sample(rng)
         return 200
 
     return 1e6 / rate(batch, min_time)
@@ -273,6 +287,10 @@ def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0,
             "ismcts_python_tree_iterations_per_s": py_tree,
             "ismcts_c_tree_over_python": c_tree / py_tree,
             "sample_world_us": _sample_us(seed, min_time),
+            "ismcts_default_iterations_per_s": _ismcts_rate(seed, min_time, "auto", settings=""),
+            "ismcts_default_follower_iterations_per_s": _ismcts_rate(seed, min_time, "auto", settings="",
+                                                                     follower=True),
+            "sample_world_inferred_us": _sample_us(seed, min_time, inferred=True),
             "search_iterations": search_iterations,
             "search_peak_mb": _search_peak_mb(search_iterations, seed),
         },
