@@ -15,7 +15,9 @@ DIRECTIVES = {
 extensions = [
     Extension("core._kernel", ["core/_kernel.pyx"], extra_compile_args=["-O3"]),
     Extension("core._play", ["core/_play.pyx"], extra_compile_args=["-O3"]),
-    # the search: cimports core/_play.pxd (the engine) and core/_kernel.pxd
+    # the search: cimports core/_play.pxd (the engine) and core/_kernel.pxd; the tree
+    # cimports the policies (bots/search/_policy.pxd)
+    Extension("bots.search._policy", ["bots/search/_policy.pyx"], extra_compile_args=["-O3"]),
     Extension("bots.search._tree", ["bots/search/_tree.pyx"], extra_compile_args=["-O3"]),
 ]
 

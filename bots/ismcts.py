@@ -57,7 +57,7 @@ from core.state import PlayerView, State, play_from_view
 
 from .heuristic import HeuristicBot
 from .protocol import Bot, Param, keep_params
-from .search import Node, SearchTree, play_key, playout, policy_play
+from .search import Node, SearchTree, play_key, playout, policy_play, standing_play
 from .search.belief import InferredSampler
 
 __all__ = ["IsmctsBot", "OracleBot", "Node", "ROLLOUTS", "rollout_for", "others_for"]
@@ -312,7 +312,7 @@ class IsmctsBot:
         for _ in range(8 * cap):
             if len(seen) >= cap:
                 break
-            c = pc.random_play(rng, self.standing)
+            c = standing_play(pc, rng, self.standing)
             seen.setdefault(play_key(c), c)
         return list(seen.values())
 

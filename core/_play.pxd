@@ -66,7 +66,6 @@ cdef int play_error(PlayS* s, const cnt_t* cards) noexcept nogil
 cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil
 cdef void random_play(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil
 cdef int failing_unit(PlayS* s, int seat, const CLead* lead, int* by) noexcept nogil
-cdef void random_standing_play(PlayS* s, uint64_t* rng, cnt_t* out, int tries) noexcept nogil
 cdef void random_playout(PlayS* s, uint64_t* rng) noexcept nogil
 cdef int deal_opponents_points(PlayS* s, int kitty_points, int mult_code, int* mult,
                                int* to_opp) noexcept nogil

@@ -229,10 +229,8 @@ cdef void random_play(PlayS* s, uint64_t* rng, cnt_t* out) noexcept nogil:
 
 
 cdef int failing_unit(PlayS* s, int seat, const CLead* lead, int* by) noexcept nogil:
-    """The unit a lead of several units by ``seat`` is cut back to because
-    another hand could beat it (the index in ``lead.u``, and in ``by`` how
-    many seats after the leader the stopper sits), or -1 when it stands:
-    the one reading of a throw's fate against the hands as they are."""
+    """The one reading of a throw's fate against the hands as they are: the unit (index in ``lead.u``) a lead
+    by ``seat`` is cut back to as another hand beats it (``by``: that seat's place after the leader), or -1."""
     cdef const cnt_t* others[MAXP]
     cdef int j
     if lead.nu < 2:
@@ -240,23 +238,6 @@ cdef int failing_unit(PlayS* s, int seat, const CLead* lead, int* by) noexcept n
     for j in range(1, s.n):
         others[j - 1] = s.hand[(seat + j) % s.n]
     return c_kept_unit(&s.ctx, others, s.n - 1, lead, s.first_found, by)
-
-
-cdef void random_standing_play(PlayS* s, uint64_t* rng, cnt_t* out, int tries) noexcept nogil:
-    """A random legal play (:func:`random_play`), where a lead that is a
-    throw failing against the hands as they are is drawn again, up to
-    ``tries`` times (the last draw is kept whatever it is)."""
-    cdef CLead tmp
-    cdef int by, seat = s.leader
-    random_play(s, rng, out)
-    if s.turn != 0:
-        return
-    while tries > 0:
-        c_read_play_lead(&s.ctx, out, s.fl, &tmp)
-        if tmp.nu < 2 or failing_unit(s, seat, &tmp, &by) < 0:
-            return
-        tries -= 1
-        random_play(s, rng, out)
 
 
 cdef void random_playout(PlayS* s, uint64_t* rng) noexcept nogil:
@@ -587,17 +568,13 @@ cdef class PlayCore:
         attempt = from_counts(self.s.attempt) if (leading and self.s.failed) else None
         return seat, played, attempt
 
-    def random_play(self, rng, int standing=0) -> Cards:
-        """A random legal play for the current player (nothing is enumerated);
-        ``standing``: a lead that is a throw failing against the hands as they
-        are is drawn again, up to that many times."""
+    def random_play(self, rng) -> Cards:
+        """A random legal play for the current player (nothing is enumerated)."""
         cdef cnt_t out[NF]
         cdef uint64_t r = seed_from(rng)
         if self.s.done:
             raise IllegalActionError("the deal is over")
-        if standing < 0:
-            raise ValueError("standing: redraws cannot be negative")
-        random_standing_play(&self.s, &r, out, standing)
+        random_play(&self.s, &r, out)
         return from_counts(out)
 
     def playout(self, rng) -> None:

@@ -33,7 +33,7 @@ from .rules import Rules
 from .view import PlayerView
 
 __all__ = ["NF", "Trick", "counts", "suits", "public_history", "since_table", "unseen_cards",
-           "match_failed_throws", "no_set_tricks"]
+           "match_failed_throws", "no_set_tricks", "known_holdings", "known_caps", "lower_cap"]
 
 #: The number of faces (0..53).
 NF = NUM_FACES
@@ -212,3 +212,103 @@ def no_set_tricks(tricks: list[Trick], esuit: list[int], rules: Rules, trump: Op
             if sum(1 for f in p if esuit[f] == e) >= len(lead) and not holds_set(p, k):
                 first.setdefault(((ld + j) % n, e, k), t)
     return first
+
+
+def known_holdings(view: PlayerView, maker: Optional[int], since: Callable[[int, int], list[int]],
+                   tricks: list[Trick], attempts: dict[int, Cards], plays_by: list[list[tuple[int, Cards]]],
+                   others: list[int], rest: int) -> tuple[dict[int, list[int]], list[int]]:
+    """Shown cards and failed throws as lower bounds: ``need[s][f]``, the copies of face f that seat s
+    surely holds now, and ``mk[f]``, the copies in the maker's hand or the kitty.
+
+    A card shown in the draw (exposed, defended, withdrawn, or a kitty card turned for the trump and
+    shown as the maker's) stays in the shower's hand unless it played it since. For the maker it may
+    have been buried: while the viewer does not know a kitty that is not empty it counts towards ``mk``;
+    when the viewer knows the kitty, the copies there are not needed in the hand. The cards a failed
+    throw attempted were in the leader's hand at its trick, so those not played since are held now.
+    ``maker``: the seat whose hand or kitty holds what it showed (the burier); ``since(seat, t)``:
+    the cards the seat played from trick ``t`` on (:func:`since_table`); ``rest``: the cards left
+    for the kitty or stock.
+    """
+    me = view.seat
+    known_kitty = view.kitty
+    need = {s: [0] * NF for s in others}
+    mk = [0] * NF
+    shown: dict[int, list[int]] = {}
+    for s, _kind, text in view.exposures:
+        c = counts(parse_cards(text))
+        m = shown.setdefault(s, [0] * NF)
+        for f in range(NF):
+            if c[f] > m[f]:
+                m[f] = c[f]
+    played_by = [counts(f for _, p in plays_by[s] for f in p) for s in range(view.players)]
+    # a kitty taken (rules.kitty_theft) carried what a burier had buried into another hand, and that
+    # hand may have buried it again: what the maker and the takers showed proves nothing
+    moved = {s for s, kind, _ in view.exposures if kind == "steal"}
+    if moved:
+        moved.add(view.maker if view.maker is not None else -1)
+    for s, m in shown.items():
+        if s == me or s in moved:
+            continue
+        for f in range(NF):
+            left = m[f] - played_by[s][f]
+            if left <= 0:
+                continue
+            if s == maker:
+                if known_kitty is not None:
+                    left -= known_kitty.count(f)
+                    if left > 0:
+                        need[s][f] = max(need[s][f], left)
+                elif rest > 0:
+                    mk[f] = max(mk[f], left)
+                else:
+                    need[s][f] = max(need[s][f], left)
+            else:
+                need[s][f] = max(need[s][f], left)
+    for t, (ld, _ps) in enumerate(tricks):
+        a = attempts.get(t)
+        if a is None or ld == me:
+            continue
+        sc = counts(since(ld, t))
+        for f in set(a):
+            left = a.count(f) - sc[f]
+            if left > need[ld][f]:
+                need[ld][f] = left
+    return need, mk
+
+
+def known_caps(view: PlayerView, since: Callable[[int, int], list[int]], tricks: list[Trick], copies: list[int],
+               esuit: list[int], suit_faces: list[list[int]], others: list[int]) -> dict[int, list[int]]:
+    """Voids and no-set facts as upper bounds: ``cap[s][f]``, the most copies of face f that seat s may
+    hold now (at first the copies in the deck; the sampler's throw facts lower it further).
+
+    A void ``(s, suit)`` caps every face of the suit at 0. A no-set fact ``(s, suit, k)`` caps each face
+    of the suit at k - 1 copies in the hand as it was at the first trick where the engine infers the
+    fact (now, when none does), less the copies played since (:func:`lower_cap`).
+    """
+    me = view.seat
+    rules = view.rules
+    assert rules is not None
+    cap = {s: list(copies) for s in others}
+    noset_t = no_set_tricks(tricks, esuit, rules, view.trump, view.players)
+    for s, e in view.voids:
+        if s != me:
+            for f in suit_faces[e]:
+                cap[s][f] = 0
+    T = len(tricks)
+    for (s, e, k) in view.no_sets:
+        lower_cap(cap, since, me, s, noset_t.get((s, e, k), T), suit_faces[e], k)
+    return cap
+
+
+def lower_cap(cap: dict[int, list[int]], since: Callable[[int, int], list[int]], me: int, s: int, t: int,
+              faces: Iterable[int], k: int) -> None:
+    """Seat s held at most k - 1 copies of each face at trick t: lower its ``cap`` to that less the
+    copies it played since (not below 0). The viewer ``me`` needs no caps."""
+    if s == me:
+        return
+    sc = counts(since(s, t))
+    cs = cap[s]
+    for f in faces:
+        v = k - 1 - sc[f]
+        if v < cs[f]:
+            cs[f] = max(v, 0)

@@ -112,15 +112,15 @@ Limits of the view itself:
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
 from math import comb
 from typing import TYPE_CHECKING, Any, NamedTuple, Optional, cast
 
 from . import kernel
-from .cards import Cards, parse_cards
+from .cards import Cards
 from .dealing import Bounds, SequentialDeal, deal_demoting, place_known, room
 from .errors import SamplingError
-from .history import NF, Trick, counts, no_set_tricks, public_history, since_table, suits, unseen_cards
+from .history import (NF, Trick, counts, known_caps, known_holdings, lower_cap, public_history, since_table,
+                      suits, unseen_cards)
 from .play import no_set_width
 from .sample_checks import Beat, as_cards, beaten, deal_checks, history_ok
 from .sample_walk import Homes, SwapWalk
@@ -186,8 +186,8 @@ class Sampler:
         tricks, attempts, plays_by, played = public_history(view, copies)
         self._since = since_table(plays_by)
         unseen, rest = unseen_cards(view, copies, played, others)
-        need, mk = self._lower_bounds(tricks, attempts, plays_by, others, rest)
-        cap = self._caps(tricks, copies, esuit, suit_faces, others)
+        need, mk = known_holdings(view, self._maker, self._since, tricks, attempts, plays_by, others, rest)
+        cap = known_caps(view, self._since, tricks, copies, esuit, suit_faces, others)
         # (kind, data) checked per sample: ("follow", (t, seat, lead, play)) or ("throw", (t, leader, lead,
         # kept or None, the sets that could beat it or None, the stopper shown or -1)), as the replay reads it
         self._checks: list[tuple[str, tuple[Any, ...]]] = []
@@ -217,101 +217,6 @@ class Sampler:
         self.walks = 0
 
     # ------------------------------------------------ the steps of __init__ (the view's tables: core.history)
-    def _lower_bounds(self, tricks: list[Trick], attempts: dict[int, Cards],
-                      plays_by: list[list[tuple[int, Cards]]], others: list[int],
-                      rest: int) -> tuple[Bounds, list[int]]:
-        """Shown cards and failed throws as lower bounds: ``need[s][f]``, the copies of face f that seat s
-        surely holds now, and ``mk[f]``, the copies in the maker's hand or the kitty.
-
-        A card shown in the draw (exposed, defended, withdrawn, or a kitty card turned for the trump and
-        shown as the maker's) stays in the shower's hand unless it played it since. For the maker it may
-        have been buried: while the viewer does not know a kitty that is not empty it counts towards ``mk``;
-        when the viewer knows the kitty, the copies there are not needed in the hand. The cards a failed
-        throw attempted were in the leader's hand at its trick, so those not played since are held now.
-        """
-        view = self.view
-        me = self.me
-        maker = self._maker
-        known_kitty = view.kitty
-        since = self._since
-        need = {s: [0] * NF for s in others}
-        mk = [0] * NF
-        shown: dict[int, list[int]] = {}
-        for s, _kind, text in view.exposures:
-            c = counts(parse_cards(text))
-            m = shown.setdefault(s, [0] * NF)
-            for f in range(NF):
-                if c[f] > m[f]:
-                    m[f] = c[f]
-        played_by = [counts(f for _, p in plays_by[s] for f in p) for s in range(self.n)]
-        # a kitty taken (rules.kitty_theft) carried what a burier had buried into another hand, and that
-        # hand may have buried it again: what the maker and the takers showed proves nothing
-        moved = {s for s, kind, _ in view.exposures if kind == "steal"}
-        if moved:
-            moved.add(cast(int, view.maker))
-        for s, m in shown.items():
-            if s == me or s in moved:
-                continue
-            for f in range(NF):
-                left = m[f] - played_by[s][f]
-                if left <= 0:
-                    continue
-                if s == maker:
-                    if known_kitty is not None:
-                        left -= known_kitty.count(f)
-                        if left > 0:
-                            need[s][f] = max(need[s][f], left)
-                    elif rest > 0:
-                        mk[f] = max(mk[f], left)
-                    else:
-                        need[s][f] = max(need[s][f], left)
-                else:
-                    need[s][f] = max(need[s][f], left)
-        for t, (ld, _ps) in enumerate(tricks):
-            a = attempts.get(t)
-            if a is None or ld == me:
-                continue
-            sc = counts(since(ld, t))
-            for f in set(a):
-                left = a.count(f) - sc[f]
-                if left > need[ld][f]:
-                    need[ld][f] = left
-        return need, mk
-
-    def _caps(self, tricks: list[Trick], copies: list[int], esuit: list[int], suit_faces: list[list[int]],
-              others: list[int]) -> Bounds:
-        """Voids and no-set facts as upper bounds: ``cap[s][f]``, the most copies of face f that seat s may
-        hold now (at first the copies in the deck; the throws lower it further, :meth:`_trick_facts`).
-
-        A void ``(s, suit)`` caps every face of the suit at 0. A no-set fact ``(s, suit, k)`` caps each face
-        of the suit at k - 1 copies in the hand as it was at the first trick where the engine infers the
-        fact (now, when none does), less the copies played since (:meth:`_limit`).
-        """
-        view = self.view
-        me = self.me
-        cap = {s: list(copies) for s in others}
-        noset_t = no_set_tricks(tricks, esuit, self.rules, view.trump, self.n)
-        for s, e in view.voids:
-            if s != me:
-                for f in suit_faces[e]:
-                    cap[s][f] = 0
-        T = len(tricks)
-        for (s, e, k) in view.no_sets:
-            self._limit(cap, s, noset_t.get((s, e, k), T), suit_faces[e], k)
-        return cap
-
-    def _limit(self, cap: Bounds, s: int, t: int, faces: Iterable[int], k: int) -> None:
-        """Seat s held at most k - 1 copies of each face at trick t: lower its ``cap`` to that less the
-        copies it played since (not below 0). The viewer's own hand needs no caps."""
-        if s == self.me:
-            return
-        sc = counts(self._since(s, t))
-        cs = cap[s]
-        for f in faces:
-            v = k - 1 - sc[f]
-            if v < cs[f]:
-                cs[f] = max(v, 0)
-
     def _trick_facts(self, tricks: list[Trick], attempts: dict[int, Cards], cap: Bounds, esuit: list[int],
                      lvl: list[int], suit_faces: list[list[int]], copies: list[int]) -> None:
         """Leads and follows, trick by trick: a throw (two or more units, whether it stood or failed) lowers
@@ -392,7 +297,7 @@ class Sampler:
         """A throw (two or more units) led at trick t as caps and checks.
 
         A throw that stood: no other hand could beat any of its units. A single or a set caps, in every
-        other hand, the faces of the suit above its level (:meth:`_limit` lowers ``cap``); a tractor leaves
+        other hand, the faces of the suit above its level (:func:`~core.history.lower_cap` lowers ``cap``); a tractor leaves
         a per-sample ``("throw", ...)`` replay, skipped on a sample where no hand holds a set above a
         tractor's top. A failed throw (``attempt``, of which ``lead`` is the unit kept): under
         ``first_found`` it is replayed per sample; under ``smallest_lowest`` the units it would have kept
@@ -421,7 +326,7 @@ class Sampler:
                 continue
             higher = [f for f in faces_e if lvl[f] > u.top]
             for s in others:
-                self._limit(cap, s, t, higher, u.width)
+                lower_cap(cap, self._since, self.me, s, t, higher, u.width)
         kept = [u for u in units if u.cards == lead] if exists is not None else []
         if exists is not None and (not kept or kept[0].length >= 2):
             need_check = True

@@ -9,7 +9,7 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("name", ["core._kernel", "core._play", "bots.search._tree"])
+@pytest.mark.parametrize("name", ["core._kernel", "core._play", "bots.search._policy", "bots.search._tree"])
 def test_compiled_examples_hold(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

@@ -60,11 +60,13 @@ def test_the_search_lives_in_bots_and_core_holds_only_the_game():
         assert not found, f"{f.relative_to(ROOT)} mentions {found}: search belongs in bots/search"
     tree = (ROOT / "bots" / "search" / "_tree.pyx").read_text(encoding="utf-8")
     assert "from core._play cimport" in tree and "cdef class SearchTree" in tree
+    policy = (ROOT / "bots" / "search" / "_policy.pyx").read_text(encoding="utf-8")
+    assert "from core._play cimport" in policy and "cdef void playout_with" in policy
 
 
 # ------------------------------------------------------------------ the module graph
 #: Compiled modules whose ``import`` / ``cimport`` lines are read as edges too.
-COMPILED = ("core/_kernel.pyx", "core/_play.pyx", "bots/search/_tree.pyx")
+COMPILED = ("core/_kernel.pyx", "core/_play.pyx", "bots/search/_policy.pyx", "bots/search/_tree.pyx")
 
 
 @dataclass(frozen=True)
@@ -212,7 +214,8 @@ def test_the_graph_sees_the_imports_it_must():
     """The reader of imports works: a few edges known to exist are found."""
     found = {(e.importer, e.target) for e in EDGES}
     for edge in [("core.kernel", "core._kernel"), ("core._play", "core._kernel"), ("bots.search", "bots.search._tree"),
-                 ("bots.search._tree", "core._play"), ("arena.sandbox", "arena.sandbox.forkserver")]:
+                 ("bots.search._tree", "core._play"), ("bots.search._tree", "bots.search._policy"),
+                 ("arena.sandbox", "arena.sandbox.forkserver")]:
         assert edge in found, f"the import graph lacks {edge[0]} -> {edge[1]}: fix the reader in tests/test_layers.py"
 
 
@@ -369,7 +372,8 @@ def test_the_arena_imports_down_its_order():
 
 # ------------------------------------------------------------------ private names
 #: A package's public face may take private names from its own compiled module.
-OWN_COMPILED = {("core.kernel", "core._kernel"), ("core.play", "core._play"), ("bots.search", "bots.search._tree")}
+OWN_COMPILED = {("core.kernel", "core._kernel"), ("core.play", "core._play"), ("bots.search", "bots.search._tree"),
+                ("bots.search", "bots.search._policy")}
 
 
 def _private(name: str) -> bool:

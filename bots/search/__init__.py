@@ -1,11 +1,14 @@
 """The search that bots run on the play engine, compiled: playout policies
-and the ISMCTS statistics tree (:mod:`bots.search._tree`).
+(:mod:`bots.search._policy`) and the ISMCTS statistics tree
+(:mod:`bots.search._tree`).
 
 The engine (``core._play``) only says what the game allows and what a play
 does; every choice of *what* to play in a playout or a tree walk is made
 here, so a new policy or a stronger search changes nothing in ``core``.
 
 - :func:`policy_play`: the play a policy would make now, without making it.
+- :func:`standing_play`: a random play, a throw that fails in this world
+  drawn again (the tree's widening with ``standing``).
 - :func:`playout`: finish a play phase with a policy.
 - :class:`SearchTree`: one ISMCTS tree, iterated on determinized worlds.
 - :data:`POLICIES`: the policy numbers (0 random, 1 greedy follows,
@@ -26,9 +29,10 @@ from typing import Optional
 
 from core.cards import Cards
 
-from ._tree import POLICIES, SearchTree, playout, policy_play
+from ._policy import POLICIES, playout, policy_play, standing_play
+from ._tree import SearchTree
 
-__all__ = ["POLICIES", "SearchTree", "playout", "policy_play", "Node", "play_key"]
+__all__ = ["POLICIES", "SearchTree", "playout", "policy_play", "standing_play", "Node", "play_key"]
 
 
 class Node:

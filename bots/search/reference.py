@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from core.play import PlayCore
 from core.view import PlayerView, play_from_view
 
-from . import Node, play_key, playout, policy_play
+from . import Node, play_key, playout, policy_play, standing_play
 
 if TYPE_CHECKING:
     from bots.ismcts import IsmctsBot
@@ -92,7 +92,7 @@ def select(bot: IsmctsBot, node: Node, pc: PlayCore, rng: random.Random, at_root
     random one if none is); counts availability."""
     can_play = pc.can_play
     if len(node.children) < math.ceil(bot.widen_c * (node.visits + 1) ** bot.widen_alpha):
-        cards = pc.random_play(rng, bot.standing)
+        cards = standing_play(pc, rng, bot.standing)
         key = play_key(cards)
         if key not in node.children:
             child = Node(cards)
@@ -116,7 +116,7 @@ def select(bot: IsmctsBot, node: Node, pc: PlayCore, rng: random.Random, at_root
                 best = other
     if best is not None:
         return best, False
-    cards = pc.random_play(rng, bot.standing)                # nothing here is playable in this world
+    cards = standing_play(pc, rng, bot.standing)                # nothing here is playable in this world
     best = Node(cards)
     node.children[play_key(cards)] = best
     best.avail += 1

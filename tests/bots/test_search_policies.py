@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from bots.search import playout, policy_play
+from bots.search import playout, policy_play, standing_play
 from core.rules import Rules
 from core.state import PLAY_PHASE, State
 
@@ -181,3 +181,40 @@ def _race_position(hands: list[str], calls: list[tuple[str, int]], before: list[
     for text in before:
         pc.play(parse_cards(text))
     return pc
+
+
+@pytest.mark.parametrize("preset,players", [("pagat", 6), ("tractor", 4), ("pagat", 9)])
+def test_standing_redraws_throws_that_fail_against_the_hands(preset, players):
+    """``standing_play(pc, rng, tries)``: 0 draws exactly as ``pc.random_play(rng)``;
+    with redraws, a lead is far less often a throw the other hands break
+    (each kept lead is legal, and a throw that stands is never redrawn)."""
+    rules = Rules.preset(preset, players=players)
+    failing = {0: 0, 8: 0}
+    leads = 0
+    for seed in range(30):
+        s = State(rules, seed=seed)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            if s.phase == PLAY_PHASE and s.view(s.current_player()).lead is None:
+                pc = s.play
+                assert pc is not None
+                assert standing_play(pc, random.Random(seed), 0) == pc.random_play(random.Random(seed))
+                for tries in failing:
+                    for k in range(10):
+                        cards = standing_play(pc, random.Random(k), tries)
+                        assert pc.can_play(cards)
+                        _seat, _played, attempt = pc.clone().play(cards)
+                        failing[tries] += attempt is not None
+                leads += 10
+            s.apply(s.random_legal_action(rng))
+    assert leads >= 300
+    assert failing[8] < 0.2 * failing[0], failing
+
+
+def test_standing_cannot_be_negative():
+    s = State(Rules.preset("pagat", players=5), seed=1)
+    rng = random.Random(1)
+    while s.phase != PLAY_PHASE:
+        s.apply(s.random_legal_action(rng))
+    with pytest.raises(ValueError, match="standing"):
+        standing_play(s.play, rng, -1)

@@ -64,39 +64,3 @@ def test_an_illegal_follow_is_told_as_pengyou_follow_tells_it():
             s.apply(s.random_legal_action(rng))
     assert told > 100, told
 
-
-@pytest.mark.parametrize("preset,players", [("pagat", 6), ("tractor", 4), ("pagat", 9)])
-def test_standing_redraws_throws_that_fail_against_the_hands(preset, players):
-    """``random_play(rng, standing)``: 0 draws exactly as ``random_play(rng)``;
-    with redraws, a lead is far less often a throw the other hands break
-    (each kept lead is legal, and a throw that stands is never redrawn)."""
-    rules = Rules.preset(preset, players=players)
-    failing = {0: 0, 8: 0}
-    leads = 0
-    for seed in range(30):
-        s = State(rules, seed=seed)
-        rng = random.Random(seed)
-        while not s.is_terminal():
-            if s.phase == PLAY_PHASE and s.view(s.current_player()).lead is None:
-                pc = s.play
-                assert pc is not None
-                assert pc.random_play(random.Random(seed), 0) == pc.random_play(random.Random(seed))
-                for tries in failing:
-                    for k in range(10):
-                        cards = pc.random_play(random.Random(k), tries)
-                        assert pc.can_play(cards)
-                        _seat, _played, attempt = pc.clone().play(cards)
-                        failing[tries] += attempt is not None
-                leads += 10
-            s.apply(s.random_legal_action(rng))
-    assert leads >= 300
-    assert failing[8] < 0.2 * failing[0], failing
-
-
-def test_standing_cannot_be_negative():
-    s = State(Rules.preset("pagat", players=5), seed=1)
-    rng = random.Random(1)
-    while s.phase != PLAY_PHASE:
-        s.apply(s.random_legal_action(rng))
-    with pytest.raises(ValueError, match="standing"):
-        s.play.random_play(rng, -1)
