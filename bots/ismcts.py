@@ -58,7 +58,7 @@ from core.state import PlayerView, State, play_from_view
 from .heuristic import HeuristicBot
 from .protocol import Bot, Param, keep_params
 from .search import Node, SearchTree, play_key, playout, policy_play, standing_play
-from .search.belief import InferredSampler
+from .search.belief import TABLE_MODEL, InferredSampler
 
 __all__ = ["IsmctsBot", "OracleBot", "Node", "ROLLOUTS", "rollout_for", "others_for"]
 
@@ -136,9 +136,10 @@ class IsmctsBot:
         "steady": Param("the fallback bot's play is searched from the start and kept unless the most visited "
                         "play's mean reward beats it by more than steady * sqrt(1/n_best + 1/n_fallback) "
                         "(0: off)", 0.0, 2.0),
-        "infer": Param("what the sampled worlds read into the maker's choices: nothing (uniform over the "
-                       "deals the view allows), or a model of its burial and calls (bots.search.belief)",
-                       choices=("none", "maker")),
+        "infer": Param("what the sampled worlds read into the seats' choices: nothing (uniform over the "
+                       "deals the view allows), a model of the maker's burial and calls, or that and the "
+                       "friend races the other seats passed up (bots.search.belief)",
+                       choices=("none", "maker", "table")),
         "root": Param("the root search: the UCB tree, or flat Monte Carlo with sequential halving and "
                       "paired worlds", choices=("ucb", "halving")),
         "fallback": Param("bot spec for exposing, burying and calling", bot=True),
@@ -295,9 +296,12 @@ class IsmctsBot:
 
     def _world_source(self, view: PlayerView) -> Callable[[random.Random], World | _TrueWorld]:
         """A function rng -> world (hands, kitty) consistent with the view
-        (drawn from the maker model's posterior with ``infer="maker"``)."""
+        (drawn from the maker model's posterior with ``infer="maker"``, and
+        the races passed up weighed too with ``infer="table"``)."""
         if self.infer == "maker":
             return InferredSampler(view).sample
+        if self.infer == "table":
+            return InferredSampler(view, model=TABLE_MODEL).sample
         return Sampler(view).sample
 
     def _candidates(self, view: PlayerView, cap: int) -> list[Cards]:

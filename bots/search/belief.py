@@ -25,6 +25,17 @@ holding the card it called as often as anyone. Real makers do neither.
   copies itself when it calls (it could only fill the call itself). A world
   in which it did (its hand now plus the copies it played since) is kept
   with probability ``call_odds`` (rejection sampling: exact).
+- *Races passed up* (with ``pass_odds`` below 1, ``TABLE_MODEL``). At a real
+  table a seat off the maker's side that holds a copy of a called card which
+  would fill a live call plays it at its first good chance (the friendship
+  goes to whoever plays first): it leads it, or follows a one-card lead with
+  it. Each time a seat led, or followed a one-card lead, with other cards
+  where one copy played instead would have filled an open call (the play
+  engine says whether, :func:`bots.heuristic_friends.fills`), a world in
+  which that seat held such a copy then (its hand now plus the copies it
+  played since) is kept with probability ``pass_odds``: seats that let
+  chances go by are likelier to hold no copy, so the hidden friends are
+  looked for elsewhere.
 
 Nothing here applies to a seat's own choices: a seat that is the maker (or
 knows the kitty) samples as before. The weights are fitted to the burials
@@ -56,10 +67,13 @@ from typing import Optional
 
 from core.cards import Cards, card_points, is_joker, parse_card, parse_cards, rank_of
 from core.history import suits
+from core.play import PlayCore
 from core.sample import Sampler, World
 from core.state import PlayerView
 
-__all__ = ["MakerModel", "MAKER_MODEL", "InferredSampler", "KINDS", "card_kind", "log_likelihood_gain",
+from bots.heuristic_friends import fills
+
+__all__ = ["MakerModel", "MAKER_MODEL", "TABLE_MODEL", "InferredSampler", "races_passed", "KINDS", "card_kind", "log_likelihood_gain",
            "measure_gain"]
 
 #: The kinds of card the burial model tells apart, from most to least often buried.
@@ -94,10 +108,13 @@ class MakerModel:
     """Weights of the maker's choices: ``theta[kind]`` (by :data:`KINDS`),
     how likely a card of that kind is buried relative to a small plain card;
     ``call_odds``, the weight of a world in which the maker held as many
-    copies of a face it called as the call's ordinal."""
+    copies of a face it called as the call's ordinal; ``pass_odds``, the
+    weight of a world for each lead in which a seat held a copy it could
+    have led to fill an open call and led something else (1: not read)."""
 
     theta: tuple[float, ...] = (1.0, 0.11, 0.17, 0.01, 0.01, 0.01, 0.01)
     call_odds: float = 0.1
+    pass_odds: float = 1.0
 
 
 #: The model :class:`InferredSampler` uses by default (fitted to the
@@ -105,6 +122,55 @@ class MakerModel:
 #: no trump, 1 ace in 225 and 13 tens or kings in 473 buried; 396 of 400
 #: calls of a first copy by a maker holding none).
 MAKER_MODEL = MakerModel()
+
+#: The maker model and the races passed up (``infer="table"``): a seat that
+#: let a chance to fill a call go by is kept as a holder of a filling copy at
+#: odds 0.3 (fitted: see :file:`docs/bots.md`).
+TABLE_MODEL = MakerModel(pass_odds=0.3)
+
+
+def races_passed(view: PlayerView) -> list[tuple[int, int, int]]:
+    """``(seat, face, later)`` for each chance so far that ``seat`` (not the
+    maker, the view's own seat, or a seat already revealed on the maker's
+    side) let go to fill an open call with one copy of ``face``: a lead, or a
+    follow of a one-card lead (of its suit, or after showing itself void in
+    it), with cards other than ``face`` where that copy played alone would
+    have filled the call (the play engine says,
+    :func:`bots.heuristic_friends.fills`); ``later``: the copies of ``face``
+    that seat played from then on (a world gives it a copy at that chance when
+    its hand now holds one or ``later`` is positive)."""
+    maker = view.maker
+    if view.phase != "play" or maker is None or not view.calls or view.trump is None:
+        return []
+    rules, trump, n = view.rules, view.trump, view.players
+    esuit, _, _ = suits(trump, rules)
+    calls = [(parse_card(c), o) for c, o in view.calls]
+    faces = sorted({f for f, _ in calls})
+    tricks = list(view.tricks)
+    if view.current_trick[1]:
+        tricks.append(view.current_trick)
+    order = [((leader + j) % n, parse_cards(p)) for leader, ps in tricks for j, p in enumerate(ps)]
+    out = []
+    at = 0
+    for leader, ps in tricks:
+        lead = order[at][1]
+        for j in range(len(ps) if len(lead) == 1 else 1):
+            seat, cards = order[at + j]
+            if seat in (maker, view.seat) or all(f in cards for f in faces):
+                continue
+            filled, seen = PlayCore.calls_after(rules, trump, maker, calls, order[:at + j])
+            if seat in filled:
+                continue
+            led = esuit[lead[0]]
+            for f in faces:
+                if f in cards or (j and esuit[f] != led and esuit[cards[0]] == led):
+                    continue            # played it, or could not (it had to follow the led suit)
+                trick = [c for _, c in order[at:at + j]]
+                if fills(rules, trump, maker, seat, calls, filled, seen, leader, trick, Cards([f])):
+                    later = sum(c.count(f) for p, c in order[at + j:] if p == seat)
+                    out.append((seat, f, later))
+        at += len(ps)
+    return out
 
 
 class InferredSampler:
@@ -130,6 +196,8 @@ class InferredSampler:
         self.burial = (view.phase == "play" and maker is not None and maker != me and view.kitty is None
                        and self.sampler.burier == maker and view.trump is not None)
         self.calls = view.phase == "play" and maker is not None and maker != me and bool(view.calls)
+        #: the races passed up that weigh each world (:func:`races_passed`)
+        self.passes = races_passed(view) if model.pass_odds < 1.0 else []
         if view.trump is not None:
             esuit, _, _ = suits(view.trump, view.rules)
             # kinds of equal weight are drawn as one (fewer, smaller tables)
@@ -156,13 +224,25 @@ class InferredSampler:
         by the burial model, kept by the calls' odds."""
         draw = self.sampler.sample
         world = draw(rng)
+        weighed = self.calls or bool(self.passes)
         for _ in range(self.CALL_TRIES):
             if self.burial:
                 world = self._resplit(world, rng)
-            if not self.calls or rng.random() < self.call_weight(world):
+            if not weighed or rng.random() < self.weight(world):
                 return world
             world = draw(rng)
         return world
+
+    def weight(self, world: World) -> float:
+        """The weight of ``world`` by the calls (:meth:`call_weight`) and the
+        races passed up (``pass_odds`` for each that it gave a copy to)."""
+        w = self.call_weight(world) if self.calls else 1.0
+        hands = world.hands
+        odds = self.model.pass_odds
+        for seat, face, later in self.passes:
+            if later or face in hands[seat]:
+                w *= odds
+        return w
 
     def call_weight(self, world: World) -> float:
         """The calls' weight of ``world``: ``call_odds`` for each call whose
@@ -248,8 +328,9 @@ def log_likelihood_gain(view: PlayerView, hands: list[Cards], kitty: Cards, rng:
     (:meth:`InferredSampler.split_log_odds`, with the voids as its only facts
     about the maker's hand) plus the calls' log weight of the true deal less
     the log of their mean weight over ``samples`` worlds of the burial model
-    (their normaliser, estimated). 0 for a seat the model tells nothing
-    (the maker itself)."""
+    (their normaliser, estimated), the races passed up weighed with the calls
+    when ``model`` reads them. 0 for a seat the model tells nothing (the
+    maker itself)."""
     import math
 
     inferred = InferredSampler(view, model=model)
@@ -257,21 +338,23 @@ def log_likelihood_gain(view: PlayerView, hands: list[Cards], kitty: Cards, rng:
     maker = view.maker
     if inferred.burial and maker is not None:
         gain += inferred.split_log_odds(hands[maker], kitty)
-    if inferred.calls:
-        inferred.calls = False              # the burial model's worlds, unweighted by the calls
+    if inferred.calls or inferred.passes:
+        calls, passes = inferred.calls, inferred.passes
+        inferred.calls, inferred.passes = False, []     # the burial model's worlds, unweighted
         try:
-            mean = sum(inferred.call_weight(inferred.sample(rng)) for _ in range(samples)) / samples
+            worlds = [inferred.sample(rng) for _ in range(samples)]
         finally:
-            inferred.calls = True
-        gain += math.log(inferred.call_weight(World(list(hands), kitty, Cards()))) - math.log(mean)
+            inferred.calls, inferred.passes = calls, passes
+        mean = sum(inferred.weight(w) for w in worlds) / samples
+        gain += math.log(inferred.weight(World(list(hands), kitty, Cards()))) - math.log(mean)
     return gain
 
 
 def measure_gain(preset: str = "pagat", players: int = 6, deals: int = 120, bot: str = "heuristic",
-                 seed: int = 0, per_deal: int = 2) -> list[float]:
+                 seed: int = 0, per_deal: int = 2, model: MakerModel = MAKER_MODEL) -> list[float]:
     """:func:`log_likelihood_gain` at ``per_deal`` random play positions of
     each of ``deals`` deals played by ``bot`` at every seat, each for a random
-    seat other than the maker's: the gains, one per position."""
+    seat other than the maker's: the gains under ``model``, one per position."""
     from bots.base import make_bot
     from core.rules import Rules
     from core.state import PLAY_PHASE, State
@@ -291,7 +374,8 @@ def measure_gain(preset: str = "pagat", players: int = 6, deals: int = 120, bot:
                 stops.discard(len(s.tricks))
                 maker = s.maker
                 seat = rng.choice([x for x in range(n) if x != maker])
-                gains.append(log_likelihood_gain(s.view(seat), [s.hand(i) for i in range(n)], s.kitty, rng))
+                gains.append(log_likelihood_gain(s.view(seat), [s.hand(i) for i in range(n)], s.kitty, rng,
+                                                 model=model))
             p = s.current_player()
             s.apply(bots[p].step(s.view(p)))
     return gains
@@ -361,8 +445,8 @@ def _draw_counts(sizes: tuple[int, ...], theta: tuple[float, ...], k: int, rng: 
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """``python -m bots.search.belief [--preset P] [--players N] [--deals D] [--bot SPEC] [--seed S]``:
-    the mean log-likelihood gain of the true deal with its 95 % interval."""
+    """``python -m bots.search.belief [--preset P] [--players N] [--deals D] [--bot SPEC] [--seed S]
+    [--model maker|table]``: the mean log-likelihood gain of the true deal with its 95 % interval."""
     import argparse
     import math
     import statistics
@@ -373,6 +457,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--deals", type=int, default=120)
     ap.add_argument("--bot", default="heuristic")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--model", choices=("maker", "table"), default="maker",
+                    help="the maker's burial and calls, or those and the races passed up")
     a = ap.parse_args(argv)
     from core.errors import PengyouError
 
@@ -381,13 +467,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     if a.deals < 1:
         ap.error(f"--deals: {a.deals} is not at least 1")
     try:
-        gains = measure_gain(a.preset, a.players, a.deals, a.bot, a.seed)
+        gains = measure_gain(a.preset, a.players, a.deals, a.bot, a.seed,
+                             model=TABLE_MODEL if a.model == "table" else MAKER_MODEL)
     except (PengyouError, BotError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     m = statistics.mean(gains)
     h = 1.96 * statistics.stdev(gains) / math.sqrt(len(gains)) if len(gains) > 1 else float("nan")
-    print(f"{a.preset} {a.players} players, {a.bot} at every seat: {len(gains)} positions, the true deal "
+    print(f"{a.preset} {a.players} players, {a.bot} at every seat, the {a.model} model: {len(gains)} positions, "
+          f"the true deal "
           f"{m:+.3f} nats [{m - h:+.3f}, {m + h:+.3f}] likelier than under the uniform sampler")
     return 0
 

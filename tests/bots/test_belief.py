@@ -8,6 +8,8 @@
 - nothing changes for the maker itself;
 - the true deal is likelier under the model than under the uniform sampler
   (the measure the strength issue quotes), on deals of the built-in bots;
+- the races passed up are the chances a play-by-play replay finds, and
+  the table model's worlds give those seats the copies less often;
 - the search bot takes ``infer`` and plays whole deals with it.
 """
 
@@ -163,7 +165,8 @@ def test_the_model_is_floored():
     assert min(MAKER_MODEL.theta) > 0 and 0 < MAKER_MODEL.call_odds <= 1
 
 
-@pytest.mark.parametrize("spec", ["ismcts:iterations=60,infer=maker", "ismcts:iterations=60,infer=maker,root=halving"])
+@pytest.mark.parametrize("spec", ["ismcts:iterations=60,infer=maker", "ismcts:iterations=60,infer=maker,root=halving",
+                                  "ismcts:iterations=60,infer=table"])
 def test_the_search_bot_plays_whole_deals_with_the_model(spec):
     rules = Rules.preset("pagat", players=6)
     s = State(rules, seed=5)
@@ -180,7 +183,7 @@ def test_the_search_bot_plays_whole_deals_with_the_model(spec):
 def test_infer_is_checked():
     with pytest.raises(Exception, match="infer"):
         make_bot("ismcts:infer=everything")
-    assert make_bot("ismcts").infer == "maker" and make_bot("ismcts:infer=none").infer == "none"
+    assert make_bot("ismcts:infer=none").infer == "none" and make_bot("ismcts:infer=table").infer == "table"
 
 
 def test_a_world_moved_by_the_model_keeps_every_card():
@@ -194,3 +197,95 @@ def test_a_world_moved_by_the_model_keeps_every_card():
         assert isinstance(w, World)
         assert Counter(f for h in w.hands for f in h) + Counter(w.kitty) == \
             Counter(f for h in (s.hand(i) for i in range(6)) for f in h) + Counter(s.kitty)
+
+
+def _passes_by_replay(s: State, seat: int) -> list[tuple[int, int, int]]:
+    """The races passed up, read play by play: at a lead, or a follow of a
+    one-card lead, by a seat off the maker's side (and not ``seat``), each
+    called face it did not play, that it could legally have played (any card
+    when leading; when following, a face of the led suit, or any face once
+    its own card shows it void), and that the engine says would fill a call."""
+    from bots.heuristic_friends import fills
+    from core.cards import parse_card, parse_cards
+    from core.play import PlayCore
+
+    view = s.view(seat)
+    n = s.rules.players
+    esuit, _, _ = suits(view.trump, s.rules)
+    calls = [(parse_card(c), o) for c, o in view.calls]
+    plays = []                                   # (seat, cards, leader, trick so far)
+    for leader, ps in list(view.tricks) + ([view.current_trick] if view.current_trick[1] else []):
+        cards = [parse_cards(p) for p in ps]
+        for j, c in enumerate(cards):
+            plays.append(((leader + j) % n, c, leader, cards[:j]))
+    out = []
+    for i, (p, cards, leader, trick) in enumerate(plays):
+        if p in (s.maker, seat) or (trick and len(trick[0]) != 1):
+            continue
+        filled, seen = PlayCore.calls_after(s.rules, view.trump, s.maker, calls, [(q, c) for q, c, _, _ in plays[:i]])
+        if p in filled:
+            continue
+        for f in sorted({f for f, _ in calls}):
+            legal = not trick or esuit[f] == esuit[trick[0][0]] or esuit[cards[0]] != esuit[trick[0][0]]
+            if f not in cards and legal and fills(s.rules, view.trump, s.maker, p, calls, filled, seen, leader,
+                                                  trick, Cards([f])):
+                out.append((p, f, sum(c.count(f) for q, c, _, _ in plays[i:] if q == p)))
+    return out
+
+
+def test_races_passed_are_the_leads_that_let_a_call_go():
+    """Over deals of the built-in bots: every race passed up that the view
+    lists is one a play-by-play replay finds, and the other way round; on
+    these deals some seats pass, and few of those held the copy."""
+    from bots.search.belief import races_passed
+
+    rules = Rules.preset("pagat", players=6)
+    found = held = 0
+    for seed in range(16):
+        s = _played_to(rules, 300 + seed, 9)
+        if s.phase != PLAY_PHASE:
+            continue
+        for seat in range(6):
+            got = races_passed(s.view(seat))
+            assert got == _passes_by_replay(s, seat)
+            found += len(got)
+            held += sum(1 for p, f, later in got if later or f in s.hand(p))
+        assert races_passed(s.view(s.maker)) == _passes_by_replay(s, s.maker)
+    assert found >= 10, found
+    assert held < found
+
+
+def test_the_table_model_moves_copies_away_from_seats_that_passed():
+    """Worlds of the table model give a seat that passed up a race a filling
+    copy less often than the maker model's worlds do, and still agree with
+    the view."""
+    from bots.search.belief import TABLE_MODEL, races_passed
+
+    rules = Rules.preset("pagat", players=6)
+    rng = random.Random(11)
+    tally = Counter()
+    for seed in range(16):
+        s = _played_to(rules, 300 + seed, 9)
+        if s.phase != PLAY_PHASE:
+            continue
+        for seat in range(6):
+            view = s.view(seat)
+            passes = races_passed(view)
+            if not passes:
+                continue
+            for name, model in (("maker", MAKER_MODEL), ("table", TABLE_MODEL)):
+                inferred = InferredSampler(view, model=model)
+                for _ in range(40):
+                    w = inferred.sample(rng)
+                    assert inferred.sampler.agrees(w)
+                    tally[name] += sum(1 for p, f, later in passes if later or f in w.hands[p])
+                    tally[name + " worlds"] += 1
+    assert tally["table worlds"] == tally["maker worlds"] >= 200
+    assert tally["table"] < 0.7 * tally["maker"], tally
+
+
+def test_the_table_model_reads_nothing_more_without_passes():
+    """With ``pass_odds`` 1 (the maker model) the races passed up are not read."""
+    rules = Rules.preset("pagat", players=6)
+    s = _played_to(rules, 301, 9)
+    assert InferredSampler(s.view((s.maker + 1) % 6)).passes == []

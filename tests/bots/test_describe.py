@@ -50,7 +50,7 @@ def test_ismcts_every_parameter_has_a_meaning_and_the_numbers_a_span() -> None:
     assert set(by) == {"iterations", "seconds", "c", "widen_c", "widen_alpha", "reward", "rollout", "others",
                        "race", "standing", "reuse", "steady", "infer", "root", "fallback"}
     assert (by["standing"].type, by["standing"].low, by["standing"].high) == ("int", 0, 16)
-    assert by["infer"].choices == ("none", "maker")
+    assert by["infer"].choices == ("none", "maker", "table")
     assert (by["race"].type, by["race"].default, by["race"].low, by["race"].high) == ("float", 0.5, 0.0, 1.0)
     assert by["infer"].default == "maker"
     assert all(p.doc for p in params)

@@ -134,6 +134,7 @@ TREE_SPECS = [
     "ismcts:iterations=300,others=policy,race=1",
     "ismcts:iterations=300,standing=4",
     "ismcts:iterations=300,standing=2,infer=maker",
+    "ismcts:iterations=300,infer=table",
     "ismcts:iterations=300,reuse=3",
     "ismcts:iterations=300,steady=1",
 ]
