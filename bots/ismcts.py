@@ -116,8 +116,11 @@ class IsmctsBot:
         "widen_c": Param("progressive widening: a node may have ceil(widen_c * (visits + 1) ** widen_alpha) "
                           "children", 0.5, 8.0),
         "widen_alpha": Param("progressive widening exponent (0 to 1)", 0.0, 1.0),
-        "reward": Param("what the search maximises: the card-point margin or game points",
-                        choices=("points", "game")),
+        "reward": Param("what the search maximises: the card-point margin, game points, or late: game points "
+                        "(the card margin breaking ties) once the seat holds at most `late` cards, the card "
+                        "margin before", choices=("points", "game", "late")),
+        "late": Param("with reward=late, the cards left in the seat's hand at or below which it plays for "
+                      "game points", 0, 20),
         "rollout": Param("the playout policy: random play; greedy follows (cheap wins, small losses); "
                          "informed (leads no opponent's sampled hand beats, feeding a known partner); "
                          "auto: informed",
@@ -151,6 +154,7 @@ class IsmctsBot:
     widen_c: float
     widen_alpha: float
     reward: str
+    late: int
     rollout: str
     others: str
     race: float
@@ -162,7 +166,7 @@ class IsmctsBot:
 
     def __init__(self, iterations: int = 1000, seconds: float = 0.0, c: float = 0.7,
                  widen_c: float = 2.0, widen_alpha: float = 0.5, reward: str = "points",
-                 rollout: str = "auto", others: str = "auto", race: float = 0.5, standing: int = 0,
+                 late: int = 6, rollout: str = "auto", others: str = "auto", race: float = 0.5, standing: int = 0,
                  reuse: int = 1, steady: float = 0.0, infer: str = "maker", root: str = "ucb",
                  fallback: Union[str, Bot] = "heuristic") -> None:
         if iterations < 1:
@@ -175,12 +179,14 @@ class IsmctsBot:
             raise ValueError("standing is a number of redraws: 0 or more")
         if steady < 0:
             raise ValueError("steady is a margin of reward: 0 or more")
+        if late < 0:
+            raise ValueError("late is a number of cards in hand: 0 or more")
         if reuse < 1:
             raise ValueError("reuse: each world serves at least 1 iteration")
         if root == "halving" and seconds > 0:
             raise ValueError("root='halving' plans its rounds on an iteration budget: use iterations, not seconds")
         keep_params(self, {"iterations": iterations, "seconds": seconds, "c": c, "widen_c": widen_c,
-                           "widen_alpha": widen_alpha, "reward": reward, "rollout": rollout, "others": others,
+                           "widen_alpha": widen_alpha, "reward": reward, "late": late, "rollout": rollout, "others": others,
                            "race": race, "standing": standing, "reuse": reuse, "steady": steady, "infer": infer, "root": root})
         # "auto" is settled by the rules in restart(); informed until then
         self._policy = ROLLOUTS.index("informed" if rollout == "auto" else rollout)
@@ -200,12 +206,14 @@ class IsmctsBot:
         #: plays left to the fallback because no world agreeing with the view was found
         self.sampling_failures = 0
         self._game_cache: dict[tuple[int, int], float] = {}
+        self._late_cache: dict[tuple[int, int], float] = {}
         self._prior: tuple[Optional[PlayerView], Optional[Cards]] = (None, None)   # (view, the fallback's play)
 
     def restart(self, rules: Rules, seat: int, rng: random.Random) -> None:
         """New deal."""
         if rules != self.rules:
             self._game_cache.clear()       # game points depend on the rules
+            self._late_cache.clear()
         self.rules = rules
         self.seat = seat
         self.rng = rng
@@ -280,19 +288,38 @@ class IsmctsBot:
         (``others``; ``auto``: :func:`others_for` the rules of the deal)."""
         return self._others_policy
 
-    def rewards(self, pc: PlayCore, kitty_points: int) -> list[float]:
+    def value_at(self, view: PlayerView) -> Optional[Callable[[int, int], float]]:
+        """How the search at ``view`` values a finished play: ``None`` for the
+        card-point margin (as a share of the deal's points), else a function
+        (opponents' points, maker side's size) -> the maker side's reward.
+        ``reward="game"``: game points; ``reward="late"``: game points plus a
+        tenth of the card share once the seat holds at most ``late`` cards
+        (where the scoring table decides the deal), the card margin before.
+
+        >>> bot = IsmctsBot(reward="late", late=4)
+        >>> bot.restart(Rules.preset("pagat", players=6), 0, random.Random(0))
+        >>> value = bot._late_value       # what value_at gives late in the deal
+        >>> value(75, 3), value(80, 3)      # 75 wins the maker's side one level, 80 loses one
+        (1.025, -0.98)
+        """
+        if self.reward == "game":
+            return self._game_value
+        if self.reward == "late" and len(view.hand) <= self.late:
+            return self._late_value
+        return None
+
+    def rewards(self, pc: PlayCore, kitty_points: int,
+                value: Optional[Callable[[int, int], float]] = None) -> list[float]:
         """Each seat's reward for the finished play ``pc`` on its final side,
         the kitty holding ``kitty_points``: the card-point margin as a share
-        of the deal's points, or game points (``reward``)."""
+        of the deal's points, or ``value`` (from :meth:`value_at`) of the
+        opponents' points and the maker side's size."""
         r = cast(Rules, self.rules)        # set by restart(), which comes before any step()
         side = pc.maker_side
         opp = pc.opponents_points(r, kitty_points)[0]
         n = r.players
-        if self.reward == "game":
-            g = self._game_value(opp, len(side))
-            return [g if s in side else -g for s in range(n)]
-        margin = card_share(r, opp)
-        return [margin if s in side else -margin for s in range(n)]
+        v = card_share(r, opp) if value is None else value(opp, len(side))
+        return [v if s in side else -v for s in range(n)]
 
     def _world_source(self, view: PlayerView) -> Callable[[random.Random], World | _TrueWorld]:
         """A function rng -> world (hands, kitty) consistent with the view
@@ -339,6 +366,7 @@ class IsmctsBot:
         view_kitty = points(view.kitty) if view.kitty is not None else None
         me = view.seat
         policy = self._policy
+        value = self.value_at(view)
         used = 0
         for rnd in range(rounds):
             per = max(1, (budget - used) // ((rounds - rnd) * len(alive)))
@@ -351,7 +379,7 @@ class IsmctsBot:
                     pc = base.clone()
                     pc.play(cands[i], check=False)
                     playout(pc, random.Random(seed), policy, self.race)
-                    totals[i] += self.rewards(pc, kitty_points)[me]
+                    totals[i] += self.rewards(pc, kitty_points, value)[me]
                     counts[i] += 1
                     used += 1
             if len(alive) > 1:
@@ -368,7 +396,7 @@ class IsmctsBot:
         (the same search in plain Python).
         """
         rng = self.rng
-        game_value = self._game_value if self.reward == "game" else None
+        game_value = self.value_at(view)
         tree = SearchTree(self.rules, view.seat, self.c, self.widen_c, self.widen_alpha, self._policy,
                           self._others_policy, game_value, self.race, self.standing)
         prior = self.prior_play(view)
@@ -405,6 +433,16 @@ class IsmctsBot:
             it += 1
             yield world, kitty
         self.last_iterations = it
+
+    def _late_value(self, opp: int, side_size: int) -> float:
+        """Game points of the maker's side plus a tenth of the card share
+        (which breaks ties between plays of the same result), cached."""
+        key = (opp, side_size)
+        v = self._late_cache.get(key)
+        if v is None:
+            v = self._game_value(opp, side_size) + card_share(cast(Rules, self.rules), opp) / 10
+            self._late_cache[key] = v
+        return v
 
     def _game_value(self, opp: int, side_size: int) -> float:
         """Game points of the maker's side (negative when it loses), cached."""

@@ -48,6 +48,7 @@ def search_reference(bot: IsmctsBot, view: PlayerView) -> Node:
     race = bot.race
     me = view.seat
     model_others = bot.others_policy
+    value = bot.value_at(view)
     prior = bot.prior_play(view)
     if prior is not None:
         root.children[play_key(prior)] = Node(prior)
@@ -77,7 +78,7 @@ def search_reference(bot: IsmctsBot, view: PlayerView) -> Node:
                 break
         if not pc.done:
             playout(pc, rng, policy, race)
-        rewards = bot.rewards(pc, kitty_points)
+        rewards = bot.rewards(pc, kitty_points, value)
         root.visits += 1
         for child, player in path:
             child.visits += 1

@@ -47,12 +47,14 @@ def test_declared_parameters_are_the_constructors_and_spans_hold_the_defaults(na
 def test_ismcts_every_parameter_has_a_meaning_and_the_numbers_a_span() -> None:
     _, params = describe_bot("ismcts")
     by = {p.name: p for p in params}
-    assert set(by) == {"iterations", "seconds", "c", "widen_c", "widen_alpha", "reward", "rollout", "others",
-                       "race", "standing", "reuse", "steady", "infer", "root", "fallback"}
+    assert set(by) == {"iterations", "seconds", "c", "widen_c", "widen_alpha", "reward", "late", "rollout",
+                       "others", "race", "standing", "reuse", "steady", "infer", "root", "fallback"}
     assert (by["standing"].type, by["standing"].low, by["standing"].high) == ("int", 0, 16)
     assert by["infer"].choices == ("none", "maker", "table")
     assert (by["race"].type, by["race"].default, by["race"].low, by["race"].high) == ("float", 0.5, 0.0, 1.0)
     assert by["infer"].default == "maker"
+    assert by["reward"].choices == ("points", "game", "late")
+    assert (by["late"].type, by["late"].default, by["late"].low, by["late"].high) == ("int", 6, 0, 20)
     assert all(p.doc for p in params)
     assert (by["c"].type, by["c"].default, by["c"].low, by["c"].high) == ("float", 0.7, 0.0, 3.0)
     assert by["iterations"].type == "int" and by["iterations"].default == 1000

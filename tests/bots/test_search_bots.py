@@ -107,7 +107,7 @@ def test_halving_spends_the_budget_and_is_reproducible():
 
 def test_search_parameters_are_validated():
     for bad in ("ismcts:iterations=0", "ismcts:reward=money", "ismcts:widen_alpha=2", "ismcts:rollout=smart",
-                "ismcts:root=best", "ismcts:others=guess", "ismcts:root=halving,seconds=1"):
+                "ismcts:root=best", "ismcts:others=guess", "ismcts:root=halving,seconds=1", "ismcts:late=-1"):
         with pytest.raises(ValueError):
             make_bot(bad)
 
@@ -127,6 +127,7 @@ TREE_TABLES = [
 TREE_SPECS = [
     "ismcts:iterations=300",
     "ismcts:iterations=300,reward=game",
+    "ismcts:iterations=300,reward=late,late=40",
     "ismcts:iterations=300,rollout=random,c=0.2",
     "ismcts:iterations=300,others=policy,rollout=informed",
     "ismcts:iterations=300,widen_c=1.0,widen_alpha=0.8",
@@ -167,6 +168,35 @@ def test_c_tree_matches_the_python_reference(preset, players, overrides):
             assert sum(v for _, v, _, _ in stats[0]) == 300
             compared += 1
     assert compared == 3 * len(TREE_SPECS)
+
+
+def test_reward_late_plays_for_game_points_only_late_in_the_deal():
+    """reward=late values a finished play by the card margin while the seat
+    holds more than `late` cards, and by game points (the margin a tenth as
+    much) from then on: the play that keeps the opponents under a band edge
+    beats one that only takes more points."""
+    from core.scoring import card_share
+    from core.state import PLAY_PHASE, State
+
+    rules = Rules.preset("pagat", players=6)
+    s = State(rules, seed=3)
+    rng = random.Random(3)
+    while s.phase != PLAY_PHASE:
+        s.apply(s.random_legal_action(rng))
+    view = s.view(s.current_player())
+    held = len(view.hand)
+    early, late = make_bot(f"ismcts:reward=late,late={held - 1}"), make_bot(f"ismcts:reward=late,late={held}")
+    for bot in (early, late):
+        bot.restart(rules, view.seat, random.Random(0))
+    assert early.value_at(view) is None
+    value = late.value_at(view)
+    assert value is not None
+    for opp in (0, 35, 75, 80, 155, 160, 199, 200):
+        assert value(opp, 3) == late._game_value(opp, 3) + card_share(rules, opp) / 10
+    # 75 points against keep a one-level win; 80 lose it: the margins alone differ by 0.05
+    assert value(75, 3) - value(80, 3) > 2 > card_share(rules, 75) - card_share(rules, 80)
+    # a short maker side wins more (the table's multiplier), loses the same
+    assert value(75, 1) > value(75, 3) and value(80, 1) == value(80, 3)
 
 
 def test_game_values_follow_the_rules_of_each_deal():
