@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from .protocol import Bot, BotError, BotMoveError, BotSpec, Param, ParamInfo, keep_params
 from .registry import (FAMILIES, REGISTERED, bot_class, describe_bot, load_bot_module, make_bot, parse_spec,
-                       reads_state, register, registry)
+                       reads_state, register, registry, seated_deal)
 
 __all__ = [
     "Bot", "BotError", "BotMoveError", "BotSpec", "register", "registry", "make_bot", "parse_spec",
     "load_bot_module", "Param", "keep_params", "ParamInfo", "describe_bot", "reads_state", "bot_class", "FAMILIES",
+    "seated_deal",
 ]
 
 #: The registry's table of classes by name (:data:`bots.registry.REGISTERED`), the same dict.

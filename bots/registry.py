@@ -22,13 +22,19 @@ import sys
 import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from core.options import NotAssignmentError, parse_assignments
 
 from .protocol import Bot, BotError, BotSpec, Param, ParamInfo
 
-__all__ = ["BUILTINS", "FAMILIES", "REGISTERED", "register", "registry", "make_bot", "bot_class", "parse_spec", "load_bot_module",
+if TYPE_CHECKING:
+    import random
+
+    from core.rules import Rules
+    from core.state import State
+
+__all__ = ["BUILTINS", "FAMILIES", "REGISTERED", "register", "registry", "make_bot", "seated_deal", "bot_class", "parse_spec", "load_bot_module",
            "describe_bot", "reads_state"]
 
 #: The built-in bots: name -> ``module:Class``, imported when first asked for.
@@ -353,3 +359,29 @@ def make_bot(spec: str | BotSpec) -> Bot:
         raise BotError(f"bot {spec.name!r}: bad parameters {dict(spec.params)}: {exc}") from None
     except ValueError as exc:
         raise BotError(f"bot {spec.name!r}: {exc}") from None
+
+
+def seated_deal(spec: str | BotSpec, rules: Rules, seed: int, index: int) -> tuple[State, list[Bot], random.Random]:
+    """Deal ``index`` of a run seeded ``seed`` with a bot of ``spec`` at every
+    seat: the dealt state (shuffled by a seed drawn from the deal's seed,
+    :func:`core.match.deal_seed`), the bots, each restarted with a seed of its
+    own, and the deal's random generator for whatever the caller draws next.
+    The reviews and the sampler's measure deal their positions with it, so
+    their figures come from the same deals.
+
+    >>> from core.rules import Rules
+    >>> s, bots, _ = seated_deal("random", Rules.preset("pagat", players=5), 7, 0)
+    >>> len(bots), s.seed == seated_deal("heuristic", s.rules, 7, 0)[0].seed
+    (5, True)
+    """
+    import random
+
+    from core.match import deal_seed
+    from core.state import State
+
+    rng = random.Random(deal_seed(seed, index))
+    s = State(rules, seed=rng.getrandbits(32))
+    bots = [make_bot(spec) for _ in range(rules.players)]
+    for i, b in enumerate(bots):
+        b.restart(rules, i, random.Random(rng.getrandbits(64)))
+    return s, bots, rng

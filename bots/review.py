@@ -87,17 +87,12 @@ def _filling_copy(pc: PlayCore, seat: int) -> Optional[Cards]:
 def review(spec: str, deals: int = 24, preset: str = "pagat", players: int = 6, seed: int = 0) -> Review:
     """Play ``deals`` deals of ``spec`` at every seat (deal and bot seeds from
     ``seed``) and review them (:class:`Review`)."""
-    from .base import make_bot
+    from .base import seated_deal
 
     rules = Rules.preset(preset, players=players)
-    n = rules.players
     out = Review(spec)
     for d in range(deals):
-        rng = random.Random(seed * 1_000_003 + d)
-        s = State(rules, seed=rng.getrandbits(32))
-        bots = [make_bot(spec) for _ in range(n)]
-        for i, b in enumerate(bots):
-            b.restart(rules, i, random.Random(rng.getrandbits(64)))
+        s, bots, rng = seated_deal(spec, rules, seed, d)
         chances: list[tuple[int, int, str]] = []                # (seat, trick, text) of missed chances
         fed: list[tuple[int, int, int, bool]] = []              # (seat, points, trick, hidden) per play
         while not s.is_terminal():
@@ -166,19 +161,14 @@ def steadiness(spec: str, decisions: int = 50, reruns: int = 5, preset: str = "p
     ``(decisions where every rerun chose the same play, decisions)``."""
     from itertools import islice
 
-    from .base import make_bot
+    from .base import make_bot, seated_deal
 
     rules = Rules.preset(preset, players=players)
-    n = rules.players
     same = seen = 0
     d = 0
     while seen < decisions:
-        rng = random.Random(seed * 1_000_003 + d)
+        s, bots, rng = seated_deal(table, rules, seed, d)
         d += 1
-        s = State(rules, seed=rng.getrandbits(32))
-        bots = [make_bot(table) for _ in range(n)]
-        for i, b in enumerate(bots):
-            b.restart(rules, i, random.Random(rng.getrandbits(64)))
         last = -1
         while not s.is_terminal() and seen < decisions:
             p = s.current_player()

@@ -355,19 +355,15 @@ def measure_gain(preset: str = "pagat", players: int = 6, deals: int = 120, bot:
     """:func:`log_likelihood_gain` at ``per_deal`` random play positions of
     each of ``deals`` deals played by ``bot`` at every seat, each for a random
     seat other than the maker's: the gains under ``model``, one per position."""
-    from bots.base import make_bot
+    from bots.base import seated_deal
     from core.rules import Rules
-    from core.state import PLAY_PHASE, State
+    from core.state import PLAY_PHASE
 
     rules = Rules.preset(preset, players=players)
     n = rules.players
     gains: list[float] = []
     for d in range(deals):
-        rng = random.Random(seed * 1_000_003 + d)
-        s = State(rules, seed=rng.getrandbits(32))
-        bots = [make_bot(bot) for _ in range(n)]
-        for i, b in enumerate(bots):
-            b.restart(rules, i, random.Random(rng.getrandbits(64)))
+        s, bots, rng = seated_deal(bot, rules, seed, d)
         stops = set(rng.sample(range(rules.hand_size // 2), per_deal))
         while not s.is_terminal():
             if s.phase == PLAY_PHASE and len(s.tricks) in stops:

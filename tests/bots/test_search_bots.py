@@ -86,15 +86,21 @@ def test_search_variants_finish_deals_with_legal_plays(spec, preset, players):
     assert s.is_terminal() and s.result is not None
 
 
-def test_halving_spends_the_budget_and_is_reproducible():
+def _first_play_view(rules: Rules, seed: int):
+    """The view of the seat to play the first card of a deal dealt and
+    prepared by random actions from ``seed``."""
     from core.state import PLAY_PHASE, State
 
-    rules = Rules.preset("pagat", players=6)
-    s = State(rules, seed=11)
-    rng = random.Random(11)
+    s = State(rules, seed=seed)
+    rng = random.Random(seed)
     while s.phase != PLAY_PHASE:
         s.apply(s.random_legal_action(rng))
-    view = s.view(s.current_player())
+    return s.view(s.current_player())
+
+
+def test_halving_spends_the_budget_and_is_reproducible():
+    rules = Rules.preset("pagat", players=6)
+    view = _first_play_view(rules, 11)
     picks = []
     for _ in range(2):
         bot = make_bot("ismcts:iterations=600,root=halving")
@@ -176,14 +182,9 @@ def test_reward_late_plays_for_game_points_only_late_in_the_deal():
     much) from then on: the play that keeps the opponents under a band edge
     beats one that only takes more points."""
     from core.scoring import card_share
-    from core.state import PLAY_PHASE, State
 
     rules = Rules.preset("pagat", players=6)
-    s = State(rules, seed=3)
-    rng = random.Random(3)
-    while s.phase != PLAY_PHASE:
-        s.apply(s.random_legal_action(rng))
-    view = s.view(s.current_player())
+    view = _first_play_view(rules, 3)
     held = len(view.hand)
     early, late = make_bot(f"ismcts:reward=late,late={held - 1}"), make_bot(f"ismcts:reward=late,late={held}")
     for bot in (early, late):
