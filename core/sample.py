@@ -195,6 +195,8 @@ class Sampler:
         self._trick_facts(tricks, attempts, cap, esuit, lvl, suit_faces, copies)
         # the facts as they stand, for agrees(): a world built another way is checked against them
         self._cap, self._need, self._mk_all, self._sizes = cap, need, list(mk), tuple(view.hand_sizes)
+        #: the faces the maker's hand and the kitty must hold together, with how many
+        self._mk_need = [(f, k) for f, k in enumerate(mk) if k]
         self._unseen = list(unseen)
         self._bounds: Optional[dict[int, list[tuple[int, int, int]]]] = None
         self._checks_of: dict[tuple[int, ...], list[tuple[str, tuple[Any, ...]]]] = {}
@@ -546,9 +548,9 @@ class Sampler:
                 if k > most or k < least:
                     return False
         maker = self._maker
-        if maker is not None and maker != self.me and any(self._mk_all):
-            held = counts(list(hands[maker]) + list(world.kitty if self._known_kitty is None else ()))
-            if any(held[f] < k for f, k in enumerate(self._mk_all)):
+        if maker is not None and maker != self.me and self._mk_need:
+            mine, kitty = hands[maker], world.kitty if self._known_kitty is None else _EMPTY
+            if any(mine.count(f) + kitty.count(f) < k for f, k in self._mk_need):
                 return False
         if self._beats:
             full = [list(h) for h in hands] + [list(world.stock if self._draw else world.kitty)]

@@ -33,25 +33,40 @@ def play_from_view(view: PlayerView, hands: list[Cards]) -> PlayCore:
     """The play phase of ``view`` rebuilt with ``hands`` as everyone's holdings
     (the viewer's own and sampled ones for the others): the base of a
     determinized search."""
+    global _last_resume
+    last, args = _last_resume              # one read of one tuple: safe beside other threads
+    if last is not view:
+        args = _resume_args(view)
+        _last_resume = (view, args)
     r = view.rules
-    calls = [(parse_card(name), o) for name, o in view.calls]
-    seen = calls_seen(view)
+    calls, filled, seen, points, penalties, tricks, leader, plays, played = args
+    return PlayCore.resume(r, view.trump, view.maker, hands, calls, filled, seen, points, penalties, tricks,
+                           leader, plays, played)
+
+
+#: the view :func:`play_from_view` last rebuilt, and what it read from it (a
+#: search rebuilds the play of one view for every sampled world)
+_last_resume: tuple[Any, Any] = (None, None)
+
+
+def _resume_args(view: PlayerView) -> tuple[Any, ...]:
+    """What :meth:`PlayCore.resume` needs of ``view`` besides the hands."""
+    r = view.rules
+    calls = tuple((parse_card(name), o) for name, o in view.calls)
     penalties = [0] * r.players
     for seat, attempt, forced in view.failed_throws:
         penalties[seat] += kernel.throw_penalty(attempt, forced, r)
     leader, plays = view.current_trick
     if leader < 0:
         leader = view.current_player
-    return PlayCore.resume(
-        r, view.trump, view.maker, hands, calls, list(view.calls_filled) or [None] * len(calls), seen,
-        list(view.points), penalties, len(view.tricks), leader, [parse_cards(p) for p in plays],
-        view.played_before if r.throw_check == "safe" else (),
-    )
+    return (calls, tuple(view.calls_filled) or (None,) * len(calls), tuple(calls_seen(view)),
+            tuple(view.points), tuple(penalties), len(view.tricks), leader, tuple(parse_cards(p) for p in plays),
+            view.played_before if r.throw_check == "safe" else ())
 
 
 #: the view :func:`calls_seen` last read and its answer (a search rebuilds
 #: one view for every world, and a bot asks again within one decision)
-_last_seen: list[Any] = [None, []]
+_last_seen: tuple[Any, tuple[int, ...]] = (None, ())
 
 
 def calls_seen(view: PlayerView) -> list[int]:
@@ -70,8 +85,10 @@ def calls_seen(view: PlayerView) -> list[int]:
     >>> calls_seen(v) == [sum(p.count(f) for _, ps in s.tricks for p in ps) for f, _ in s.calls]
     True
     """
-    if _last_seen[0] is view:
-        return list(_last_seen[1])
+    global _last_seen
+    last, known = _last_seen               # one read of one tuple: safe beside other threads
+    if last is view:
+        return list(known)
     if view.maker is None or view.trump is None or not view.calls:
         return []
     n = view.rules.players
@@ -80,7 +97,7 @@ def calls_seen(view: PlayerView) -> list[int]:
     plays += [((leader + j) % n, p) for j, p in enumerate(current)]
     calls = [(parse_card(name), o) for name, o in view.calls]
     _filled, seen = PlayCore.calls_after(view.rules, view.trump, view.maker, calls, plays)
-    _last_seen[:] = [view, seen]
+    _last_seen = (view, tuple(seen))
     return list(seen)
 
 
