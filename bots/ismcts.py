@@ -58,7 +58,7 @@ from core.state import PlayerView, State, play_from_view
 from .heuristic import HeuristicBot
 from .protocol import Bot, Param, keep_params
 from .search import Node, SearchTree, play_key, playout, policy_play, standing_play
-from .search.belief import TABLE_MODEL, InferredSampler
+from .search.belief import MODELS, InferredSampler
 
 __all__ = ["IsmctsBot", "OracleBot", "Node", "ROLLOUTS", "rollout_for", "others_for"]
 
@@ -325,11 +325,8 @@ class IsmctsBot:
         """A function rng -> world (hands, kitty) consistent with the view
         (drawn from the maker model's posterior with ``infer="maker"``, and
         the races passed up weighed too with ``infer="table"``)."""
-        if self.infer == "maker":
-            return InferredSampler(view).sample
-        if self.infer == "table":
-            return InferredSampler(view, model=TABLE_MODEL).sample
-        return Sampler(view).sample
+        model = MODELS.get(self.infer)
+        return Sampler(view).sample if model is None else InferredSampler(view, model=model).sample
 
     def _candidates(self, view: PlayerView, cap: int) -> list[Cards]:
         """The root's plays: all legal ones, or ``cap`` distinct random ones

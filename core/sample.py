@@ -194,7 +194,7 @@ class Sampler:
         self._beats: list[Beat] = []                    # failed throws some other hand could beat
         self._trick_facts(tricks, attempts, cap, esuit, lvl, suit_faces, copies)
         # the facts as they stand, for agrees(): a world built another way is checked against them
-        self._cap, self._need, self._mk_all, self._sizes = cap, need, list(mk), tuple(view.hand_sizes)
+        self._cap, self._need, self._sizes = cap, need, tuple(view.hand_sizes)
         #: the faces the maker's hand and the kitty must hold together, with how many
         self._mk_need = [(f, k) for f, k in enumerate(mk) if k]
         self._unseen = list(unseen)

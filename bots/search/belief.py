@@ -73,7 +73,7 @@ from core.state import PlayerView
 
 from bots.heuristic_friends import fills
 
-__all__ = ["MakerModel", "MAKER_MODEL", "TABLE_MODEL", "InferredSampler", "races_passed", "KINDS", "card_kind", "log_likelihood_gain",
+__all__ = ["MakerModel", "MAKER_MODEL", "TABLE_MODEL", "MODELS", "InferredSampler", "races_passed", "KINDS", "card_kind", "log_likelihood_gain",
            "measure_gain"]
 
 #: The kinds of card the burial model tells apart, from most to least often buried.
@@ -127,6 +127,9 @@ MAKER_MODEL = MakerModel()
 #: let a chance to fill a call go by is kept as a holder of a filling copy at
 #: odds 0.3 (fitted: see :file:`docs/bots.md`).
 TABLE_MODEL = MakerModel(pass_odds=0.3)
+
+#: The models by the name ``infer`` and ``--model`` give them.
+MODELS = {"maker": MAKER_MODEL, "table": TABLE_MODEL}
 
 
 def races_passed(view: PlayerView) -> list[tuple[int, int, int]]:
@@ -196,8 +199,11 @@ class InferredSampler:
         self.burial = (view.phase == "play" and maker is not None and maker != me and view.kitty is None
                        and self.sampler.burier == maker and view.trump is not None)
         self.calls = view.phase == "play" and maker is not None and maker != me and bool(view.calls)
-        #: the races passed up that weigh each world (:func:`races_passed`)
-        self.passes = races_passed(view) if model.pass_odds < 1.0 else []
+        #: ``(seat, face)`` of the races passed up that weigh a world (:func:`races_passed`) by
+        #: whether the seat holds the face now; one it played later weighs every world alike, so
+        #: it is left out (it would only reject more worlds, the distribution unchanged)
+        self.passes = ([(seat, face) for seat, face, later in races_passed(view) if not later]
+                       if model.pass_odds < 1.0 else [])
         if view.trump is not None:
             esuit, _, _ = suits(view.trump, view.rules)
             # kinds of equal weight are drawn as one (fewer, smaller tables)
@@ -239,8 +245,8 @@ class InferredSampler:
         w = self.call_weight(world) if self.calls else 1.0
         hands = world.hands
         odds = self.model.pass_odds
-        for seat, face, later in self.passes:
-            if later or face in hands[seat]:
+        for seat, face in self.passes:
+            if face in hands[seat]:
                 w *= odds
         return w
 
@@ -453,7 +459,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--deals", type=int, default=120)
     ap.add_argument("--bot", default="heuristic")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--model", choices=("maker", "table"), default="maker",
+    ap.add_argument("--model", choices=tuple(MODELS), default="maker",
                     help="the maker's burial and calls, or those and the races passed up")
     a = ap.parse_args(argv)
     from core.errors import PengyouError
@@ -464,7 +470,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         ap.error(f"--deals: {a.deals} is not at least 1")
     try:
         gains = measure_gain(a.preset, a.players, a.deals, a.bot, a.seed,
-                             model=TABLE_MODEL if a.model == "table" else MAKER_MODEL)
+                             model=MODELS[a.model])
     except (PengyouError, BotError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
