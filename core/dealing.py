@@ -26,17 +26,16 @@ True
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from math import comb
 from typing import Optional, cast
 
 from .cards import NUM_FACES as NF
 from .errors import SamplingError
-from .kernel import shuffled_lists
+from ._deal import deal_free, deal_layers, sorted_hands
 
 __all__ = ["Deal", "SequentialDeal", "TooBig", "build_deal", "order_groups", "compositions", "Bounds", "place_known", "room",
-           "deal_demoting"]
+           "deal_demoting", "sorted_hands"]
 
 Bounds = dict[int, list[int]]                   # seat -> a count per face (lower or upper bounds)
 ClassKey = tuple[tuple[int, ...], tuple[int, ...]]   # a class of cards: its (fine, coarse) destinations
@@ -211,117 +210,11 @@ class Deal:
         shuffled once and then dealt from the front, so what is left of it
         stays in uniform random order; a uniform x-subset of a merged class
         is a hypergeometric split of x over its pools, then the next cards
-        of each."""
-        out: list[list[int]] = [[] for _ in range(self.slots)]
+        of each. The walk is compiled (:mod:`core._deal`)."""
         if not self.G:
-            cards = shuffled_lists([self.free0], r())[0]
-            at = 0
-            for d, c in zip(*self.free):
-                out[d] = cards[at:at + c]
-                at += c
-            return out
-        hyp = self.hyp
-        lists = shuffled_lists(self.pools0, r())
-        pos = [0] * len(lists)
-        state = self.start
-        for memo_i, takes, comp, free_ids, group in self.plan:
-            cum, opts = memo_i[state]
-            if len(cum) > 1:
-                j = bisect_right(cum, r())
-                x, x0, state = opts[j] if j < len(opts) else opts[-1]
-            else:
-                x, x0, state = opts[0]
-            got: list[list[int]] = []
-            if x0:
-                _take(lists, pos, free_ids, x0, r, hyp, got)
-            for m in takes:
-                if x[m]:
-                    _take(lists, pos, comp[m], x[m], r, hyp, got)
-            _share(group, got, out, r, hyp)
-        got = [lst[pos[p]:] if pos[p] else lst for p, lst in enumerate(lists) if len(lst) > pos[p]]
-        _share(self.free, got, out, r, hyp)
-        return out
-
-
-def _hyper(N: int, K: int, n: int, r: Uniform, cache: _Hyper) -> int:
-    """How many of n cards drawn from N (K of them marked) are marked."""
-    if n == 0 or K == 0:
-        return 0
-    if K == N:
-        return n
-    if n == N:
-        return K
-    got = cache.get((N, K, n))
-    if got is None:
-        lo = max(0, n - (N - K))
-        total = comb(N, n)
-        cum: list[float] = []
-        acc = 0
-        for k in range(lo, min(K, n) + 1):
-            acc += comb(K, k) * comb(N - K, n - k)
-            cum.append(acc / total)
-        got = cache[(N, K, n)] = (lo, cum)
-    lo, cum = got
-    j = bisect_right(cum, r())
-    return lo + (j if j < len(cum) else len(cum) - 1)
-
-
-def _take(lists: list[list[int]], pos: list[int], ids: tuple[int, ...], x: int, r: Uniform, cache: _Hyper,
-          out: list[list[int]]) -> None:
-    """Move a uniform random x-subset of the pools ``ids`` (each in random
-    order from ``pos`` on) to ``out`` (as lists)."""
-    if len(ids) == 1:
-        p = ids[0]
-        at = pos[p]
-        out.append(lists[p][at:at + x])
-        pos[p] = at + x
-        return
-    total = 0
-    for p in ids:
-        total += len(lists[p]) - pos[p]
-    for p in ids:
-        a = len(lists[p]) - pos[p]
-        if not a:
-            continue
-        k = x if a == total else _hyper(total, a, x, r, cache)
-        if k:
-            at = pos[p]
-            out.append(lists[p][at:at + k])
-            pos[p] = at + k
-            x -= k
-            if not x:
-                return
-        total -= a
-
-
-def _share(group: _Group, parts: list[list[int]], out: list[list[int]], r: Uniform, cache: _Hyper) -> None:
-    """Share a group's cards (lists, each in random order) among its members."""
-    members, caps = group
-    if len(members) == 1:
-        if len(parts) == 1:
-            out[members[0]] = parts[0]
-        else:
-            mine: list[int] = []
-            for p in parts:
-                mine += p
-            out[members[0]] = mine
-        return
-    if len(parts) == 1:
-        cards = parts[0]
-        at = 0
-        for d, c in zip(members, caps):
-            out[d] = cards[at:at + c]
-            at += c
-        return
-    pos = [0] * len(parts)
-    ids = tuple(range(len(parts)))
-    for d, c in zip(members, caps):
-        got: list[list[int]] = []
-        _take(parts, pos, ids, c, r, cache, got)
-        mine = []
-        for p in got:
-            mine += p
-        out[d] = mine
+            return cast(list[list[int]], deal_free(self.free0, self.free, self.slots, r))
+        return cast(list[list[int]], deal_layers(self.pools0, self.start, self.plan, self.free, self.slots,
+                                                 self.hyp, r))
 
 
 class TooBig(Exception):

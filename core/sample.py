@@ -117,7 +117,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Optional, cast
 
 from . import kernel
 from .cards import Cards
-from .dealing import Bounds, SequentialDeal, deal_demoting, place_known, room
+from .dealing import Bounds, SequentialDeal, deal_demoting, place_known, room, sorted_hands
 from .errors import SamplingError
 from .history import (NF, Trick, counts, known_caps, known_holdings, lower_cap, public_history, since_table,
                       suits, unseen_cards)
@@ -478,15 +478,10 @@ class Sampler:
 
     def _world(self, full: list[list[int]]) -> World:
         """The world of a deal (each pile sorted in place)."""
-        new = tuple.__new__
-        hands = cast(list[Cards], self._hands0[:])      # its Nones, the other seats, filled here
-        for s in self._hand_ids:
-            h = full[s]
-            h.sort()
-            hands[s] = new(Cards, h)
+        hands = cast(list[Cards], sorted_hands(full, self._hands0, self._hand_ids, Cards))
         pile = full[self._R]
         pile.sort()
-        rest = new(Cards, pile)
+        rest = tuple.__new__(Cards, pile)
         if self._draw:
             return World(hands, _EMPTY, rest)
         return World(hands, rest if self._known_kitty is None else self._known_kitty, _EMPTY)

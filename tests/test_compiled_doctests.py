@@ -9,7 +9,8 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("name", ["core._kernel", "core._play", "bots.search._policy", "bots.search._tree"])
+@pytest.mark.parametrize("name", ["core._kernel", "core._play", "core._deal", "bots.search._policy", "bots.search._tree",
+                                  "bots.search._belief"])
 def test_compiled_examples_hold(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

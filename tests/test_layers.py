@@ -66,7 +66,8 @@ def test_the_search_lives_in_bots_and_core_holds_only_the_game():
 
 # ------------------------------------------------------------------ the module graph
 #: Compiled modules whose ``import`` / ``cimport`` lines are read as edges too.
-COMPILED = ("core/_kernel.pyx", "core/_play.pyx", "bots/search/_policy.pyx", "bots/search/_tree.pyx")
+COMPILED = ("core/_kernel.pyx", "core/_play.pyx", "core/_deal.pyx", "bots/search/_policy.pyx", "bots/search/_tree.pyx",
+            "bots/search/_belief.pyx")
 
 
 @dataclass(frozen=True)
@@ -372,8 +373,8 @@ def test_the_arena_imports_down_its_order():
 
 # ------------------------------------------------------------------ private names
 #: A package's public face may take private names from its own compiled module.
-OWN_COMPILED = {("core.kernel", "core._kernel"), ("core.play", "core._play"), ("bots.search", "bots.search._tree"),
-                ("bots.search", "bots.search._policy")}
+OWN_COMPILED = {("core.kernel", "core._kernel"), ("core.play", "core._play"), ("core.dealing", "core._deal"), ("bots.search", "bots.search._tree"),
+                ("bots.search", "bots.search._policy"), ("bots.search", "bots.search._belief")}
 
 
 def _private(name: str) -> bool:

@@ -61,7 +61,6 @@ from __future__ import annotations
 import random
 import sys
 from dataclasses import dataclass
-from bisect import bisect_right
 from math import comb
 from typing import Optional
 
@@ -72,6 +71,8 @@ from core.sample import Sampler, World
 from core.state import PlayerView
 
 from bots.heuristic_friends import fills
+
+from bots.search import Splitter
 
 __all__ = ["MakerModel", "MAKER_MODEL", "TABLE_MODEL", "MODELS", "InferredSampler", "races_passed", "KINDS", "card_kind", "log_likelihood_gain",
            "measure_gain"]
@@ -212,6 +213,8 @@ class InferredSampler:
             self._kind = [group[card_kind(f, esuit, view.trump.rank)] for f in range(54)]
             void = {e for s, e in view.voids if s == maker}
             self._void = [esuit[f] in void for f in range(54)]
+            self._splitter = Splitter([-1 if self._void[f] else self._kind[f] for f in range(54)],
+                                      len(self._theta))
         played = [0] * 54
         if maker is not None:
             plays = list(view.tricks)
@@ -281,46 +284,27 @@ class InferredSampler:
         return [f for f in both if not self._void[f]], len(kitty) - forced
 
     def _resplit(self, world: World, rng: random.Random) -> World:
+        """The world with the maker's cards split anew between its hand and
+        the kitty by the burial model (the first of ``SPLIT_TRIES`` redraws
+        that agrees with the view; the world as it was when none does). The
+        redraw itself is compiled (:class:`bots.search.Splitter`)."""
         maker = self._maker
         assert maker is not None
-        hand = world.hands[maker]
-        both = list(hand) + list(world.kitty)
-        forced = [f for f in both if self._void[f]]
-        free = [f for f in both if not self._void[f]]
-        k = len(world.kitty) - len(forced)
+        split = self._splitter
+        sizes, k = split.prepare(world.hands[maker], world.kitty)
         if k < 0:
             return world
-        theta = self._theta
-        kind = self._kind
-        by_kind: list[list[int]] = [[] for _ in theta]
-        for f in free:
-            by_kind[kind[f]].append(f)
+        cum = _count_table(sizes, self._theta, k, self._tables)
         agrees = self.sampler.agrees
-        sizes = tuple(len(g) for g in by_kind)
         r = rng.random
         new_cards = tuple.__new__
         for _ in range(self.SPLIT_TRIES):
-            taken = _draw_counts(sizes, theta, k, rng, self._tables)
-            if taken is None:
+            got = split.split(cum, r)
+            if got is None:
                 continue
-            kitty = list(forced)
-            keep: list[int] = []
-            for g, t in zip(by_kind, taken):
-                if t == 0:
-                    keep.extend(g)
-                    continue
-                g = g[:]
-                size = len(g)
-                for i in range(t):              # the first t of a partial shuffle go to the kitty
-                    j = i + int(r() * (size - i))
-                    g[i], g[j] = g[j], g[i]
-                kitty.extend(g[:t])
-                keep.extend(g[t:])
-            keep.sort()
-            kitty.sort()
             hands = list(world.hands)
-            hands[maker] = new_cards(Cards, keep)
-            new = World(hands, new_cards(Cards, kitty), world.stock)
+            hands[maker] = new_cards(Cards, got[0])
+            new = World(hands, new_cards(Cards, got[1]), world.stock)
             if agrees(new, (maker,)):
                 return new
         return world
@@ -383,7 +367,7 @@ def measure_gain(preset: str = "pagat", players: int = 6, deals: int = 120, bot:
     return gains
 
 
-#: the kind-count tables of :func:`_draw_counts`, per weights, kept across views (a few
+#: the kind-count tables of :func:`_count_table`, per weights, kept across views (a few
 #: thousand small tables at most: they depend only on how many cards of each kind there are)
 _TABLES: dict[tuple[float, ...], dict[tuple[tuple[int, ...], int], list[list[list[float]]]]] = {}
 _MAX_TABLES = 50_000
@@ -398,52 +382,40 @@ def _elementary(weights: list[float], k: int) -> float:
     return e[k]
 
 
-def _draw_counts(sizes: tuple[int, ...], theta: tuple[float, ...], k: int, rng: random.Random,
-                 tables: dict[tuple[tuple[int, ...], int], list[list[list[float]]]]) -> Optional[list[int]]:
-    """How many cards of each kind a conditional Bernoulli draw of ``k`` cards
-    takes, where kind ``i`` has ``sizes[i]`` cards of weight ``theta[i]``:
-    counts drawn kind by kind from the exact split of the polynomial
-    ``prod (1 + theta_i x) ** sizes_i`` (None in the rare case rounding
-    leaves the draw short). ``tables`` caches, by ``(sizes, k)``, the
-    cumulative odds of each count of kind ``i`` with ``left`` cards still
-    to take."""
+def _count_table(sizes: tuple[int, ...], theta: tuple[float, ...], k: int,
+                 tables: dict[tuple[tuple[int, ...], int], list[list[list[float]]]]) -> list[list[list[float]]]:
+    """The table a conditional Bernoulli draw of ``k`` cards draws its
+    counts from, kind by kind, where kind ``i`` has ``sizes[i]`` cards of
+    weight ``theta[i]``: ``cum[i][left]``, the cumulative odds of each count
+    of kind ``i`` with ``left`` cards still to take (the exact split of the
+    polynomial ``prod (1 + theta_i x) ** sizes_i``). ``tables`` caches them
+    by ``(sizes, k)``; :meth:`bots.search.Splitter.split` draws from them."""
     n = len(sizes)
     cum = tables.get((sizes, k))
-    if cum is None:
-        # suffix[i][j]: the coefficient of x**j in the product over kinds i.. (j <= k)
-        suffix = [[0.0] * (k + 1) for _ in range(n + 1)]
-        suffix[n][0] = 1.0
-        for i in range(n - 1, -1, -1):
-            nxt, cur, size, t = suffix[i + 1], suffix[i], sizes[i], theta[i]
-            for j in range(k + 1):
-                cur[j] = sum(comb(size, c) * t ** c * nxt[j - c] for c in range(min(size, j) + 1))
-        cum = []
-        for i in range(n):
-            size, t, nxt = sizes[i], theta[i], suffix[i + 1]
-            rows = []
-            for left in range(k + 1):
-                acc, row = 0.0, []
-                for c in range(min(size, left) + 1):
-                    acc += comb(size, c) * t ** c * nxt[left - c]
-                    row.append(acc)
-                rows.append(row)
-            cum.append(rows)
-        if len(tables) >= _MAX_TABLES:
-            tables.clear()
-        tables[(sizes, k)] = cum
-    out = [0] * n
-    left = k
-    r = rng.random
+    if cum is not None:
+        return cum
+    # suffix[i][j]: the coefficient of x**j in the product over kinds i.. (j <= k)
+    suffix = [[0.0] * (k + 1) for _ in range(n + 1)]
+    suffix[n][0] = 1.0
+    for i in range(n - 1, -1, -1):
+        nxt, cur, size, t = suffix[i + 1], suffix[i], sizes[i], theta[i]
+        for j in range(k + 1):
+            cur[j] = sum(comb(size, c) * t ** c * nxt[j - c] for c in range(min(size, j) + 1))
+    cum = []
     for i in range(n):
-        if left == 0:
-            break
-        row = cum[i][left]
-        c = bisect_right(row, r() * row[-1])
-        if c >= len(row):               # rounding at the very top
-            c = len(row) - 1
-        out[i] = c
-        left -= c
-    return out if left == 0 else None
+        size, t, nxt = sizes[i], theta[i], suffix[i + 1]
+        rows = []
+        for left in range(k + 1):
+            acc, row = 0.0, []
+            for c in range(min(size, left) + 1):
+                acc += comb(size, c) * t ** c * nxt[left - c]
+                row.append(acc)
+            rows.append(row)
+        cum.append(rows)
+    if len(tables) >= _MAX_TABLES:
+        tables.clear()
+    tables[(sizes, k)] = cum
+    return cum
 
 
 def main(argv: Optional[list[str]] = None) -> int:

@@ -2,6 +2,8 @@
 
 - the conditional Bernoulli draw of the kitty's kinds against its exact
   distribution, and the burial model's log odds against brute force;
+- the compiled redraw of the maker's split (``bots/search/_belief.pyx``)
+  against a plain-Python twin written here: the same worlds, draw by draw;
 - every world of :class:`InferredSampler` agrees with the view, and its
   kitties and makers look like the model's (fewer trumps and points buried,
   fewer called cards held) where the uniform sampler's do not;
@@ -24,8 +26,9 @@ from collections import Counter
 import pytest
 
 from bots.base import make_bot
-from bots.search.belief import (KINDS, MAKER_MODEL, InferredSampler, _draw_counts, _elementary,
-                                card_kind, measure_gain)
+from bots.search import Splitter
+from bots.search.belief import (KINDS, MAKER_MODEL, InferredSampler, _count_table, _elementary, card_kind,
+                                measure_gain)
 from core.cards import Cards, card_points
 from core.history import suits
 from core.rules import Rules
@@ -56,13 +59,98 @@ def test_kind_counts_follow_the_exact_distribution(sizes, theta, k):
     z = sum(exact.values())
     rng = random.Random(5)
     n = 20000
-    tables: dict = {}
-    seen = Counter(tuple(_draw_counts(sizes, theta, k, rng, tables)) for _ in range(n))
+    # faces 0.. of kind 0, then kind 1, ...: the kitty's cards counted by kind
+    kinds = [i for i, size in enumerate(sizes) for _ in range(size)]
+    split = Splitter(kinds + [-1] * (54 - len(kinds)), len(sizes))
+    hand = tuple(range(len(kinds) - k))
+    assert split.prepare(hand, tuple(range(len(hand), len(kinds)))) == (sizes, k)
+    cum = _count_table(sizes, theta, k, {})
+    seen = Counter()
+    for _ in range(n):
+        got = split.split(cum, rng.random)
+        if got is not None:
+            seen[tuple(sum(1 for f in got[1] if kinds[f] == i) for i in range(len(sizes)))] += 1
+    assert sum(seen.values()) >= n - 2
+    n = sum(seen.values())
     assert set(seen) <= set(exact)
     for counts, w in exact.items():
         p = w / z
         se = math.sqrt(p * (1 - p) / n)
         assert abs(seen[counts] / n - p) <= 5 * se + 1e-9, (counts, seen[counts] / n, p)
+
+
+def _twin_split(hand, kitty, void, kind, theta, cum, r):
+    """The redraw in plain Python: the kitty's count of each kind from
+    ``cum``, then the first cards of a partial shuffle of each kind."""
+    both = list(hand) + list(kitty)
+    forced = [f for f in both if void[f]]
+    groups = [[] for _ in theta]
+    for f in both:
+        if not void[f]:
+            groups[kind[f]].append(f)
+    left = len(kitty) - len(forced)
+    taken = [0] * len(theta)
+    for i in range(len(theta)):
+        if left == 0:
+            break
+        row = cum[i][left]
+        x = r() * row[-1]
+        c = next((j for j, v in enumerate(row) if v > x), len(row))
+        taken[i] = min(c, len(row) - 1)
+        left -= taken[i]
+    if left:
+        return None
+    out_kitty, keep = list(forced), []
+    for g, t in zip(groups, taken):
+        g = g[:]
+        for i in range(t):
+            j = i + int(r() * (len(g) - i))
+            g[i], g[j] = g[j], g[i]
+        out_kitty += g[:t]
+        keep += g[t:]
+    return tuple(sorted(keep)), tuple(sorted(out_kitty))
+
+
+@pytest.mark.parametrize("preset,players", [("pagat", 6), ("pagat", 8), ("bottom-eight", 5), ("tractor", 4)])
+def test_the_compiled_split_draws_what_its_plain_twin_draws(preset, players):
+    """World by world, from generators in the same state: the compiled redraw
+    of the maker's split and the plain one give the same hand and kitty."""
+    rules = Rules.preset(preset, players=players)
+    rng = random.Random(players)
+    compared = 0
+    for seed in range(6):
+        s = _played_to(rules, 300 + seed, rng.randrange(rules.hand_size // 2))
+        if s.phase != PLAY_PHASE:
+            continue
+        for seat in range(players):
+            inferred = InferredSampler(s.view(seat))
+            if not inferred.burial:
+                continue
+            for _ in range(10):
+                w = inferred.sampler.sample(rng)
+                hand, kitty = w.hands[s.maker], w.kitty
+                sizes, k = inferred._splitter.prepare(hand, kitty)
+                if k < 0:
+                    continue
+                cum = _count_table(sizes, inferred._theta, k, {})
+                a, b = random.Random(compared), random.Random(compared)
+                got = inferred._splitter.split(cum, a.random)
+                want = _twin_split(hand, kitty, inferred._void, inferred._kind, inferred._theta, cum, b.random)
+                assert got == want and a.random() == b.random()
+                compared += 1
+    assert compared >= 100
+
+
+def test_a_split_refuses_what_it_cannot_hold():
+    with pytest.raises(ValueError, match="faces"):
+        Splitter([0] * 53, 1)
+    with pytest.raises(ValueError, match="kinds"):
+        Splitter([0] * 54, 0)
+    split = Splitter([0] * 54, 1)
+    with pytest.raises(ValueError, match="before prepare"):
+        split.split([], random.random)
+    with pytest.raises(ValueError, match="no card face"):
+        split.prepare((54,), ())
 
 
 def test_split_log_odds_is_the_models_odds_against_a_uniform_split():
