@@ -114,6 +114,30 @@ def _playout_rates(seed: int, min_time: float, rules: Optional[Rules] = None) ->
     return rate(core_batch, min_time), rate(ref_batch, min_time)
 
 
+def _heuristic_decision_us(seed: int) -> float:
+    """Microseconds of one ``heuristic`` decision on average, over whole
+    ``pagat`` deals at 6, 9 and 12 seats (every decision of every phase:
+    exposing, burying, calling and playing), the bot's ``step`` alone timed."""
+    from bots.heuristic import HeuristicBot
+    from bots.table import play_deal
+
+    spent = [0.0, 0]
+
+    class Timed(HeuristicBot):
+        def step(self, view: Any) -> Any:
+            t = time.perf_counter()
+            a = super().step(view)
+            spent[0] += time.perf_counter() - t
+            spent[1] += 1
+            return a
+
+    for players in (6, 9, 12):
+        rules = Rules.preset("pagat", players=players)
+        for k in range(3):
+            play_deal(rules, seed + k, [Timed() for _ in range(players)], random.Random(seed + k))
+    return 1e6 * spent[0] / spent[1]
+
+
 def _first_trick_view(seed: int, follower: bool = False):
     """A 6-player pagat deal played at random up to the first lead; the
     leader's (the maker's) view, or with ``follower`` that of the next seat
@@ -291,6 +315,7 @@ def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0,
             "ismcts_default_follower_iterations_per_s": _ismcts_rate(seed, min_time, "auto", settings="",
                                                                      follower=True),
             "sample_world_inferred_us": _sample_us(seed, min_time, inferred=True),
+            "heuristic_decision_us": _heuristic_decision_us(seed),
             "search_iterations": search_iterations,
             "search_peak_mb": _search_peak_mb(search_iterations, seed),
         },

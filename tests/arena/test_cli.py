@@ -174,7 +174,7 @@ def test_bench_json():
                            "ismcts_python_tree_iterations_per_s", "ismcts_c_tree_over_python",
                            "sample_world_us", "search_iterations", "search_peak_mb",
                            "ismcts_default_iterations_per_s", "ismcts_default_follower_iterations_per_s",
-                           "sample_world_inferred_us"}
+                           "sample_world_inferred_us", "heuristic_decision_us"}
     assert search["ismcts_c_tree_over_python"] == pytest.approx(
         search["ismcts_iterations_per_s"] / search["ismcts_python_tree_iterations_per_s"])
     assert search["search_iterations"] == 200

@@ -1,13 +1,13 @@
 """The heuristic bot: it finishes every kind of deal without a single illegal
 choice, replays seeds exactly, makes the expected choice in hand-built spots,
-is fast, and beats random play from the same seat on the same deals.
+and beats random play from the same seat on the same deals (its speed is a
+bench figure, `heuristic_decision_us` of `pengyou bench --json`, not a test).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
-import time
 
 import pytest
 
@@ -107,25 +107,6 @@ def test_registered_with_parameters():
     assert bot.throw_risk == 0.2 and bot.expose_min_trumps == 4
     s = play_deal(Rules.preset("pagat", players=5), 3, [bot] + [make_bot("random")] * 4, random.Random(3))
     assert s.is_terminal() and bot.fallbacks == 0
-
-
-def test_fast():
-    """Well under a millisecond per decision on average."""
-    spent = [0.0, 0]
-
-    class Timed(HeuristicBot):
-        def step(self, view):
-            t = time.perf_counter()
-            a = super().step(view)
-            spent[0] += time.perf_counter() - t
-            spent[1] += 1
-            return a
-
-    for players in (6, 9, 12):
-        rules = Rules.preset("pagat", players=players)
-        for seed in range(3):
-            play_deal(rules, seed, [Timed() for _ in range(players)], random.Random(seed))
-    assert spent[0] / spent[1] < 1e-3, f"{spent[0] / spent[1] * 1e6:.0f} us per decision"
 
 
 # ------------------------------------------------------ hand-built spots
