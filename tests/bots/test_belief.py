@@ -49,6 +49,16 @@ def _played_to(rules: Rules, seed: int, tricks: int, bot: str = "heuristic") -> 
     return s
 
 
+def _inferred_views(rules: Rules, seeds: range, rng: random.Random):
+    """``(state, InferredSampler)`` for every seat of deals stopped at a
+    random trick of the first half (deals that end before play skipped)."""
+    for seed in seeds:
+        s = _played_to(rules, seed, rng.randrange(rules.hand_size // 2))
+        if s.phase == PLAY_PHASE:
+            for seat in range(rules.players):
+                yield s, InferredSampler(s.view(seat))
+
+
 @pytest.mark.parametrize("sizes,theta,k", [((3, 2, 4), (1.0, 0.3, 0.05), 3), ((5, 1, 2, 6), (1.0, 0.11, 0.17, 0.01), 4),
                                            ((2, 2), (1.0, 0.5), 4)])
 def test_kind_counts_follow_the_exact_distribution(sizes, theta, k):
@@ -115,29 +125,23 @@ def _twin_split(hand, kitty, void, kind, theta, cum, r):
 def test_the_compiled_split_draws_what_its_plain_twin_draws(preset, players):
     """World by world, from generators in the same state: the compiled redraw
     of the maker's split and the plain one give the same hand and kitty."""
-    rules = Rules.preset(preset, players=players)
     rng = random.Random(players)
     compared = 0
-    for seed in range(6):
-        s = _played_to(rules, 300 + seed, rng.randrange(rules.hand_size // 2))
-        if s.phase != PLAY_PHASE:
+    for s, inferred in _inferred_views(Rules.preset(preset, players=players), range(300, 306), rng):
+        if not inferred.burial:
             continue
-        for seat in range(players):
-            inferred = InferredSampler(s.view(seat))
-            if not inferred.burial:
+        for _ in range(10):
+            w = inferred.sampler.sample(rng)
+            hand, kitty = w.hands[s.maker], w.kitty
+            sizes, k = inferred._splitter.prepare(hand, kitty)
+            if k < 0:
                 continue
-            for _ in range(10):
-                w = inferred.sampler.sample(rng)
-                hand, kitty = w.hands[s.maker], w.kitty
-                sizes, k = inferred._splitter.prepare(hand, kitty)
-                if k < 0:
-                    continue
-                cum = _count_table(sizes, inferred._theta, k, {})
-                a, b = random.Random(compared), random.Random(compared)
-                got = inferred._splitter.split(cum, a.random)
-                want = _twin_split(hand, kitty, inferred._void, inferred._kind, inferred._theta, cum, b.random)
-                assert got == want and a.random() == b.random()
-                compared += 1
+            cum = _count_table(sizes, inferred._theta, k, {})
+            a, b = random.Random(compared), random.Random(compared)
+            got = inferred._splitter.split(cum, a.random)
+            want = _twin_split(hand, kitty, inferred._void, inferred._kind, inferred._theta, cum, b.random)
+            assert got == want and a.random() == b.random()
+            compared += 1
     assert compared >= 100
 
 
@@ -186,19 +190,13 @@ def test_card_kinds():
 @pytest.mark.parametrize("preset,players", [("pagat", 5), ("pagat", 6), ("pagat", 8), ("bottom-eight", 5),
                                             ("tractor", 4), ("stack", 6)])
 def test_inferred_worlds_agree_with_the_view(preset, players):
-    rules = Rules.preset(preset, players=players)
     rng = random.Random(players)
     checked = 0
-    for seed in range(4):
-        s = _played_to(rules, 100 + seed, rng.randrange(rules.hand_size // 2))
-        if s.phase != PLAY_PHASE:
-            continue
-        for seat in range(players):
-            inferred = InferredSampler(s.view(seat))
-            for _ in range(20):
-                w = inferred.sample(rng)
-                assert inferred.sampler.agrees(w)
-                checked += 1
+    for _, inferred in _inferred_views(Rules.preset(preset, players=players), range(100, 104), rng):
+        for _ in range(20):
+            w = inferred.sample(rng)
+            assert inferred.sampler.agrees(w)
+            checked += 1
     assert checked >= 20 * players
 
 
