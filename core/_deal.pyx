@@ -16,8 +16,6 @@ plain rejection sampling.
 []
 """
 
-from cpython.float cimport PyFloat_AS_DOUBLE
-from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from math import comb
 
 from core._kernel import shuffled_lists
