@@ -198,7 +198,8 @@ class PoolExecutor(BaseExecutor):
     def _start(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("fork"),
-                                             initializer=_worker_start, initargs=self._init + (self._next_cpu,))
+                                             initializer=_worker_start,
+                                             initargs=self._init + (self._next_cpu, os.getpid()))
         return self._pool
 
     def _stop(self, now: bool = False) -> None:
@@ -338,8 +339,12 @@ def _apply(fn: Callable[..., Any], batch: list, *shared: Any) -> list:
     return [fn(x, *shared) for x in batch]
 
 
-def _worker_start(initializer: Optional[Callable[..., None]], initargs: tuple, next_cpu: Any = None) -> None:
-    """In a pool worker: die with the parent, leave Ctrl-C to it (it stops
+def _worker_start(initializer: Optional[Callable[..., None]], initargs: tuple, next_cpu: Any = None,
+                  parent: Optional[int] = None) -> None:
+    """In a pool worker: die with the parent (``parent``, its pid as the
+    parent read it before the fork: read here, after a parent killed in
+    between, it would name the orphan's new parent and the worker would
+    wait for work for ever), leave Ctrl-C to it (it stops
     the pool), take a CPU of its own (``next_cpu``), then initialise. A
     worker that ends by itself (the pool closing) first stops its bot
     processes and waits for its fork server to tidy up: left to the fork
@@ -350,7 +355,7 @@ def _worker_start(initializer: Optional[Callable[..., None]], initargs: tuple, n
     from ..sandbox.jail import die_with
     from ..table.remote import close_pool
 
-    die_with(os.getppid())
+    die_with(os.getppid() if parent is None else parent)
     util.Finalize(None, close_pool, exitpriority=10)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if next_cpu is not None:
@@ -392,7 +397,7 @@ def run_forked(fn: Callable[..., Any], *args: Any) -> tuple[bool, Any, str]:
     """
     ctx = mp.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_answer, args=(fn, args, send), daemon=True)
+    proc = ctx.Process(target=_answer, args=(fn, args, send, os.getpid()), daemon=True)
     proc.start()
     send.close()
     try:
@@ -411,7 +416,10 @@ def run_forked(fn: Callable[..., Any], *args: Any) -> tuple[bool, Any, str]:
         return False, None, f"signal {-code}"
 
 
-def _answer(fn: Callable[..., Any], args: tuple, conn: Any) -> None:
+def _answer(fn: Callable[..., Any], args: tuple, conn: Any, parent: int) -> None:
+    from ..sandbox.jail import die_with
+
+    die_with(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     conn.send(fn(*args))
     conn.close()

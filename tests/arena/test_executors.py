@@ -87,3 +87,53 @@ def test_closing_a_pool_stops_workers_that_ignore_sigterm():
     ex.close()
     assert time.monotonic() - start < 10
     assert not any(p.is_alive() for p in procs)
+
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_worker_whose_referee_died_before_it_started_ends():
+    """The referee killed between forking a worker and the worker's start:
+    the worker finds a parent that is not the one it was forked for and
+    ends (it would otherwise wait for work for ever, outliving the run)."""
+    import multiprocessing.util
+    import select
+
+    r, w = os.pipe()
+    referee = os.fork()
+    if referee == 0:
+        try:
+            os.close(r)
+
+            def slow_start(_: object) -> None:      # in the worker, before it starts
+                os.write(w, f"{os.getpid()}\n".encode())
+                time.sleep(0.5)
+
+            multiprocessing.util.register_after_fork(slow_start, slow_start)
+            pool = PoolExecutor(1)._start()
+            pool.submit(abs, 1)                     # forks the worker
+            time.sleep(0.1)
+        finally:
+            os._exit(0)                             # dies as kill -9 would: nothing tidied
+    os.close(w)
+    try:
+        ready, _, _ = select.select([r], [], [], 30)
+        assert ready, "no worker started"
+        worker = int(os.read(r, 32).split()[0])
+    finally:
+        os.close(r)
+        os.waitpid(referee, 0)
+    deadline = time.monotonic() + 10
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        assert not _alive(worker), "the worker outlived its referee"
+    finally:
+        if _alive(worker):
+            os.kill(worker, signal.SIGKILL)

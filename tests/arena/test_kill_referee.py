@@ -54,6 +54,21 @@ def _descendants_alive(marker: str) -> list[int]:
     return out
 
 
+def _describe(pids: list[int]) -> str:
+    """Who the processes left behind are: pid, parent, state and command line."""
+    out = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            out.append(f"{pid} (parent {fields[1]}, state {fields[0]}): {cmd[:200]}")
+        except OSError:
+            out.append(f"{pid} (gone)")
+    return "; ".join(out)
+
+
 def _results(db: Path) -> dict:
     with Store(str(db), create=False) as store:
         run = store.latest_run()
@@ -88,7 +103,8 @@ def test_kill_9_of_the_referee_at_random_moments(tmp_path):
         deadline = time.monotonic() + 5
         while _descendants_alive(str(db)) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _descendants_alive(str(db)) == [], f"trial {trials}: processes outlived the referee"
+        left = _descendants_alive(str(db))
+        assert left == [], f"trial {trials}: processes outlived the referee: {_describe(left)}"
         # killed before its first commit, the referee leaves no file or an empty one (the next
         # run fills it; reading commands call it "no results database")
         got = _results(db) if db.exists() and db.stat().st_size > 0 else {}
