@@ -12,7 +12,8 @@ here, so a new policy or a stronger search changes nothing in ``core``.
 - :func:`playout`: finish a play phase with a policy.
 - :class:`SearchTree`: one ISMCTS tree, iterated on determinized worlds.
 - :class:`Splitter`: the burial model's redraw of the maker's hand and kitty
-  (:mod:`bots.search.belief` reads the model; this draws from it).
+  (:mod:`bots.search.belief` reads the model; this draws from it), and
+  :func:`count_table`, the count odds it draws from.
 - :data:`POLICIES`: the policy numbers (0 random, 1 greedy follows,
   2 greedy leads and partner-aware follows too).
 - :class:`Node` and :func:`play_key`: a tree node's statistics as Python
@@ -31,11 +32,11 @@ from typing import Optional
 
 from core.cards import Cards
 
-from ._belief import Splitter
+from ._belief import Splitter, count_table
 from ._policy import POLICIES, playout, policy_play, standing_play
 from ._tree import SearchTree
 
-__all__ = ["POLICIES", "SearchTree", "Splitter", "playout", "policy_play", "standing_play", "Node", "play_key"]
+__all__ = ["POLICIES", "SearchTree", "Splitter", "count_table", "playout", "policy_play", "standing_play", "Node", "play_key"]
 
 
 class Node:

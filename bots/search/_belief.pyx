@@ -21,6 +21,7 @@ the same worlds for the same generator.
 (True, 2)
 """
 
+from libc.math cimport pow
 from core._deal cimport bisect_right
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
@@ -31,6 +32,76 @@ cdef enum:
     NF = 54             # card faces
     MAXC = 512          # cards in a hand and the kitty together (far above any deck's)
     MAXK = 16           # kinds of card
+    MAXT = 64           # cards the kitty takes by the count draw (far above any kitty's)
+
+
+cdef double _comb(int n, int c):
+    """``comb(n, c)`` as the nearest double (as Python's ``float(math.comb(n, c))``):
+    exact in 64-bit integers while it fits, else from Python's integers."""
+    cdef unsigned long long v = 1
+    cdef int j
+    for j in range(1, c + 1):               # v = comb(n - c + j, j), exact at every step
+        if v > <unsigned long long>0xFFFFFFFFFFFFFFFF // <unsigned long long>(n - c + j):
+            from math import comb
+            return float(comb(n, c))
+        v = v * <unsigned long long>(n - c + j) // <unsigned long long>j
+    return <double>v
+
+
+def count_table(tuple sizes, tuple theta, int k):
+    """The table a conditional Bernoulli draw of ``k`` cards draws its
+    counts from, kind by kind, where kind ``i`` has ``sizes[i]`` cards of
+    weight ``theta[i]``: ``cum[i][left][c]``, the cumulative odds of counts
+    ``0..c`` of kind ``i`` when ``left`` cards are still to take (the exact
+    split of the polynomial ``prod (1 + theta_i x) ** sizes_i``; unnormalised:
+    :meth:`Splitter.split` scales by a row's last entry).
+
+    >>> [[round(x, 6) for x in row] for row in count_table((2, 1), (1.0, 0.5), 1)[0]]
+    [[1.0], [0.5, 2.5]]
+    """
+    cdef Py_ssize_t n = len(sizes), i
+    cdef int j, c, size, top, left
+    cdef double t, acc
+    if len(theta) != n:
+        raise ValueError(f"theta: {len(theta)} weights for {n} kinds")
+    if not 0 < n <= MAXK:
+        raise ValueError(f"sizes: {n} kinds, not 1 to {MAXK}")
+    if not 0 <= k <= MAXT:
+        raise ValueError(f"k: {k} is not 0 to {MAXT}")
+    cdef double term[MAXK][MAXT + 1]        # comb(size, c) * theta ** c
+    cdef int tops[MAXK]
+    for i in range(n):
+        size = sizes[i]
+        if size < 0:
+            raise ValueError(f"sizes[{i}]: {size} cards")
+        t = theta[i]
+        top = size if size < k else k
+        tops[i] = top
+        for c in range(top + 1):
+            term[i][c] = _comb(size, c) * pow(t, <double>c)
+    # suffix[i][j]: the coefficient of x**j in the product over kinds i.. (j <= k)
+    cdef double suffix[MAXK + 1][MAXT + 1]
+    for j in range(k + 1):
+        suffix[n][j] = 0.0
+    suffix[n][0] = 1.0
+    for i in range(n - 1, -1, -1):
+        for j in range(k + 1):
+            acc = 0.0
+            for c in range((tops[i] if tops[i] < j else j) + 1):
+                acc = acc + term[i][c] * suffix[i + 1][j - c]
+            suffix[i][j] = acc
+    cdef list cum = [], rows, row
+    for i in range(n):
+        rows = []
+        for left in range(k + 1):
+            acc = 0.0
+            row = []
+            for c in range((tops[i] if tops[i] < left else left) + 1):
+                acc = acc + term[i][c] * suffix[i + 1][left - c]
+                row.append(acc)
+            rows.append(row)
+        cum.append(rows)
+    return cum
 
 
 cdef tuple _sorted_tuple(int* count):

@@ -61,7 +61,6 @@ from __future__ import annotations
 import random
 import sys
 from dataclasses import dataclass
-from math import comb
 from typing import Optional
 
 from core.cards import Cards, card_points, is_joker, parse_card, parse_cards, rank_of
@@ -72,7 +71,7 @@ from core.state import PlayerView
 
 from bots.heuristic_friends import fills
 
-from bots.search import Splitter
+from bots.search import Splitter, count_table
 
 __all__ = ["MakerModel", "MAKER_MODEL", "TABLE_MODEL", "MODELS", "InferredSampler", "races_passed", "KINDS", "card_kind", "log_likelihood_gain",
            "measure_gain"]
@@ -390,28 +389,10 @@ def _count_table(sizes: tuple[int, ...], theta: tuple[float, ...], k: int,
     of kind ``i`` with ``left`` cards still to take (the exact split of the
     polynomial ``prod (1 + theta_i x) ** sizes_i``). ``tables`` caches them
     by ``(sizes, k)``; :meth:`bots.search.Splitter.split` draws from them."""
-    n = len(sizes)
     cum = tables.get((sizes, k))
     if cum is not None:
         return cum
-    # suffix[i][j]: the coefficient of x**j in the product over kinds i.. (j <= k)
-    suffix = [[0.0] * (k + 1) for _ in range(n + 1)]
-    suffix[n][0] = 1.0
-    for i in range(n - 1, -1, -1):
-        nxt, cur, size, t = suffix[i + 1], suffix[i], sizes[i], theta[i]
-        for j in range(k + 1):
-            cur[j] = sum(comb(size, c) * t ** c * nxt[j - c] for c in range(min(size, j) + 1))
-    cum = []
-    for i in range(n):
-        size, t, nxt = sizes[i], theta[i], suffix[i + 1]
-        rows = []
-        for left in range(k + 1):
-            acc, row = 0.0, []
-            for c in range(min(size, left) + 1):
-                acc += comb(size, c) * t ** c * nxt[left - c]
-                row.append(acc)
-            rows.append(row)
-        cum.append(rows)
+    cum = count_table(sizes, theta, k)
     if len(tables) >= _MAX_TABLES:
         tables.clear()
     tables[(sizes, k)] = cum

@@ -1,7 +1,9 @@
 """The maker model read into the sampled worlds (``bots/search/belief.py``).
 
-- the conditional Bernoulli draw of the kitty's kinds against its exact
-  distribution, and the burial model's log odds against brute force;
+- the compiled count table against the exact odds of each count,
+  enumerated here; the conditional Bernoulli draw of the kitty's kinds
+  against its exact distribution, and the burial model's log odds against
+  brute force;
 - the compiled redraw of the maker's split (``bots/search/_belief.pyx``)
   against a plain-Python twin written here: the same worlds, draw by draw;
 - every world of :class:`InferredSampler` agrees with the view, and its
@@ -26,7 +28,7 @@ from collections import Counter
 import pytest
 
 from bots.base import make_bot
-from bots.search import Splitter
+from bots.search import Splitter, count_table
 from bots.search.belief import (KINDS, MAKER_MODEL, InferredSampler, _count_table, _elementary, card_kind,
                                 measure_gain)
 from core.cards import Cards, card_points
@@ -57,6 +59,41 @@ def _inferred_views(rules: Rules, seeds: range, rng: random.Random):
         if s.phase == PLAY_PHASE:
             for seat in range(rules.players):
                 yield s, InferredSampler(s.view(seat))
+
+
+def _exact_count_odds(sizes, theta, i, left):
+    """The odds of each count of kind ``i`` when ``left`` cards are still to
+    take from kinds ``i..``: every way to take them, enumerated."""
+    odds = [0.0] * (min(sizes[i], left) + 1)
+    for counts in itertools.product(*(range(s + 1) for s in sizes[i:])):
+        if sum(counts) == left:
+            odds[counts[0]] += math.prod(math.comb(s, c) * t ** c for s, c, t in zip(sizes[i:], counts, theta[i:]))
+    return odds
+
+
+def test_count_table_holds_the_exact_odds_of_each_count():
+    rng = random.Random(11)
+    for _ in range(60):
+        n = rng.randint(1, 5)
+        sizes = tuple(rng.randint(0, 4) for _ in range(n))
+        theta = tuple(rng.choice([1.0, rng.random(), rng.random() * 1e-3]) for _ in range(n))
+        k = rng.randint(0, sum(sizes))
+        cum = count_table(sizes, theta, k)
+        assert len(cum) == n and all(len(rows) == k + 1 for rows in cum)
+        for i in range(n):
+            for left in range(k + 1):
+                row = cum[i][left]
+                want = list(itertools.accumulate(_exact_count_odds(sizes, theta, i, left)))
+                assert len(row) == len(want)
+                assert all(math.isclose(g, w, rel_tol=1e-12, abs_tol=1e-300) for g, w in zip(row, want)), \
+                    (sizes, theta, k, i, left, row, want)
+
+
+@pytest.mark.parametrize("bad", [((), (), 1), ((1, 2), (1.0,), 1), ((1,) * 17, (1.0,) * 17, 1), ((2,), (1.0,), -1),
+                                 ((2,), (1.0,), 65), ((-1,), (1.0,), 0)])
+def test_count_table_refuses_what_it_cannot_hold(bad):
+    with pytest.raises(ValueError):
+        count_table(*bad)
 
 
 @pytest.mark.parametrize("sizes,theta,k", [((3, 2, 4), (1.0, 0.3, 0.05), 3), ((5, 1, 2, 6), (1.0, 0.11, 0.17, 0.01), 4),
