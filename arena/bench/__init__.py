@@ -7,6 +7,7 @@ per second of wall time on one core, and their ratios.
 from __future__ import annotations
 
 import functools
+import math
 import random
 import time
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from core.cards import Cards, Trump, make_face
 from core.errors import PengyouError
 from core.rules import Rules
 
+from ..stats.sprt import Estimate, estimate
 from .positions import Position, random_position
 from .refplay import reference_playout
 from .timing import rate
@@ -283,7 +285,7 @@ def dask_and_local_rates(deals: int, rounds: int = 2) -> tuple[float, float]:
 
 
 def run_bench(positions: int = 200, seed: int = 1, min_time: float = 1.0,
-              search_iterations: int = 100_000, arena_deals: int = 300, arena_search_deals: int = 4,
+              search_iterations: int = 100_000, arena_deals: int = 300, arena_search_deals: int = 8,
               arena_search_iterations: int = 1000) -> dict[str, Any]:
     """Measure the kernel and the reference on the same positions; return figures and ratios."""
     pos = _positions(positions, seed)
@@ -337,25 +339,33 @@ def _adapter_figures(seed: int, min_time: float) -> dict[str, float]:
     return openspiel_figures(seed, min_time)
 
 
-def _paired_rates(bot: str, deals: int, rounds: int) -> tuple[float, float]:
+def _paired_rates(bot: str, deals: int, rounds: int) -> tuple[float, float, Estimate]:
     """Deals per second of ``bot`` trusted and sandboxed, measured in
     ``rounds`` alternating rounds of ``deals`` deals each (so a machine that
     speeds up or slows down during the bench weighs on both alike); each
     rate is all the deals of its mode over all its time. Both modes run on
     one and the same CPU (a machine's CPUs need not be equally fast; a run's
-    worker holds one CPU in either mode, see :func:`arena.tournament.executors.pin_cpu`)."""
+    worker holds one CPU in either mode, see :func:`arena.tournament.executors.pin_cpu`).
+    Also sandboxed over trusted: the geometric mean of the rounds' ratios,
+    with its 95 % interval (Student's t over the rounds' log ratios)."""
     from ..tournament.executors import pin_cpu, this_cpu, unpin
 
     times = {"builtins": 0.0, "none": 0.0}
+    logs = []
     before = pin_cpu(this_cpu())
     try:
         for r in range(rounds):
             order = ("builtins", "none") if r % 2 == 0 else ("none", "builtins")
-            for trusted in order:
-                times[trusted] += deals / _arena_rate(1, deals, bot, trusted=trusted)
+            took = {trusted: deals / _arena_rate(1, deals, bot, trusted=trusted) for trusted in order}
+            for trusted, t in took.items():
+                times[trusted] += t
+            logs.append(math.log(took["builtins"] / took["none"]))
     finally:
         unpin(before)
-    return rounds * deals / times["builtins"], rounds * deals / times["none"]
+    ratio = estimate(logs, math.exp, student=True)
+    if ratio is None:
+        raise ValueError(f"paired rates: {rounds} round(s); an interval needs 2 or more")
+    return rounds * deals / times["builtins"], rounds * deals / times["none"], ratio
 
 
 def _ladder_rate(games: int, workers: int = 2) -> tuple[float, float]:
@@ -378,7 +388,7 @@ def _ladder_rate(games: int, workers: int = 2) -> tuple[float, float]:
     return summary.games / summary.seconds, 1000.0 * summary.scheduling_seconds / summary.games
 
 
-def _arena_figures(deals: int, search_deals: int = 10, search_iterations: int = 1000) -> dict[str, float]:
+def _arena_figures(deals: int, search_deals: int = 8, search_iterations: int = 1000) -> dict[str, float]:
     """Arena throughput on 1 and 2 workers, and sandboxed against trusted
     (1 worker each, in alternating rounds): random bots on ``deals`` seeds,
     ``ismcts`` with ``search_iterations`` a decision on ``search_deals``
@@ -386,12 +396,12 @@ def _arena_figures(deals: int, search_deals: int = 10, search_iterations: int = 
     sandbox's processes is counted once a run, as a real run counts it)."""
     one = _arena_rate(1, deals)
     two = _arena_rate(2, deals)
-    rounds = 3
-    trusted, boxed = _paired_rates("random", max(1, deals // rounds), rounds)
+    rounds = max(2, min(6, deals))
+    trusted, boxed, ratio = _paired_rates("random", max(1, deals // rounds), rounds)
     ism = f"ismcts:iterations={search_iterations}"
     # one seed a round: a search deal takes seconds, and this machine's speed drifts over that
     # long; the more often the two ways alternate, the less the drift weighs on their ratio
-    ism_trusted, ism_boxed = _paired_rates(ism, 1, max(1, search_deals))
+    ism_trusted, ism_boxed, ism_ratio = _paired_rates(ism, 1, search_deals)
     ladder_rate, ladder_ms = _ladder_rate(max(40, deals))
     try:
         far, near = dask_and_local_rates(deals)
@@ -403,6 +413,9 @@ def _arena_figures(deals: int, search_deals: int = 10, search_iterations: int = 
             "arena_deals_per_s_1_worker": one, "arena_deals_per_s_2_workers": two,
             "arena_2_workers_over_1": two / one,
             "arena_deals_per_s_trusted": trusted, "arena_deals_per_s_sandboxed": boxed,
-            "arena_sandboxed_over_trusted": boxed / trusted,
+            "arena_sandboxed_over_trusted": ratio.mean,
+            "arena_sandboxed_over_trusted_lo95": ratio.lo, "arena_sandboxed_over_trusted_hi95": ratio.hi,
             "arena_ismcts_deals_per_s_trusted": ism_trusted, "arena_ismcts_deals_per_s_sandboxed": ism_boxed,
-            "arena_ismcts_sandboxed_over_trusted": ism_boxed / ism_trusted}
+            "arena_ismcts_sandboxed_over_trusted": ism_ratio.mean,
+            "arena_ismcts_sandboxed_over_trusted_lo95": ism_ratio.lo,
+            "arena_ismcts_sandboxed_over_trusted_hi95": ism_ratio.hi}

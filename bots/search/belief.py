@@ -392,11 +392,11 @@ def _count_table(sizes: tuple[int, ...], theta: tuple[float, ...], k: int,
     cum = tables.get((sizes, k))
     if cum is not None:
         return cum
-    cum = count_table(sizes, theta, k)
+    built: list[list[list[float]]] = count_table(sizes, theta, k)
     if len(tables) >= _MAX_TABLES:
         tables.clear()
-    tables[(sizes, k)] = cum
-    return cum
+    tables[(sizes, k)] = built
+    return built
 
 
 def main(argv: Optional[list[str]] = None) -> int:

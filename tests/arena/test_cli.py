@@ -155,7 +155,7 @@ def test_single_unit_always_stands():
 
 def test_bench_json():
     lines = ok("bench", "--json", "--positions", "5", "--seconds", "0.05", "--search-iterations", "200",
-               "--arena-deals", "4", "--arena-search-deals", "1", "--arena-search-iterations", "20")
+               "--arena-deals", "4", "--arena-search-deals", "2", "--arena-search-iterations", "20")
     assert len(lines) == 1
     res = json.loads(lines[0])
     assert isinstance(res, dict)
@@ -184,13 +184,18 @@ def test_bench_json():
                           "arena_deals_per_s_trusted", "arena_deals_per_s_sandboxed", "arena_sandboxed_over_trusted",
                           "arena_ismcts_deals_per_s_trusted", "arena_ismcts_deals_per_s_sandboxed",
                           "arena_ismcts_sandboxed_over_trusted", "ladder_games_per_s",
+                          "arena_sandboxed_over_trusted_lo95", "arena_sandboxed_over_trusted_hi95",
+                          "arena_ismcts_sandboxed_over_trusted_lo95", "arena_ismcts_sandboxed_over_trusted_hi95",
                           "ladder_scheduling_ms_per_game", "dask_deals_per_s_2_workers",
                           "local_deals_per_s_2_workers", "dask_over_local_2_workers"}
     assert all(arena[k] > 0 for k in arena)
     assert arena["dask_over_local_2_workers"] == pytest.approx(
         arena["dask_deals_per_s_2_workers"] / arena["local_deals_per_s_2_workers"])
-    assert arena["arena_sandboxed_over_trusted"] == pytest.approx(
-        arena["arena_deals_per_s_sandboxed"] / arena["arena_deals_per_s_trusted"])
+    for pre in ("arena", "arena_ismcts"):       # the rounds' mean ratio, inside its interval
+        lo, mid, hi = (arena[f"{pre}_sandboxed_over_trusted{k}"] for k in ("_lo95", "", "_hi95"))
+        assert lo < mid < hi
+        overall = arena[f"{pre}_deals_per_s_sandboxed"] / arena[f"{pre}_deals_per_s_trusted"]
+        assert lo < overall < hi
     assert arena["arena_2_workers_over_1"] == pytest.approx(
         arena["arena_deals_per_s_2_workers"] / arena["arena_deals_per_s_1_worker"])
     adapters = res["adapters"]            # OpenSpiel is among the test dependencies
@@ -250,6 +255,8 @@ BAD = [
     ("wrong-trick-size-3", ["trick", "AS", "KS", "QS JS", "--trump", "5H"], "play 2 has 2 cards; the lead has 1"),
     ("hand-shorter-than-lead", ["follow", "--hand", "KS", "--lead", "AS AS", "--trump", "5H"], "--hand: 1 card cannot follow a lead of 2"),
     ("bench-positions-0", ["bench", "--positions", "0"], "bench: --positions and --search-iterations must be at least 1"),
+    ("bench-search-deals-1", ["bench", "--arena-search-deals", "1"],
+     "bench: --arena-search-deals must be at least 2 (the rounds of the ratio's interval)"),
 ]
 
 
