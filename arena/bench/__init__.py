@@ -339,6 +339,29 @@ def _adapter_figures(seed: int, min_time: float) -> dict[str, float]:
     return openspiel_figures(seed, min_time)
 
 
+def _cold_rate(deals: int, bot: str, trusted: str) -> float:
+    """:func:`_arena_rate` on one worker, in a forked process of its own: an
+    in-process round starts with the engine imported and nothing cached, as
+    a run does (and as the fork server's bots do), not with what the bench's
+    earlier rounds left in this process."""
+    from ..tournament.executors import run_forked
+
+    answered, value, how = run_forked(_rate_or_error, deals, bot, trusted)
+    if not answered:
+        raise PengyouError(f"bench: a round of {bot} ended without a rate ({how})")
+    rate, error = value
+    if error:
+        raise PengyouError(error)
+    return float(rate)
+
+
+def _rate_or_error(deals: int, bot: str, trusted: str) -> tuple[float, str]:
+    try:
+        return _arena_rate(1, deals, bot, trusted=trusted), ""
+    except PengyouError as exc:
+        return 0.0, str(exc)
+
+
 def _paired_rates(bot: str, deals: int, rounds: int) -> tuple[float, float, Estimate]:
     """Deals per second of ``bot`` trusted and sandboxed, measured in
     ``rounds`` alternating rounds of ``deals`` deals each (so a machine that
@@ -356,7 +379,7 @@ def _paired_rates(bot: str, deals: int, rounds: int) -> tuple[float, float, Esti
     try:
         for r in range(rounds):
             order = ("builtins", "none") if r % 2 == 0 else ("none", "builtins")
-            took = {trusted: deals / _arena_rate(1, deals, bot, trusted=trusted) for trusted in order}
+            took = {trusted: deals / _cold_rate(deals, bot, trusted) for trusted in order}
             for trusted, t in took.items():
                 times[trusted] += t
             logs.append(math.log(took["builtins"] / took["none"]))
