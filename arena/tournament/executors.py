@@ -339,8 +339,8 @@ def _apply(fn: Callable[..., Any], batch: list, *shared: Any) -> list:
     return [fn(x, *shared) for x in batch]
 
 
-def _worker_start(initializer: Optional[Callable[..., None]], initargs: tuple, next_cpu: Any = None,
-                  parent: Optional[int] = None) -> None:
+def _worker_start(initializer: Optional[Callable[..., None]], initargs: tuple, next_cpu: Any,
+                  parent: int) -> None:
     """In a pool worker: die with the parent (``parent``, its pid as the
     parent read it before the fork: read here, after a parent killed in
     between, it would name the orphan's new parent and the worker would
@@ -355,7 +355,7 @@ def _worker_start(initializer: Optional[Callable[..., None]], initargs: tuple, n
     from ..sandbox.jail import die_with
     from ..table.remote import close_pool
 
-    die_with(os.getppid() if parent is None else parent)
+    die_with(parent)
     util.Finalize(None, close_pool, exitpriority=10)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if next_cpu is not None:

@@ -22,6 +22,7 @@ the same worlds for the same generator.
 """
 
 from libc.math cimport pow
+from math import comb
 from core._deal cimport bisect_right
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
@@ -33,19 +34,6 @@ cdef enum:
     MAXC = 512          # cards in a hand and the kitty together (far above any deck's)
     MAXK = 16           # kinds of card
     MAXT = 64           # cards the kitty takes by the count draw (far above any kitty's)
-
-
-cdef double _comb(int n, int c):
-    """``comb(n, c)`` as the nearest double (as Python's ``float(math.comb(n, c))``):
-    exact in 64-bit integers while it fits, else from Python's integers."""
-    cdef unsigned long long v = 1
-    cdef int j
-    for j in range(1, c + 1):               # v = comb(n - c + j, j), exact at every step
-        if v > <unsigned long long>0xFFFFFFFFFFFFFFFF // <unsigned long long>(n - c + j):
-            from math import comb
-            return float(comb(n, c))
-        v = v * <unsigned long long>(n - c + j) // <unsigned long long>j
-    return <double>v
 
 
 def count_table(tuple sizes, tuple theta, int k):
@@ -78,20 +66,15 @@ def count_table(tuple sizes, tuple theta, int k):
         top = size if size < k else k
         tops[i] = top
         for c in range(top + 1):
-            term[i][c] = _comb(size, c) * pow(t, <double>c)
-    # suffix[i][j]: the coefficient of x**j in the product over kinds i.. (j <= k)
+            term[i][c] = <double>float(comb(size, c)) * pow(t, <double>c)
+    # suffix[i][j]: the coefficient of x**j in the product over kinds i.. (j <= k), which is
+    # also the last entry of row j of kind i: one backward pass makes both
     cdef double suffix[MAXK + 1][MAXT + 1]
     for j in range(k + 1):
         suffix[n][j] = 0.0
     suffix[n][0] = 1.0
+    cdef list cum = [None] * n, rows, row
     for i in range(n - 1, -1, -1):
-        for j in range(k + 1):
-            acc = 0.0
-            for c in range((tops[i] if tops[i] < j else j) + 1):
-                acc = acc + term[i][c] * suffix[i + 1][j - c]
-            suffix[i][j] = acc
-    cdef list cum = [], rows, row
-    for i in range(n):
         rows = []
         for left in range(k + 1):
             acc = 0.0
@@ -100,7 +83,8 @@ def count_table(tuple sizes, tuple theta, int k):
                 acc = acc + term[i][c] * suffix[i + 1][left - c]
                 row.append(acc)
             rows.append(row)
-        cum.append(rows)
+            suffix[i][left] = acc
+        cum[i] = rows
     return cum
 
 

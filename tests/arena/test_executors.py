@@ -89,7 +89,6 @@ def test_closing_a_pool_stops_workers_that_ignore_sigterm():
     assert not any(p.is_alive() for p in procs)
 
 
-
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:
