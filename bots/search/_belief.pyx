@@ -16,17 +16,16 @@ the same worlds for the same generator.
 >>> sp = Splitter([0] * 54, 1)
 >>> sp.prepare((1, 2, 3, 4), (5, 6))
 ((6,), 2)
->>> keep, kitty = sp.split([[[1.0], [0.0, 1.0], [0.0, 0.0, 1.0]]], random.Random(3).random)
+>>> keep, kitty = sp.split((((1.0,), (0.0, 1.0), (0.0, 0.0, 1.0)),), random.Random(3).random)
 >>> sorted(keep + kitty) == [1, 2, 3, 4, 5, 6], len(kitty)
 (True, 2)
 """
 
 from libc.math cimport pow
 from math import comb
-from core._deal cimport bisect_right
+from core._deal cimport bisect_right_tuple
 from cpython.float cimport PyFloat_AS_DOUBLE
-from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
-from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
 from cpython.ref cimport Py_INCREF
 
 cdef enum:
@@ -43,6 +42,10 @@ def count_table(tuple sizes, tuple theta, int k):
     ``0..c`` of kind ``i`` when ``left`` cards are still to take (the exact
     split of the polynomial ``prod (1 + theta_i x) ** sizes_i``; unnormalised:
     :meth:`Splitter.split` scales by a row's last entry).
+
+    Tuples, not lists: tables are kept for the life of a process, and the
+    cycle collector stops tracking tuples of floats (thousands of tracked
+    lists made its full passes take a tenth of a second and more).
 
     >>> [[round(x, 6) for x in row] for row in count_table((2, 1), (1.0, 0.5), 1)[0]]
     [[1.0], [0.5, 2.5]]
@@ -82,10 +85,10 @@ def count_table(tuple sizes, tuple theta, int k):
             for c in range((tops[i] if tops[i] < left else left) + 1):
                 acc = acc + term[i][c] * suffix[i + 1][left - c]
                 row.append(acc)
-            rows.append(row)
+            rows.append(tuple(row))
             suffix[i][left] = acc
-        cum[i] = rows
-    return cum
+        cum[i] = tuple(rows)
+    return tuple(cum)
 
 
 cdef tuple _sorted_tuple(int* count):
@@ -166,7 +169,7 @@ cdef class Splitter:
         self.ready = 1
         return tuple(self.sizes[g] for g in range(self.nkinds)), self.k
 
-    def split(self, list cum, object r):
+    def split(self, tuple cum, object r):
         """One redraw of the prepared cards: ``(keep, kitty)`` as sorted
         tuples of faces, or None when rounding left the count draw short.
         ``cum``: the count table of the prepared ``(sizes, k)``
@@ -177,7 +180,7 @@ cdef class Splitter:
         cdef int taken[MAXK]
         cdef int i, left = self.k, size, t, j, tmp, f
         cdef Py_ssize_t c, n = self.nkinds
-        cdef list row
+        cdef tuple row
         cdef double top
         if len(cum) != n:
             raise ValueError(f"cum: {len(cum)} kinds, not {n}")
@@ -187,10 +190,10 @@ cdef class Splitter:
             if left == 0:
                 break
             row = cum[i][left]
-            top = PyFloat_AS_DOUBLE(<object>PyList_GET_ITEM(row, PyList_GET_SIZE(row) - 1))
-            c = bisect_right(row, <double>r() * top)
-            if c >= PyList_GET_SIZE(row):       # rounding at the very top
-                c = PyList_GET_SIZE(row) - 1
+            top = PyFloat_AS_DOUBLE(<object>PyTuple_GET_ITEM(row, PyTuple_GET_SIZE(row) - 1))
+            c = bisect_right_tuple(row, <double>r() * top)
+            if c >= PyTuple_GET_SIZE(row):      # rounding at the very top
+                c = PyTuple_GET_SIZE(row) - 1
             if c > self.sizes[i]:
                 raise ValueError(f"cum: a count of {c} for {self.sizes[i]} cards")
             taken[i] = <int>c

@@ -366,9 +366,12 @@ def measure_gain(preset: str = "pagat", players: int = 6, deals: int = 120, bot:
     return gains
 
 
-#: the kind-count tables of :func:`_count_table`, per weights, kept across views (a few
-#: thousand small tables at most: they depend only on how many cards of each kind there are)
-_TABLES: dict[tuple[float, ...], dict[tuple[tuple[int, ...], int], list[list[list[float]]]]] = {}
+#: a count table of :func:`bots.search.count_table`: ``cum[i][left]``, a row of cumulative odds
+CountTable = tuple[tuple[tuple[float, ...], ...], ...]
+#: the kind-count tables of :func:`_count_table`, per weights, kept across views and deals
+#: (thousands a deal, up to ``_MAX_TABLES``: they depend only on how many cards of each
+#: kind there are); tuples of floats, which the cycle collector soon stops tracking
+_TABLES: dict[tuple[float, ...], dict[tuple[tuple[int, ...], int], CountTable]] = {}
 _MAX_TABLES = 50_000
 
 
@@ -382,7 +385,7 @@ def _elementary(weights: list[float], k: int) -> float:
 
 
 def _count_table(sizes: tuple[int, ...], theta: tuple[float, ...], k: int,
-                 tables: dict[tuple[tuple[int, ...], int], list[list[list[float]]]]) -> list[list[list[float]]]:
+                 tables: dict[tuple[tuple[int, ...], int], CountTable]) -> CountTable:
     """The table a conditional Bernoulli draw of ``k`` cards draws its
     counts from, kind by kind, where kind ``i`` has ``sizes[i]`` cards of
     weight ``theta[i]``: ``cum[i][left]``, the cumulative odds of each count
@@ -392,7 +395,7 @@ def _count_table(sizes: tuple[int, ...], theta: tuple[float, ...], k: int,
     cum = tables.get((sizes, k))
     if cum is not None:
         return cum
-    built: list[list[list[float]]] = count_table(sizes, theta, k)
+    built: CountTable = count_table(sizes, theta, k)
     if len(tables) >= _MAX_TABLES:
         tables.clear()
     tables[(sizes, k)] = built
