@@ -17,8 +17,13 @@ plain rejection sampling.
 """
 
 from math import comb
+from libc.stdlib cimport malloc, free as c_free
+from libc.stdint cimport uint64_t
+from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.ref cimport Py_INCREF
 
 from core._kernel import shuffled_lists
+from core._kernel cimport xbelow
 
 
 cdef Py_ssize_t _hyper(Py_ssize_t N, Py_ssize_t K, Py_ssize_t n, object r, dict cache) except -1:
@@ -130,6 +135,100 @@ def deal_free(list free0, tuple free, int slots, object r):
     return out
 
 
+cdef enum:
+    FACES = 64          # the faces :class:`FreeDeal` sorts by counting (a pack has 54)
+
+#: the face objects a sorted pile is built from
+cdef tuple _FACE = tuple(range(FACES))
+
+
+cdef class FreeDeal:
+    """:func:`deal_free` for cards that are faces (ints from 0 to 63), with
+    every destination's cards sorted: the same shuffle (the same draws of
+    ``r``, the same deal) and no sort left to do afterwards; the pool is
+    read once, not at every deal.
+
+    >>> import random
+    >>> FreeDeal([3, 1, 2], ([0, 2], [2, 1]), 3)(random.Random(4).random)
+    [[2, 3], [], [1]]
+    >>> deal_free([3, 1, 2], ([0, 2], [2, 1]), 3, random.Random(4).random)
+    [[2, 3], [], [1]]
+    >>> FreeDeal([99], ([0], [1]), 1)
+    Traceback (most recent call last):
+    ValueError: FreeDeal: a card is not a face from 0 to 63
+    """
+    cdef int n
+    cdef int* base
+    cdef int* work
+    cdef int slots
+    cdef list members
+    cdef list caps
+
+    def __cinit__(self, list free0, tuple free, int slots):
+        cdef Py_ssize_t i
+        self.n = len(free0)
+        self.base = <int*>malloc((self.n + 1) * sizeof(int))
+        self.work = <int*>malloc((self.n + 1) * sizeof(int))
+        if self.base == NULL or self.work == NULL:
+            raise MemoryError()
+        for i in range(self.n):
+            f = free0[i]
+            if type(f) is not int or not 0 <= f < FACES:
+                raise ValueError("FreeDeal: a card is not a face from 0 to 63")
+            self.base[i] = f
+        self.members = list(free[0])
+        self.caps = list(free[1])
+        if sum(self.caps) != self.n or len(self.caps) != len(self.members) or min(self.caps, default=0) < 0:
+            raise ValueError(f"FreeDeal: {sum(self.caps)} places for {self.n} cards")
+        if len(set(self.members)) != len(self.members) or not all(0 <= d < slots for d in self.members):
+            raise ValueError(f"FreeDeal: destinations {self.members} are not distinct ones of {slots}")
+        self.slots = slots
+
+    def __dealloc__(self):
+        c_free(self.base)
+        c_free(self.work)
+
+    def __call__(self, object r):
+        """One deal: the sorted cards of each destination (a list indexed by it)."""
+        cdef uint64_t s = <uint64_t>(<double>r() * 9007199254740992.0) * <uint64_t>0x9E3779B97F4A7C15ULL + 1
+        cdef int* w = self.work
+        cdef int i, j, tmp, at = 0, c, f, k, m
+        cdef int count[FACES]
+        cdef list out = PyList_New(self.slots), lst
+        cdef object face
+        for i in range(self.n):
+            w[i] = self.base[i]
+        for i in range(self.n - 1, 0, -1):          # shuffled_lists' Fisher-Yates, draw for draw
+            j = xbelow(&s, i + 1)
+            tmp = w[i]
+            w[i] = w[j]
+            w[j] = tmp
+        for m in range(len(self.members)):
+            c = self.caps[m]
+            for f in range(FACES):
+                count[f] = 0
+            for i in range(at, at + c):
+                count[w[i]] += 1
+            at += c
+            lst = PyList_New(c)
+            k = 0
+            for f in range(FACES):
+                if count[f]:
+                    face = _FACE[f]
+                    for i in range(count[f]):
+                        Py_INCREF(face)
+                        PyList_SET_ITEM(lst, k, face)
+                        k += 1
+            Py_INCREF(lst)
+            PyList_SET_ITEM(out, <Py_ssize_t>self.members[m], lst)
+        for i in range(self.slots):                 # the destinations that get nothing
+            if PyList_GET_ITEM(out, i) == NULL:
+                lst = []
+                Py_INCREF(lst)
+                PyList_SET_ITEM(out, i, lst)
+        return out
+
+
 def deal_layers(list pools0, tuple start, list plan, tuple free, int slots, dict hyp, object r):
     """A deal walked through the counted layers ``plan`` (each: the layer's
     table, the merged classes it takes from, their pools, the free pools and
@@ -171,15 +270,41 @@ def deal_layers(list pools0, tuple start, list plan, tuple free, int slots, dict
     return out
 
 
-def sorted_hands(list full, list hands0, tuple ids, object cls):
-    """The hands of a deal: ``hands0`` (a list with the viewer's own hand)
-    copied, each pile ``full[s]`` of the seats ``ids`` sorted in place and
-    set there as a ``cls`` (a tuple type: :class:`core.cards.Cards`)."""
+cdef extern from *:
+    """
+    /* cls(items) for a tuple type cls, by the tuple's own constructor: no
+       Python-level call, and a subclass's __new__ (its parsing) skipped */
+    static PyObject* pengyou_tuple_as(PyObject* cls, PyObject* items) {
+        PyObject* args = PyTuple_Pack(1, items);
+        PyObject* out;
+        if (!args) return NULL;
+        out = PyTuple_Type.tp_new((PyTypeObject*)cls, args, NULL);
+        Py_DECREF(args);
+        return out;
+    }
+    """
+    object tuple_as "pengyou_tuple_as"(object cls, object items)
+
+
+def sorted_hands(list full, list hands0, tuple ids, Py_ssize_t pile, object cls):
+    """The hands and the rest pile of a deal, as ``(hands, rest)``: ``hands``
+    is ``hands0`` (a list with the viewer's own hand) copied, with each pile
+    ``full[s]`` of the seats ``ids`` sorted in place and set there as a
+    ``cls`` (a tuple type: :class:`core.cards.Cards`); ``rest`` is the pile
+    ``full[pile]`` (the kitty's or the stock's) sorted in place, as a ``cls``.
+
+    >>> full = [[5, 1, 5, 0], [], [9, 2], [4, 3]]
+    >>> sorted_hands(full, [(), (7,), ()], (0, 2), 3, tuple), full
+    (([(0, 1, 5, 5), (7,), (2, 9)], (3, 4)), [[0, 1, 5, 5], [], [2, 9], [3, 4]])
+    """
+    if not issubclass(cls, tuple):
+        raise TypeError(f"cls: {cls!r} is not a tuple type")
     cdef list hands = list(hands0)
     cdef list h
-    new = tuple.__new__
     for s in ids:
         h = full[s]
         h.sort()
-        hands[s] = new(cls, h)
-    return hands
+        hands[s] = tuple_as(cls, h)
+    h = full[pile]
+    h.sort()
+    return hands, tuple_as(cls, h)

@@ -11,6 +11,13 @@ from libc.string cimport memset, memcpy
 import itertools
 import random
 from libc.stdint cimport uint8_t, int8_t, uint64_t
+from cpython.object cimport PyObject
+from cpython.list cimport PyList_GET_SIZE
+
+
+cdef extern from "Python.h":
+    ctypedef struct PyListObject:
+        PyObject** ob_item
 
 from .cards import Cards, Trump, Unit, ThrowResult, parse_cards, card_name
 from .errors import IllegalActionError, InvalidActionError
@@ -2342,10 +2349,16 @@ def shuffled_lists(list pools, double u):
     cdef uint64_t s = <uint64_t>(u * 9007199254740992.0) * <uint64_t>0x9E3779B97F4A7C15ULL + 1
     cdef list out = [], lst
     cdef Py_ssize_t i, j
+    cdef PyObject** items
+    cdef PyObject* tmp
     for pool in pools:
         lst = list(pool)
-        for i in range(len(lst) - 1, 0, -1):
+        # the list owns every item before and after: swapping its slots moves no reference
+        items = (<PyListObject*>lst).ob_item
+        for i in range(PyList_GET_SIZE(lst) - 1, 0, -1):
             j = xbelow(&s, <int>(i + 1))
-            lst[i], lst[j] = lst[j], lst[i]
+            tmp = items[i]
+            items[i] = items[j]
+            items[j] = tmp
         out.append(lst)
     return out

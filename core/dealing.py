@@ -32,7 +32,7 @@ from typing import Optional, cast
 
 from .cards import NUM_FACES as NF
 from .errors import SamplingError
-from ._deal import deal_free, deal_layers, sorted_hands
+from ._deal import FreeDeal, deal_free, deal_layers, sorted_hands
 
 __all__ = ["Deal", "SequentialDeal", "TooBig", "build_deal", "order_groups", "compositions", "Bounds", "place_known", "room",
            "deal_demoting", "sorted_hands"]
@@ -202,6 +202,10 @@ class Deal:
             self.plan.append((tables[i], takes[i], [tuple(c) for c in comp], tuple(free_i), self.groups[i]))
             where = [maps[i][m] if m >= 0 else -1 for m in where]
         self.free_ids = tuple(pid for pid, c in enumerate(self.pools0) if c)
+        # no layer: the shuffle dealt in order, each pile sorted by counting (cards are faces)
+        self._free_deal: Optional[FreeDeal] = None
+        if not G and all(type(f) is int and 0 <= f < NF for f in free0):
+            self._free_deal = FreeDeal(free0, self.free, self.slots)
 
     def draw(self, r: Uniform) -> list[list[int]]:
         """One deal: the cards of each destination (a list indexed by it).
@@ -210,11 +214,16 @@ class Deal:
         shuffled once and then dealt from the front, so what is left of it
         stays in uniform random order; a uniform x-subset of a merged class
         is a hypergeometric split of x over its pools, then the next cards
-        of each. The walk is compiled (:mod:`core._deal`)."""
-        if not self.G:
-            return cast(list[list[int]], deal_free(self.free0, self.free, self.slots, r))
-        return cast(list[list[int]], deal_layers(self.pools0, self.start, self.plan, self.free, self.slots,
-                                                 self.hyp, r))
+        of each. The walk is compiled (:mod:`core._deal`). A destination's
+        cards come in no promised order (sorted when there is no layer)."""
+        out: list[list[int]]           # annotated, not cast: this runs once for every world sampled
+        if self._free_deal is not None:
+            out = self._free_deal(r)
+        elif not self.G:
+            out = deal_free(self.free0, self.free, self.slots, r)
+        else:
+            out = deal_layers(self.pools0, self.start, self.plan, self.free, self.slots, self.hyp, r)
+        return out
 
 
 class TooBig(Exception):

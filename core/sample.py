@@ -478,13 +478,12 @@ class Sampler:
 
     def _world(self, full: list[list[int]]) -> World:
         """The world of a deal (each pile sorted in place)."""
-        hands = cast(list[Cards], sorted_hands(full, self._hands0, self._hand_ids, Cards))
-        pile = full[self._R]
-        pile.sort()
-        rest = tuple.__new__(Cards, pile)
+        hands: list[Cards]
+        rest: Cards
+        hands, rest = sorted_hands(full, self._hands0, self._hand_ids, self._R, Cards)
         if self._draw:
-            return World(hands, _EMPTY, rest)
-        return World(hands, rest if self._known_kitty is None else self._known_kitty, _EMPTY)
+            return _new_world(World, (hands, _EMPTY, rest))
+        return _new_world(World, (hands, rest if self._known_kitty is None else self._known_kitty, _EMPTY))
 
     @property
     def burier(self) -> Optional[int]:
@@ -566,6 +565,8 @@ class Sampler:
 
 
 _EMPTY = Cards()
+#: World(...) without the Python-level __new__ of a named tuple (a sampled world's hot path)
+_new_world = tuple.__new__
 
 
 _CACHE: list[tuple[PlayerView, Sampler]] = []

@@ -26,6 +26,7 @@ import pytest
 from core import kernel
 from core.play import PlayCore
 from core.cards import Cards, parse_cards
+from core._deal import FreeDeal, deal_free, sorted_hands
 from core.dealing import SequentialDeal
 from core.errors import PengyouError
 from core.rules import Rules
@@ -306,6 +307,40 @@ def test_walked_worlds_agree_with_the_view(monkeypatch, preset, players, overrid
                 assert len({tuple(w.hands) for w in worlds}) > 1
             walked += 3
     assert walked >= 3 * (players // 2)
+
+
+def test_a_free_deal_deals_what_the_shuffle_deals_each_pile_sorted():
+    """FreeDeal (the deal of a view with no layer to walk) makes the very
+    deal of deal_free, draw for draw, with each destination's cards sorted;
+    it refuses cards that are not faces and places that do not fit."""
+    rng = random.Random(8)
+    for _ in range(300):
+        pool = [rng.randrange(54) for _ in range(rng.randint(1, 160))]
+        members = rng.sample(range(9), rng.randint(1, 8))
+        caps = [0] * len(members)
+        for _ in pool:
+            caps[rng.randrange(len(members))] += 1
+        free = (members, caps)
+        seed = rng.random()
+        want = deal_free(pool, free, 9, random.Random(seed).random)
+        got = FreeDeal(pool, free, 9)(random.Random(seed).random)
+        assert got == [sorted(d) for d in want]
+    with pytest.raises(ValueError, match="not a face"):
+        FreeDeal([3, 64], ([0], [2]), 1)
+    with pytest.raises(ValueError, match="places"):
+        FreeDeal([3, 4], ([0], [1]), 1)
+    for members in ([0, 0], [0, 2]):
+        with pytest.raises(ValueError, match="destinations"):
+            FreeDeal([3, 4], (members, [1, 1]), 2)
+
+
+def test_sorted_hands_sorts_in_place_and_keeps_the_type():
+    full = [[9, 1, 1], [4], [], [6, 2]]
+    hands, rest = sorted_hands(full, [(), (4,), ()], (0, 2), 3, Cards)
+    assert hands == [(1, 1, 9), (4,), ()] and rest == (2, 6) and full[0] == [1, 1, 9]
+    assert type(hands[0]) is Cards and type(rest) is Cards
+    with pytest.raises(TypeError):
+        sorted_hands(full, [(), (), ()], (0,), 3, list)
 
 
 def test_sequential_deal_keeps_every_card_in_its_classes():
