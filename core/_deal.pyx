@@ -19,7 +19,7 @@ plain rejection sampling.
 from math import comb
 from libc.stdlib cimport malloc, free as c_free
 from libc.stdint cimport uint64_t
-from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.list cimport PyList_New, PyList_SET_ITEM, PyList_Sort, PyList_GetSlice, PyList_GET_SIZE
 from cpython.ref cimport Py_INCREF
 
 from core._kernel import shuffled_lists
@@ -272,18 +272,27 @@ def deal_layers(list pools0, tuple start, list plan, tuple free, int slots, dict
 
 cdef extern from *:
     """
-    /* cls(items) for a tuple type cls, by the tuple's own constructor: no
-       Python-level call, and a subclass's __new__ (its parsing) skipped */
-    static PyObject* pengyou_tuple_as(PyObject* cls, PyObject* items) {
-        PyObject* args = PyTuple_Pack(1, items);
-        PyObject* out;
-        if (!args) return NULL;
-        out = PyTuple_Type.tp_new((PyTypeObject*)cls, args, NULL);
-        Py_DECREF(args);
+    /* a tuple of type cls (tuple or a subclass of it, checked by the caller)
+       holding a list's items: allocated as the tuple's own constructor does
+       for a subtype, without its temporary plain tuple, its Python-level
+       call or the subclass's __new__ */
+    static PyObject* pengyou_tuple_as(PyObject* cls, PyObject* list) {
+        Py_ssize_t i, n = PyList_GET_SIZE(list);
+        PyObject* out = ((PyTypeObject*)cls)->tp_alloc((PyTypeObject*)cls, n);
+        if (!out) return NULL;
+        for (i = 0; i < n; i++) {
+            PyObject* item = PyList_GET_ITEM(list, i);
+            Py_INCREF(item);
+            PyTuple_SET_ITEM(out, i, item);
+        }
         return out;
     }
+    static int pengyou_is_tuple_type(PyObject* cls) {
+        return PyType_Check(cls) && PyType_IsSubtype((PyTypeObject*)cls, &PyTuple_Type);
+    }
     """
-    object tuple_as "pengyou_tuple_as"(object cls, object items)
+    object tuple_as "pengyou_tuple_as"(object cls, list items)
+    bint is_tuple_type "pengyou_is_tuple_type"(object cls)
 
 
 def sorted_hands(list full, list hands0, tuple ids, Py_ssize_t pile, object cls):
@@ -297,14 +306,16 @@ def sorted_hands(list full, list hands0, tuple ids, Py_ssize_t pile, object cls)
     >>> sorted_hands(full, [(), (7,), ()], (0, 2), 3, tuple), full
     (([(0, 1, 5, 5), (7,), (2, 9)], (3, 4)), [[0, 1, 5, 5], [], [2, 9], [3, 4]])
     """
-    if not issubclass(cls, tuple):
+    if not is_tuple_type(cls):
         raise TypeError(f"cls: {cls!r} is not a tuple type")
-    cdef list hands = list(hands0)
+    cdef list hands = PyList_GetSlice(hands0, 0, PyList_GET_SIZE(hands0))
     cdef list h
-    for s in ids:
+    cdef Py_ssize_t s
+    for o in ids:
+        s = o
         h = full[s]
-        h.sort()
+        PyList_Sort(h)
         hands[s] = tuple_as(cls, h)
     h = full[pile]
-    h.sort()
+    PyList_Sort(h)
     return hands, tuple_as(cls, h)

@@ -296,14 +296,14 @@ class InferredSampler:
         cum = _count_table(sizes, self._theta, k, self._tables)
         agrees = self.sampler.agrees
         r = rng.random
-        new_cards = tuple.__new__
+        new_cards = tuple.__new__           # a Cards and a World without their Python-level __new__
         for _ in range(self.SPLIT_TRIES):
             got = split.split(cum, r)
             if got is None:
                 continue
             hands = list(world.hands)
             hands[maker] = new_cards(Cards, got[0])
-            new = World(hands, new_cards(Cards, got[1]), world.stock)
+            new = new_cards(World, (hands, new_cards(Cards, got[1]), world.stock))
             if agrees(new, (maker,)):
                 return new
         return world

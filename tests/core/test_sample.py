@@ -341,6 +341,28 @@ def test_sorted_hands_sorts_in_place_and_keeps_the_type():
     assert type(hands[0]) is Cards and type(rest) is Cards
     with pytest.raises(TypeError):
         sorted_hands(full, [(), (), ()], (0,), 3, list)
+    with pytest.raises(TypeError):
+        sorted_hands(full, [(), (), ()], (0,), 3, "not a type")
+
+
+def test_sorted_hands_tuples_own_their_items():
+    """The tuples are built item by item in C: each holds a reference to
+    its items (counted, dropped with the tuple), hashes and compares as a
+    tuple, and its items outlive a collection only while it does."""
+    import gc
+    import sys
+
+    item = 10 ** 30                                    # an object of its own, not a cached small int
+    before = sys.getrefcount(item)
+    full = [[item, 3, item], [item]]
+    hands, rest = sorted_hands(full, [(), ()], (0,), 1, Cards)
+    assert sys.getrefcount(item) == before + 3 + 3     # three in the lists, three in the tuples
+    del full
+    assert sys.getrefcount(item) == before + 3
+    assert hash(hands[0]) == hash((3, item, item)) and rest == (item,)
+    del hands, rest
+    gc.collect()
+    assert sys.getrefcount(item) == before
 
 
 def test_sequential_deal_keeps_every_card_in_its_classes():
