@@ -163,6 +163,10 @@ cdef class FreeDeal:
     cdef int slots
     cdef list members
     cdef list caps
+    cdef int nm                     # destinations, with their places as C ints
+    cdef int* dest
+    cdef int* cap
+    cdef int lo, hi                 # the faces of the pool lie in lo..hi - 1
 
     def __cinit__(self, list free0, tuple free, int slots):
         cdef Py_ssize_t i
@@ -183,10 +187,22 @@ cdef class FreeDeal:
         if len(set(self.members)) != len(self.members) or not all(0 <= d < slots for d in self.members):
             raise ValueError(f"FreeDeal: destinations {self.members} are not distinct ones of {slots}")
         self.slots = slots
+        self.nm = len(self.members)
+        self.dest = <int*>malloc((self.nm + 1) * sizeof(int))
+        self.cap = <int*>malloc((self.nm + 1) * sizeof(int))
+        if self.dest == NULL or self.cap == NULL:
+            raise MemoryError()
+        for i in range(self.nm):
+            self.dest[i] = self.members[i]
+            self.cap[i] = self.caps[i]
+        self.lo = min(free0, default=0)
+        self.hi = max(free0, default=-1) + 1
 
     def __dealloc__(self):
         c_free(self.base)
         c_free(self.work)
+        c_free(self.dest)
+        c_free(self.cap)
 
     def __call__(self, object r):
         """One deal: the sorted cards of each destination (a list indexed by it)."""
@@ -203,16 +219,16 @@ cdef class FreeDeal:
             tmp = w[i]
             w[i] = w[j]
             w[j] = tmp
-        for m in range(len(self.members)):
-            c = self.caps[m]
-            for f in range(FACES):
+        for m in range(self.nm):
+            c = self.cap[m]
+            for f in range(self.lo, self.hi):
                 count[f] = 0
             for i in range(at, at + c):
                 count[w[i]] += 1
             at += c
             lst = PyList_New(c)
             k = 0
-            for f in range(FACES):
+            for f in range(self.lo, self.hi):
                 if count[f]:
                     face = _FACE[f]
                     for i in range(count[f]):
@@ -220,7 +236,7 @@ cdef class FreeDeal:
                         PyList_SET_ITEM(lst, k, face)
                         k += 1
             Py_INCREF(lst)
-            PyList_SET_ITEM(out, <Py_ssize_t>self.members[m], lst)
+            PyList_SET_ITEM(out, self.dest[m], lst)
         for i in range(self.slots):                 # the destinations that get nothing
             if PyList_GET_ITEM(out, i) == NULL:
                 lst = []
