@@ -23,7 +23,7 @@ from cpython.list cimport PyList_New, PyList_SET_ITEM, PyList_Sort, PyList_GetSl
 from cpython.ref cimport Py_INCREF
 
 from core._kernel import shuffled_lists
-from core._kernel cimport xbelow
+from core._kernel cimport xbelow, xseed
 
 
 cdef Py_ssize_t _hyper(Py_ssize_t N, Py_ssize_t K, Py_ssize_t n, object r, dict cache) except -1:
@@ -161,8 +161,6 @@ cdef class FreeDeal:
     cdef int* base
     cdef int* work
     cdef int slots
-    cdef list members
-    cdef list caps
     cdef int nm                     # destinations, with their places as C ints
     cdef int* dest
     cdef int* cap
@@ -180,21 +178,20 @@ cdef class FreeDeal:
             if type(f) is not int or not 0 <= f < FACES:
                 raise ValueError("FreeDeal: a card is not a face from 0 to 63")
             self.base[i] = f
-        self.members = list(free[0])
-        self.caps = list(free[1])
-        if sum(self.caps) != self.n or len(self.caps) != len(self.members) or min(self.caps, default=0) < 0:
-            raise ValueError(f"FreeDeal: {sum(self.caps)} places for {self.n} cards")
-        if len(set(self.members)) != len(self.members) or not all(0 <= d < slots for d in self.members):
-            raise ValueError(f"FreeDeal: destinations {self.members} are not distinct ones of {slots}")
+        cdef list members = list(free[0]), caps = list(free[1])
+        if sum(caps) != self.n or len(caps) != len(members) or min(caps, default=0) < 0:
+            raise ValueError(f"FreeDeal: {sum(caps)} places for {self.n} cards")
+        if len(set(members)) != len(members) or not all(0 <= d < slots for d in members):
+            raise ValueError(f"FreeDeal: destinations {members} are not distinct ones of {slots}")
         self.slots = slots
-        self.nm = len(self.members)
+        self.nm = len(members)
         self.dest = <int*>malloc((self.nm + 1) * sizeof(int))
         self.cap = <int*>malloc((self.nm + 1) * sizeof(int))
         if self.dest == NULL or self.cap == NULL:
             raise MemoryError()
         for i in range(self.nm):
-            self.dest[i] = self.members[i]
-            self.cap[i] = self.caps[i]
+            self.dest[i] = members[i]
+            self.cap[i] = caps[i]
         self.lo = min(free0, default=0)
         self.hi = max(free0, default=-1) + 1
 
@@ -206,7 +203,7 @@ cdef class FreeDeal:
 
     def __call__(self, object r):
         """One deal: the sorted cards of each destination (a list indexed by it)."""
-        cdef uint64_t s = <uint64_t>(<double>r() * 9007199254740992.0) * <uint64_t>0x9E3779B97F4A7C15ULL + 1
+        cdef uint64_t s = xseed(<double>r())            # as shuffled_lists seeds its shuffle
         cdef int* w = self.work
         cdef int i, j, tmp, at = 0, c, f, k, m
         cdef int count[FACES]

@@ -86,6 +86,11 @@ cdef int c_winner(const Ctx* c, const cnt_t* plays, int nplays, const CLead* lea
                   int bombs) noexcept nogil
 cdef uint64_t xrand(uint64_t* s) noexcept nogil
 
+cdef inline uint64_t xseed(double u) noexcept nogil:
+    """The generator's state for a shuffle drawn from one uniform ``u`` in
+    [0, 1) (its 53 bits spread over the word; never 0)."""
+    return <uint64_t>(u * 9007199254740992.0) * <uint64_t>0x9E3779B97F4A7C15ULL + 1
+
 cdef inline int xbelow(uint64_t* s, int n) noexcept nogil:
     """A whole number in [0, n) from the generator ``s`` (the one bounded draw).
     The top 31 bits and n both fit in 32 bits: a 32-bit remainder is the

@@ -2346,7 +2346,7 @@ def opponents_total(points, side, int kitty_points, bint to_opponents, int mult,
 def shuffled_lists(list pools, double u):
     """Each list of ``pools`` copied into uniform random order (Fisher-Yates on
     the kernel's generator, seeded from ``u``, a uniform draw in [0, 1))."""
-    cdef uint64_t s = <uint64_t>(u * 9007199254740992.0) * <uint64_t>0x9E3779B97F4A7C15ULL + 1
+    cdef uint64_t s = xseed(u)
     cdef list out = [], lst
     cdef Py_ssize_t i, j
     cdef PyObject** items
