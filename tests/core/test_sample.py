@@ -12,7 +12,8 @@ sampled world must agree with its view:
   history replayed on the sampled hands) gives the viewer exactly the view it
   had. This covers every follow being legal and every throw ending the same.
 
-The marginals against plain rejection sampling are in ``test_sample_marginals``.
+The marginals against plain rejection sampling are in ``test_sample_marginals``, the
+deal engine on its own in ``test_dealing``, ``Sampler.agrees`` in ``test_sample_agrees``.
 """
 
 from __future__ import annotations
@@ -26,8 +27,6 @@ import pytest
 from core import kernel
 from core.play import PlayCore
 from core.cards import Cards, parse_cards
-from core._deal import FreeDeal, deal_free, sorted_hands
-from core.dealing import SequentialDeal
 from core.errors import PengyouError
 from core.rules import Rules
 from core.sample import Sampler, SamplingError, World, sample_world
@@ -309,85 +308,6 @@ def test_walked_worlds_agree_with_the_view(monkeypatch, preset, players, overrid
     assert walked >= 3 * (players // 2)
 
 
-def test_a_free_deal_deals_what_the_shuffle_deals_each_pile_sorted():
-    """FreeDeal (the deal of a view with no layer to walk) makes the very
-    deal of deal_free, draw for draw, with each destination's cards sorted;
-    it refuses cards that are not faces and places that do not fit."""
-    rng = random.Random(8)
-    for _ in range(300):
-        pool = [rng.randrange(54) for _ in range(rng.randint(1, 160))]
-        members = rng.sample(range(9), rng.randint(1, 8))
-        caps = [0] * len(members)
-        for _ in pool:
-            caps[rng.randrange(len(members))] += 1
-        free = (members, caps)
-        seed = rng.random()
-        want = deal_free(pool, free, 9, random.Random(seed).random)
-        got = FreeDeal(pool, free, 9)(random.Random(seed).random)
-        assert got == [sorted(d) for d in want]
-    with pytest.raises(ValueError, match="not a face"):
-        FreeDeal([3, 64], ([0], [2]), 1)
-    with pytest.raises(ValueError, match="places"):
-        FreeDeal([3, 4], ([0], [1]), 1)
-    for members in ([0, 0], [0, 2]):
-        with pytest.raises(ValueError, match="destinations"):
-            FreeDeal([3, 4], (members, [1, 1]), 2)
-
-
-def test_sorted_hands_sorts_in_place_and_keeps_the_type():
-    full = [[9, 1, 1], [4], [], [6, 2]]
-    hands, rest = sorted_hands(full, [(), (4,), ()], (0, 2), 3, Cards)
-    assert hands == [(1, 1, 9), (4,), ()] and rest == (2, 6) and full[0] == [1, 1, 9]
-    assert type(hands[0]) is Cards and type(rest) is Cards
-    with pytest.raises(TypeError):
-        sorted_hands(full, [(), (), ()], (0,), 3, list)
-    with pytest.raises(TypeError):
-        sorted_hands(full, [(), (), ()], (0,), 3, "not a type")
-
-
-def test_sorted_hands_tuples_own_their_items():
-    """The tuples are built item by item in C: each holds a reference to
-    its items (counted, dropped with the tuple), hashes and compares as a
-    tuple, and its items outlive a collection only while it does."""
-    import gc
-    import sys
-
-    item = 10 ** 30                                    # an object of its own, not a cached small int
-    before = sys.getrefcount(item)
-    full = [[item, 3, item], [item]]
-    hands, rest = sorted_hands(full, [(), ()], (0,), 1, Cards)
-    assert sys.getrefcount(item) == before + 3 + 3     # three in the lists, three in the tuples
-    del full
-    assert sys.getrefcount(item) == before + 3
-    assert hash(hands[0]) == hash((3, item, item)) and rest == (item,)
-    del hands, rest
-    gc.collect()
-    assert sys.getrefcount(item) == before
-
-
-def test_sequential_deal_keeps_every_card_in_its_classes():
-    """SequentialDeal on its own: every card once, each in a destination its
-    class allows, each destination filled to its room; an impossible table
-    (a class with more cards than its destinations hold) has no deal."""
-    classes = {(0,): [1, 2], (0, 1, 2): [3, 4, 5, 6], (1, 2): [7, 8, 9], (2, 3): [10, 11]}
-    room = {0: 3, 1: 3, 2: 3, 3: 2}
-    deal = SequentialDeal(classes, [0, 1, 2, 3], room)
-    assert deal.total == 1
-    rng = random.Random(3)
-    places = Counter()
-    for _ in range(300):
-        out = deal.draw(rng.random)
-        assert sorted(f for d in out for f in d) == list(range(1, 12))
-        assert [len(out[d]) for d in range(4)] == [3, 3, 3, 2]
-        for allowed, cards in classes.items():
-            for f in cards:
-                d = next(i for i in range(4) if f in out[i])
-                assert d in allowed
-                places[(f, d)] += 1
-    assert places[(3, 0)] and places[(3, 1)] and places[(3, 2)]     # a free card goes anywhere
-    assert SequentialDeal({(0,): [1, 2, 3], (1,): [4]}, [0, 1], {0: 2, 1: 2}).total == 0
-
-
 def test_sampled_worlds_agree_with_the_view_after_a_kitty_theft():
     """Deals in which a kitty changed hands (``kitty_theft``), stopped while
     it is offered, while a taker buries and during the play: every seat's
@@ -605,85 +525,3 @@ def test_sampled_worlds_agree_with_the_view_under_bombs():
             check_world(view, Sampler(view).sample(rng), s, start)
             checked += 1
     assert checked >= 12 and bombs > 0, (checked, bombs)
-
-
-# --------------------------------------------------------------------------
-# Sampler.agrees: the view's facts checked on a world built another way
-# --------------------------------------------------------------------------
-
-def _swapped(world, a, b, rng):
-    """``world`` with one random card of hidden pile ``a`` and one of ``b``
-    exchanged (a pile is a seat, or ``"kitty"``)."""
-    hands = list(world.hands)
-    kitty = world.kitty
-
-    def get(p):
-        return kitty if p == "kitty" else hands[p]
-
-    x, y = list(get(a)), list(get(b))
-    i, j = rng.randrange(len(x)), rng.randrange(len(y))
-    x[i], y[j] = y[j], x[i]
-    for p, cards in ((a, x), (b, y)):
-        if p == "kitty":
-            kitty = Cards(sorted(cards))
-        else:
-            hands[p] = Cards(sorted(cards))
-    return World(hands, kitty, world.stock)
-
-
-@pytest.mark.parametrize("preset,players,overrides,seeds,maker", CONFIGS[:10] + [CONFIGS[11]],
-                         ids=[f"{c[0]}-{c[1]}{'-' + '-'.join(c[2]) if c[2] else ''}"
-                              for c in CONFIGS[:10] + [CONFIGS[11]]])
-def test_agrees_is_the_views_judgement_of_a_world(preset, players, overrides, seeds, maker):
-    """``agrees`` says yes to the true deal and to every sample, and on worlds
-    with two hidden cards swapped it says what the independent checks above
-    say (the rebuilt view included), also when told which hands changed:
-    both answers are met."""
-    rules = Rules.preset(preset, players=players, **overrides)
-    rng = random.Random(players * 7 + seeds)
-    answers = Counter()
-    for seed in range(seeds):
-        length = rules.players * rules.hand_size // 2        # late enough for voids and throws to bind
-        state, start = play_until(rules, seed, rng, PLAY_PHASE, rng.randrange(length // 3, length))
-        if state.phase != PLAY_PHASE:
-            continue
-        for seat in range(players):
-            view = state.view(seat)
-            sampler = Sampler(view)
-            true = World([state.hand(s) for s in range(players)], state.kitty, Cards())
-            assert sampler.agrees(true)
-            piles = [s for s in range(players) if s != seat and state.hand(s)]
-            if view.kitty is None:
-                piles.append("kitty")
-            for _ in range(3):
-                world = sampler.sample(rng)
-                assert sampler.agrees(world)
-                for _ in range(4 if len(piles) >= 2 else 0):
-                    a, b = rng.sample(piles, 2)
-                    moved = _swapped(world, a, b, rng)
-                    try:
-                        check_world(view, moved, state, start)
-                        fine = True
-                    except AssertionError:
-                        fine = False
-                    assert sampler.agrees(moved) == fine, (seed, seat, a, b)
-                    changed = tuple(sorted(p for p in (a, b) if p != "kitty"))
-                    assert sampler.agrees(moved, changed) == fine, (seed, seat, a, b)
-                    answers[fine] += 1
-    assert answers[True] and answers[False], answers
-
-
-def test_agrees_refuses_worlds_of_the_wrong_shape():
-    rules = Rules.preset("pagat", players=6)
-    state, _ = play_until(rules, 3, random.Random(3), PLAY_PHASE, 10)
-    view = state.view(1)
-    sampler = Sampler(view)
-    world = sampler.sample(random.Random(0))
-    hands = list(world.hands)
-    hands[1] = Cards(list(hands[1])[:-1])                   # the viewer's own hand changed
-    assert not sampler.agrees(World(hands, world.kitty, world.stock))
-    hands = list(world.hands)
-    other = 2 if hands[2] else 3
-    hands[other] = Cards(sorted(list(hands[other]) + [hands[other][0]]))   # one card twice, one hand too long
-    assert not sampler.agrees(World(hands, world.kitty, world.stock))
-    assert not sampler.agrees(World(world.hands, Cards(list(world.kitty)[1:]), world.stock))
