@@ -55,9 +55,10 @@ def _ranks(cards: Iterable[int]) -> Counter[int]:
 
 
 def _fits(cards: Iterable[int], sizes: Sequence[int]) -> bool:
-    """Can every size take that many cards of one rank (ranks tried in every combination)?"""
+    """Can every size take that many cards of one rank (ranks tried in every
+    combination; a set takes at least one card, so only the ranks held)?"""
     have = _ranks(cards)
-    for pick in itertools.product(range(2, 15), repeat=len(sizes)):
+    for pick in itertools.product(sorted(have), repeat=len(sizes)):
         need: Counter[int] = Counter()
         for r, k in zip(pick, sizes):
             need[r] += k
