@@ -315,7 +315,17 @@ class Sampler:
             exists = None
         elif rules.failed_throw_unit == "first_found":
             lead_obj = kernel.make_lead(thrown, self.view.trump, rules)
-            self._checks.append(("throw", (t, ld, lead_obj, lead, None, self._stopper.get(t, -1))))
+            stopper = self._stopper.get(t, -1)
+            self._checks.append(("throw", (t, ld, lead_obj, lead, None, stopper)))
+            # the replay decides; first, cheaply, the seat that stopped it (or some seat) could beat the kept
+            # unit, and the seats between the leader and it (each asked in turn) could beat no single or set
+            kept = [u for u in units if u.cards == lead]
+            if kept and kept[0].length == 1:
+                self._beatable(t, kept[0], [stopper] if stopper >= 0 else others, lvl, faces_e)
+            for s in others[:others.index(stopper)] if stopper in others else ():
+                for u in units:
+                    if u.length == 1:
+                        lower_cap(cap, self._since, self.me, s, t, [f for f in faces_e if lvl[f] > u.top], u.width)
             return
         else:
             before = kernel.make_lead(thrown, self.view.trump, rules).kept_before(lead)
@@ -350,23 +360,32 @@ class Sampler:
                     pre[1].append((s, {f: sc[f] for f in faces_e if sc[f]}))
             self._checks.append(("throw", (t, ld, lead_obj, exists, pre, self._stopper.get(t, -1))))
             return
-        if self._stopper.get(t, -1) >= 0:
-            # the seat that stopped it is shown: a replay says whether the sampled hands agree
+        stopper = self._stopper.get(t, -1)
+        if stopper >= 0:
+            # the seat that stopped it is shown: a replay says whether the sampled hands agree; it was the
+            # first seat after the leader able to beat the kept unit, so the seats before it could not
             lead_obj = kernel.make_lead(thrown, self.view.trump, rules)
-            self._checks.append(("throw", (t, ld, lead_obj, lead, None, self._stopper[t])))
+            self._checks.append(("throw", (t, ld, lead_obj, lead, None, stopper)))
+            if kept and stopper in others:
+                u = kept[0]
+                for s in others[:others.index(stopper)]:
+                    lower_cap(cap, self._since, self.me, s, t, [f for f in faces_e if lvl[f] > u.top], u.width)
         if kept:
-            # some other hand could beat the kept unit: settled if the viewer's
-            # could, or if a seat has played such a set since; else checked
-            u = kept[0]
-            higher = [f for f in faces_e if lvl[f] > u.top]
-            seats = []
-            for s in others:
-                held = counts(self._since(s, t) + (list(self.view.hand) if s == self.me else []))
-                if any(held[f] >= u.width for f in higher):
-                    return
-                if s != self.me:
-                    seats.append((s, {f: held[f] for f in higher if held[f]}))
-            self._beats.append((frozenset(higher), u.width, seats))
+            self._beatable(t, kept[0], [stopper] if stopper in others else others, lvl, faces_e)
+
+    def _beatable(self, t: int, u: Unit, seats: list[int], lvl: list[int], faces_e: list[int]) -> None:
+        """One of ``seats`` could beat the unit ``u`` (a single or a set) of a throw that failed at trick
+        ``t``: settled if the viewer's hand could, or if one of them has played such a set since; else a
+        ``_beats`` entry, checked on every sample."""
+        higher = [f for f in faces_e if lvl[f] > u.top]
+        entry = []
+        for s in seats:
+            held = counts(self._since(s, t) + (list(self.view.hand) if s == self.me else []))
+            if any(held[f] >= u.width for f in higher):
+                return
+            if s != self.me:
+                entry.append((s, {f: held[f] for f in higher if held[f]}))
+        self._beats.append((frozenset(higher), u.width, entry))
 
     def _classes(self, pool: list[int], mk: list[int], cap: Bounds, need: Bounds, dests: list[int],
                  esuit: list[int], others: list[int]) -> dict[tuple[tuple[int, ...], tuple[int, ...]], list[int]]:

@@ -33,8 +33,9 @@ except ImportError:                    # pragma: no cover - depends on the envir
 def replays(state, start, view):
     """A test of a deal (hands list): does replaying the public play history
     on those hands give the same plays (every follow legal, every throw
-    ending the same)? The other fields of the view are functions of the
-    public plays, so this is the rebuilt-view check, done on the play core."""
+    ending the same, stopped by the same seat where the view shows who)?
+    The other fields of the view are functions of the public plays, so this
+    is the rebuilt-view check, done on the play core."""
     rules = state.rules
     n = rules.players
     base, k = start
@@ -43,17 +44,22 @@ def replays(state, start, view):
     done = [Counter() for _ in range(n)]
     for s, p in public_plays(view):
         done[s].update(p)
+    stoppers = list(view.throw_stoppers)
 
     def ok(hands) -> bool:
         full = [Cards(list(hands[i]) + list(done[i].elements())) for i in range(n)]
         pc = PlayCore.start(rules, state.trump, state.maker, full, state.calls)
+        stopped = []
         try:
             for cards, seen in zip(actions, shown):
                 if pc.play(cards, check=True)[1] != seen:
                     return False
+                if cards != seen:               # a throw that failed: who stopped it
+                    stopped.append(pc.last_stopper)
         except PengyouError:
             return False
-        return True
+        assert len(stopped) == len(stoppers)
+        return all(x < 0 or x == y for x, y in zip(stoppers, stopped))
 
     return ok
 
@@ -253,6 +259,13 @@ def maker_shown(view):
     return view.kitty is None and view.seat != view.maker and any(unseen[f] > c for f, c in left.items())
 
 
+def stopped_throw(view):
+    """Another seat's throw failed and the seat that stopped it is shown: the
+    sampler checks first that this seat could beat the kept unit."""
+    return (any(x >= 0 for x in view.throw_stoppers)
+            and any(s != view.seat for s, _, _ in view.failed_throws) and Sampler(view).checks["beats"] > 0)
+
+
 SCENARIOS = {
     # late pagat positions: 2 or 3 cards a hand, voids of several seats
     "voids": (Rules.preset("pagat", players=5), 86, 93, lambda v: voided(v) and v.kitty is None),
@@ -265,6 +278,10 @@ SCENARIOS = {
     # a card the maker showed and has not played: in its hand or the kitty
     "maker-shown": (Rules.preset("pagat", players=5, **SHORT), 76, 83,
                     lambda v: maker_shown(v) and voided(v, 1)),
+    # a failed throw and the seat that stopped it, early in a small deal
+    "stopped-throw": (Rules.preset("shengji-online", players=5, **TINY), 5, 25, stopped_throw),
+    "stopped-throw-smallest": (Rules.preset("pagat", players=5, throw_stopper="shown", **TINY), 5, 25,
+                               stopped_throw),
 }
 
 
