@@ -317,8 +317,7 @@ class Sampler:
             lead_obj = kernel.make_lead(thrown, self.view.trump, rules)
             stopper = self._stopper.get(t, -1)
             self._checks.append(("throw", (t, ld, lead_obj, lead, None, stopper)))
-            # the replay decides; first, cheaply, the seat that stopped it (or some seat) could beat the kept
-            # unit, and the seats between the leader and it (each asked in turn) could beat no single or set
+            # replayed; before that, the stopper (or some seat) could beat the kept unit, the seats before it no set
             kept = [u for u in units if u.cards == lead]
             if kept and kept[0].length == 1:
                 self._beatable(t, kept[0], [stopper] if stopper >= 0 else others, lvl, faces_e)
@@ -362,8 +361,7 @@ class Sampler:
             return
         stopper = self._stopper.get(t, -1)
         if stopper >= 0:
-            # the seat that stopped it is shown: a replay says whether the sampled hands agree; it was the
-            # first seat after the leader able to beat the kept unit, so the seats before it could not
+            # the stopper shown (replayed): the first seat after the leader able to beat the kept unit
             lead_obj = kernel.make_lead(thrown, self.view.trump, rules)
             self._checks.append(("throw", (t, ld, lead_obj, lead, None, stopper)))
             if kept and stopper in others:
