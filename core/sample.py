@@ -321,23 +321,15 @@ class Sampler:
             kept = [u for u in units if u.cards == lead]
             if kept and kept[0].length == 1:
                 self._beatable(t, kept[0], [stopper] if stopper >= 0 else others, lvl, faces_e)
-            for s in others[:others.index(stopper)] if stopper in others else ():
-                for u in units:
-                    if u.length == 1:
-                        lower_cap(cap, self._since, self.me, s, t, [f for f in faces_e if lvl[f] > u.top], u.width)
+            if stopper in others:
+                self._cannot_beat(t, others[:others.index(stopper)], units, lvl, faces_e, cap)
             return
         else:
             before = kernel.make_lead(thrown, self.view.trump, rules).kept_before(lead)
             unbeatable = [units[i] for i in before]
             exists = lead
-        need_check = False
-        for u in unbeatable:
-            if u.length >= 2:
-                need_check = True
-                continue
-            higher = [f for f in faces_e if lvl[f] > u.top]
-            for s in others:
-                lower_cap(cap, self._since, self.me, s, t, higher, u.width)
+        need_check = any(u.length >= 2 for u in unbeatable)
+        self._cannot_beat(t, others, unbeatable, lvl, faces_e, cap)
         kept = [u for u in units if u.cards == lead] if exists is not None else []
         if exists is not None and (not kept or kept[0].length >= 2):
             need_check = True
@@ -365,11 +357,19 @@ class Sampler:
             lead_obj = kernel.make_lead(thrown, self.view.trump, rules)
             self._checks.append(("throw", (t, ld, lead_obj, lead, None, stopper)))
             if kept and stopper in others:
-                u = kept[0]
-                for s in others[:others.index(stopper)]:
-                    lower_cap(cap, self._since, self.me, s, t, [f for f in faces_e if lvl[f] > u.top], u.width)
+                self._cannot_beat(t, others[:others.index(stopper)], kept, lvl, faces_e, cap)
         if kept:
             self._beatable(t, kept[0], [stopper] if stopper in others else others, lvl, faces_e)
+
+    def _cannot_beat(self, t: int, seats: list[int], units: list[Unit], lvl: list[int], faces_e: list[int],
+                     cap: Bounds) -> None:
+        """None of ``seats`` could beat a single or set of ``units`` at trick ``t``: caps (a tractor's is
+        left to the replay)."""
+        for u in units:
+            if u.length == 1:
+                higher = [f for f in faces_e if lvl[f] > u.top]
+                for s in seats:
+                    lower_cap(cap, self._since, self.me, s, t, higher, u.width)
 
     def _beatable(self, t: int, u: Unit, seats: list[int], lvl: list[int], faces_e: list[int]) -> None:
         """One of ``seats`` could beat the unit ``u`` (a single or a set) of a throw that failed at trick
