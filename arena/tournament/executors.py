@@ -213,6 +213,7 @@ class PoolExecutor(BaseExecutor):
             return
         procs = list((getattr(pool, "_processes", None) or {}).values())
         manager = getattr(pool, "_executor_manager_thread", None)
+        results = getattr(pool, "_result_queue", None)     # shutdown() forgets it
         if now or getattr(pool, "_pending_work_items", None):
             for proc in procs:
                 if proc.is_alive():
@@ -225,8 +226,15 @@ class PoolExecutor(BaseExecutor):
             if proc.is_alive():
                 proc.kill()
                 proc.join()
+        # a worker killed halfway through writing a result leaves the pool's
+        # reading thread waiting for the rest: with every worker gone, this
+        # process holds the last write end, and closing it ends that wait
+        if results is not None:
+            results._writer.close()
         if manager is not None:
-            manager.join()
+            manager.join(_GRACE)
+            if manager.is_alive():
+                log.warning("the worker pool's reading thread did not stop")
 
     def imap_unordered(self, fn: Callable[..., Any], items: Iterable[Any], shared: Any = None,
                        group: Optional[Callable[[Any], Any]] = None, avoid: Iterable[str] = ()) -> Iterator[Any]:

@@ -136,3 +136,41 @@ def test_a_worker_whose_referee_died_before_it_started_ends():
     finally:
         if _alive(worker):
             os.kill(worker, signal.SIGKILL)
+
+
+_HALF_WRITTEN = r'''
+import gc, struct, sys, threading, time
+from multiprocessing.queues import SimpleQueue
+from arena.tournament.executors import PoolExecutor
+
+def half_a_result(_):
+    # what a worker killed while writing a long result leaves in the pipe:
+    # a length, then only part of the message
+    queue = next(o for o in gc.get_objects() if isinstance(o, SimpleQueue))
+    queue._writer._send(struct.pack("!i", 1 << 20) + b"x" * 10)
+    time.sleep(60)
+
+ex = PoolExecutor(1)
+it = ex.imap_unordered(half_a_result, [0])
+threading.Thread(target=lambda: next(it, None), daemon=True).start()
+time.sleep(1.5)                       # the pool's reader now waits for the rest
+ex.close()
+left = [t.name for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+print("closed", left)
+'''
+
+
+def test_closing_a_pool_whose_worker_died_halfway_through_a_result():
+    """Ctrl-C (or SIGTERM) while a worker writes its result: the worker is
+    killed halfway through, and the pool's reading thread must not wait for
+    the rest for ever (the run, and the interpreter's exit, would hang). In a
+    process of its own, so a failure cannot hang the tests."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", _HALF_WRITTEN], cwd=root, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "closed []", out.stdout + out.stderr[-2000:]
