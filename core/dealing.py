@@ -415,14 +415,24 @@ def room(sizes: Sequence[int], rest: int, fixed: dict[int, list[int]], R: int) -
     return cap_left, dests
 
 
-def deal_demoting(classes: dict[ClassKey, list[int]], dests: list[int],
-                  cap_left: dict[int, int]) -> tuple[Deal | SequentialDeal, set[ClassKey]]:
+def deal_demoting(classes: dict[ClassKey, list[int]], dests: list[int], cap_left: dict[int, int],
+                  start: int = 0) -> tuple[Deal | SequentialDeal, set[ClassKey], int]:
     """The exact deal of the classes to the destinations with room. When its table is too big to count,
     the classes whose extra exclusions a uniform deal is likeliest to meet anyway are demoted to their
     coarse destinations (a third of those left at a time, their exclusions then checked per sample)
     until it is not; when it is too big even with every one demoted, the :class:`SequentialDeal` of
-    the classes as they are (no exclusion left to a check; not exactly uniform). Returns the deal and
-    the demoted class keys."""
+    the classes as they are (no exclusion left to a check; not exactly uniform). ``start`` rounds of
+    demotion are made before the first table is counted (a hint from a like view: a table that will
+    not fit costs as much as one that does). Returns the deal, the demoted class keys and the rounds
+    made (one more than every class's when the deal is sequential).
+
+    >>> classes = {((0,), (0, 1)): [4, 5], ((0, 1), (0, 1)): [6]}
+    >>> deal, demoted, rounds = deal_demoting(classes, [0, 1], {0: 2, 1: 1}, start=1)
+    >>> sorted(demoted), rounds
+    ([((0,), (0, 1))], 1)
+    >>> deal_demoting(classes, [0, 1], {0: 2, 1: 1})[1:]
+    (set(), 0)
+    """
     total_cap = {d: cap_left[d] for d in dests}
 
     def keep_odds(key: ClassKey) -> float:
@@ -432,24 +442,27 @@ def deal_demoting(classes: dict[ClassKey, list[int]], dests: list[int],
 
     demotable = sorted((k for k in classes if k[0] != k[1]), key=keep_odds, reverse=True)
     demoted: set[ClassKey] = set()
+    rounds = 0
     while True:
-        merged: dict[tuple[int, ...], list[int]] = {}
-        for key, cards in classes.items():
-            merged.setdefault(key[1] if key in demoted else key[0], []).extend(cards)
-        try:
-            deal = build_deal(merged, dests, cap_left)
-            break
-        except TooBig:
-            undemoted = [k for k in demotable if k not in demoted]
-            if not undemoted:
-                fine: dict[tuple[int, ...], list[int]] = {}
-                for key, cards in classes.items():
-                    fine.setdefault(key[0], []).extend(cards)
-                seq = SequentialDeal(fine, dests, cap_left)
-                if seq.total == 0:
-                    raise SamplingError("no deal of the unseen cards agrees with the view") from None
-                return seq, set()
-            demoted.update(undemoted[:max(1, len(undemoted) // 3)])
+        undemoted = [k for k in demotable if k not in demoted]
+        if rounds >= start or not undemoted:
+            merged: dict[tuple[int, ...], list[int]] = {}
+            for key, cards in classes.items():
+                merged.setdefault(key[1] if key in demoted else key[0], []).extend(cards)
+            try:
+                deal = build_deal(merged, dests, cap_left)
+                break
+            except TooBig:
+                if not undemoted:
+                    fine: dict[tuple[int, ...], list[int]] = {}
+                    for key, cards in classes.items():
+                        fine.setdefault(key[0], []).extend(cards)
+                    seq = SequentialDeal(fine, dests, cap_left)
+                    if seq.total == 0:
+                        raise SamplingError("no deal of the unseen cards agrees with the view") from None
+                    return seq, set(), rounds + 1
+        demoted.update(undemoted[:max(1, len(undemoted) // 3)])
+        rounds += 1
     if deal.total == 0:
         raise SamplingError("no deal of the unseen cards agrees with the view")
-    return deal, demoted
+    return deal, demoted, rounds

@@ -149,7 +149,8 @@ class Sampler:
     a sample whose ``FRESH_TRIES`` fresh deals all fail walks from the last
     world instead (see the module docstring). ``tries`` counts the deals and
     swaps tried, ``samples`` the samples returned and ``walks`` those of them
-    that came from the walk.
+    that came from the walk. ``demote_from``: demotions before the first table is
+    counted (:func:`core.dealing.deal_demoting`); ``rounds``: this view's, a hint for the next.
     """
 
     @property
@@ -168,7 +169,7 @@ class Sampler:
                 "follows": kinds.count("follow"), "demoted": self.demoted,
                 "sequential": int(isinstance(self._deal, SequentialDeal))}
 
-    def __init__(self, view: PlayerView, max_tries: int = 100_000) -> None:
+    def __init__(self, view: PlayerView, max_tries: int = 100_000, demote_from: int = 0) -> None:
         self.view = view
         self.max_tries = max_tries
         self.tries = self.samples = 0
@@ -203,7 +204,7 @@ class Sampler:
         pool, fixed, mk = place_known(unseen, need, mk, cap, self._maker)
         cap_left, dests = room(view.hand_sizes, rest, fixed, n)
         classes = self._classes(pool, mk, cap, need, dests, esuit, others)
-        self._deal, demoted = deal_demoting(classes, dests, cap_left)
+        self._deal, demoted, self.rounds = deal_demoting(classes, dests, cap_left, demote_from)
         self.demoted = sum(len(classes[k]) for k in demoted)
         self._cap_checks, self._need_checks, self._mk_checks = deal_checks(
             classes, demoted, pool, mk, cap, need, others, self._maker)
@@ -223,9 +224,8 @@ class Sampler:
                      lvl: list[int], suit_faces: list[list[int]], copies: list[int]) -> None:
         """Leads and follows, trick by trick: a throw (two or more units, whether it stood or failed) lowers
         ``cap`` and adds to ``_checks`` and ``_beats`` (:meth:`_throw_facts`); a lead other than a single card
-        (or a single set whose follows the no-set facts read, :func:`~core.play.no_set_width`: under
-        ``follow_ladder`` a pair only) adds the
-        follows the voids and no-set facts do not capture to ``_checks`` (:meth:`_follow_facts`). Under
+        (or a single set whose follows the no-set facts read, :func:`~core.play.no_set_width`: under ``follow_ladder``
+        a pair only) adds the follows the voids and no-set facts do not capture to ``_checks`` (:meth:`_follow_facts`). Under
         ``follow_format=count`` a follow owes no shape, so the voids say all it shows."""
         rules = self.rules
         trump = self.view.trump

@@ -92,3 +92,39 @@ def test_sequential_deal_keeps_every_card_in_its_classes():
                 places[(f, d)] += 1
     assert places[(3, 0)] and places[(3, 1)] and places[(3, 2)]     # a free card goes anywhere
     assert SequentialDeal({(0,): [1, 2, 3], (1,): [4]}, [0, 1], {0: 2, 1: 2}).total == 0
+
+
+#: three classes a failed throw's caps keep from some seats (fine, coarse), two a void keeps from
+#: all seats but one (never demoted), and one free class
+CLASSES = {((0, 1), (0, 1, 2, 3)): [1, 2], ((1, 2), (0, 1, 2, 3)): [3, 4], ((2, 3), (0, 1, 2, 3)): [5, 6],
+           ((0,), (0,)): [9], ((3,), (3,)): [10], ((0, 1, 2, 3), (0, 1, 2, 3)): [7, 8]}
+ROOM = {0: 3, 1: 2, 2: 2, 3: 3}
+
+
+@pytest.mark.parametrize("budget,start,counted,rounds,sequential", [
+    (40_000, 0, [0], 0, False),          # it fits: one table, nothing demoted
+    (40_000, 2, [2], 2, False),          # the hint: two rounds made before the only table counted
+    (40_000, 9, [3], 3, False),          # a hint past every round: the table of all demoted is still tried
+    (0, 0, [0, 1, 2, 3], 4, True),       # too big however demoted: a table a round, then the sequential deal
+    (0, 3, [3], 4, True),                # ... which the hint of the last view's rounds less one goes to at once
+])
+def test_demoting_starts_where_the_hint_says(monkeypatch, budget, start, counted, rounds, sequential):
+    import core.dealing as dealing
+
+    monkeypatch.setattr(dealing.Deal, "BUDGET", budget)
+    seen: list[int] = []
+    build = dealing.build_deal
+
+    def counting(merged, dests, cap_left):
+        seen.append((len(merged.get((0, 1, 2, 3), [])) - 2) // 2)      # classes demoted to every seat
+        return build(merged, dests, cap_left)
+
+    monkeypatch.setattr(dealing, "build_deal", counting)
+    deal, demoted, made = dealing.deal_demoting(CLASSES, [0, 1, 2, 3], ROOM, start=start)
+    assert (seen, made, isinstance(deal, SequentialDeal)) == (counted, rounds, sequential)
+    assert len(demoted) == (0 if sequential else rounds)
+    for k in range(20):
+        out = deal.draw(random.Random(k).random)
+        assert sorted(c for pile in out for c in pile) == list(range(1, 11))
+        assert [len(out[d]) for d in ROOM] == list(ROOM.values())
+        assert 9 in out[0] and 10 in out[3]

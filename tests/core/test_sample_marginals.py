@@ -291,10 +291,23 @@ def test_marginals_match_rejection_sampling(name, mode, monkeypatch):
     """``walk``: no fresh draw after the first world, so every later sample is
     a step of the sampler's swap walk (its Metropolis chain must keep the same
     distribution; fewer samples, each after a full step of swaps)."""
-    rules, lo, hi, want = SCENARIOS[name]
-    n_samples = 20_000 if mode == "fresh" else 5_000
     if mode == "walk":
         monkeypatch.setattr(Sampler, "FRESH_TRIES", 0)
+    _check_marginals(name, 20_000 if mode == "fresh" else 5_000, walk=mode == "walk")
+
+
+@pytest.mark.parametrize("demote_from", [1, 99])
+def test_marginals_hold_with_exclusions_demoted(demote_from):
+    """A table started with demotions made (``demote_from``, the hint a
+    search passes from one view to the next; 99: every one) leaves those
+    exclusions to the per-sample check: the same worlds, however many
+    demotions. (Of the scenarios, only a failed throw's caps leave anything
+    to demote: a void is never demoted.)"""
+    _check_marginals("stopped-throw", 20_000, demote_from=demote_from)
+
+
+def _check_marginals(name: str, n_samples: int, walk: bool = False, demote_from: int = 0) -> None:
+    rules, lo, hi, want = SCENARIOS[name]
     for state, start, view in late_positions(rules, lo, hi, want):
         # keep positions where plain rejection is cheap enough for a unit test
         probe, tries = rejection_sample(view, state, start, random.Random(1), 100, max_tries=4000)
@@ -302,10 +315,12 @@ def test_marginals_match_rejection_sampling(name, mode, monkeypatch):
             break
     else:
         pytest.fail(f"no {name} position found")
-    sampler = Sampler(view)
+    sampler = Sampler(view, demote_from=demote_from)
+    if demote_from:
+        assert sampler.rounds > 0 and sampler.checks["demoted"] > 0, "nothing to demote in this position"
     rng = random.Random(2024)
     ours = [(w.hands, w.kitty) for w in (sampler.sample(rng) for _ in range(n_samples))]
-    assert sampler.walks == (n_samples - 1 if mode == "walk" else 0)
+    assert sampler.walks == (n_samples - 1 if walk else 0)
     ref, _ = rejection_sample(view, state, start, random.Random(4242), n_samples)
     a = destinations(view, ours)
     b = destinations(view, ref)
