@@ -208,6 +208,9 @@ class IsmctsBot:
         self._game_cache: dict[tuple[int, int], float] = {}
         self._late_cache: dict[tuple[int, int], float] = {}
         self._prior: tuple[Optional[PlayerView], Optional[Cards]] = (None, None)   # (view, the fallback's play)
+        #: the last view's uniform sampler, and the demotions its table needed (this deal's, this bot's)
+        self._sampler: tuple[Optional[PlayerView], Optional[Sampler]] = (None, None)
+        self._demotions = 0
 
     def restart(self, rules: Rules, seat: int, rng: random.Random) -> None:
         """New deal."""
@@ -217,6 +220,7 @@ class IsmctsBot:
         self.rules = rules
         self.seat = seat
         self.rng = rng
+        self._sampler, self._demotions = (None, None), 0
         if self.rollout == "auto":
             self._policy = ROLLOUTS.index(rollout_for(rules))
         if self.others == "auto":
@@ -326,7 +330,22 @@ class IsmctsBot:
         (drawn from the maker model's posterior with ``infer="maker"``, and
         the races passed up weighed too with ``infer="table"``)."""
         model = MODELS.get(self.infer)
-        return Sampler(view).sample if model is None else InferredSampler(view, model=model).sample
+        plain = self.uniform(view)
+        return plain.sample if model is None else InferredSampler(view, plain, model=model).sample
+
+    def uniform(self, view: PlayerView) -> Sampler:
+        """The uniform sampler of ``view`` (one per view). A table too big to
+        count costs as much as one that fits, and a view's table needs about
+        as many demotions as the last one's
+        (:func:`core.dealing.deal_demoting`): the count starts one round of
+        demotion short of the last view's. The worlds are the same
+        (demoted exclusions are checked per sample); only fewer tables are
+        counted in vain. The hint is this bot's, for this deal."""
+        last, sampler = self._sampler
+        if last is not view or sampler is None:
+            sampler = Sampler(view, demote_from=max(0, self._demotions - 1))
+            self._sampler, self._demotions = (view, sampler), sampler.rounds
+        return sampler
 
     def _candidates(self, view: PlayerView, cap: int) -> list[Cards]:
         """The root's plays: all legal ones, or ``cap`` distinct random ones
@@ -335,7 +354,7 @@ class IsmctsBot:
         if len(listed) <= cap:
             return listed
         rng = self.rng
-        pc = play_from_view(view, list(Sampler(view).sample(rng).hands))
+        pc = play_from_view(view, list(self.uniform(view).sample(rng).hands))
         seen = {play_key(c): c for c in [policy_play(pc, rng, self._policy, self.race)]}
         for _ in range(8 * cap):
             if len(seen) >= cap:
