@@ -567,18 +567,16 @@ class Sampler:
             full = [list(h) for h in hands] + [list(world.stock if self._draw else world.kitty)]
             if not beaten(full, self._beats):
                 return False
-        if changed is None or not self._checks:
-            return self._agrees(world)
-        checks = self._checks_of.get(changed)
-        if checks is None:                      # a follow by another seat depends on its hand alone
-            checks = self._checks_of[changed] = [c for c in self._checks
-                                                 if c[0] != "follow" or c[1][1] in changed]
-        return not checks or history_ok(checks, world.hands, self.view.trump, self.rules, self._since, self.n)
+        return self._agrees(world, changed)
 
-    def _agrees(self, world: World) -> bool:
-        """Whether replaying the public history on the world's hands gives the same plays."""
-        return not self._checks or history_ok(self._checks, world.hands, self.view.trump, self.rules, self._since,
-                                              self.n)
+    def _agrees(self, world: World, changed: Optional[tuple[int, ...]] = None) -> bool:
+        """Whether replaying the public history on the world's hands gives the same plays (after a change
+        of the piles ``changed`` alone, in a world that agreed: a follow by another seat, which depends on
+        its hand alone, is not replayed)."""
+        checks = self._checks if changed is None or not self._checks else self._checks_of.get(changed)
+        if checks is None and changed is not None:
+            checks = self._checks_of[changed] = [c for c in self._checks if c[0] != "follow" or c[1][1] in changed]
+        return not checks or history_ok(checks, world.hands, self.view.trump, self.rules, self._since, self.n)
 
 
 _EMPTY = Cards()

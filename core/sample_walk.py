@@ -45,12 +45,13 @@ class SwapWalk:
     """A Metropolis chain over the deals of the unseen cards (see the module
     docstring). ``fits``, ``weight``, ``world`` and ``agrees`` are the
     sampler's: the caps and throw beats, the known-card weight, the world of a
-    deal (it may sort the piles it is given), and the replay of the history."""
+    deal (it may sort the piles it is given), and the replay of the history
+    (told the two piles a swap changed: the chain's world agreed before it)."""
 
     def __init__(self, homes: Homes, loose: set[int], mk: list[int], piles: tuple[int, ...],
                  fixed: list[tuple[int, list[int]]], fits: Callable[[Piles], bool],
                  weight: Callable[[Piles], int], world: Callable[[Piles], World],
-                 agrees: Callable[[World], bool]) -> None:
+                 agrees: Callable[[World, tuple[int, ...]], bool]) -> None:
         """``loose``: the faces whose free copies' exclusions were demoted to
         the caps check (they may lie wherever the voids let them)."""
         self.allowed: list[set[int]] = [set() for _ in range(54)]
@@ -114,7 +115,7 @@ class SwapWalk:
             o = self._odds(base, full) if self.fits(full) else 0.0
             if o and (o >= odds or r() * odds < o):
                 w = self.world([pile[:] for pile in full])     # copies: the walk still indexes its piles
-                if self.agrees(w):
+                if self.agrees(w, (d1, d2) if d1 < d2 else (d2, d1)):
                     world, odds = w, o
                     continue
             a[i], b[j] = f, g                               # refused: undo
