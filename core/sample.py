@@ -86,8 +86,8 @@ holds in every world, but the worlds are no longer exactly uniform
 (``Sampler.checks["sequential"]`` is 1).
 
 Where ``Sampler.FRESH_TRIES`` fresh deals in a row all fail (twelve seats,
-six packs, a long history of follows: one view in a few hundred), a sample
-walks from the last world found instead (:mod:`core.sample_walk`: a chain of
+six packs, failed throws and follows: late in such a deal, up to two thirds of the
+samples), a sample walks from the last world found instead (:mod:`core.sample_walk`: a chain of
 swaps with the fresh deals' distribution; ``Sampler.walks`` counts them).
 
 Not modelled here, as they are choices rather than facts: why a seat
