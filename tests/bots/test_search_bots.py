@@ -261,3 +261,33 @@ def test_search_hands_an_undealable_view_to_its_fallback(monkeypatch, root):
     s = play_deal(rules, 3, bots, random.Random(3))
     assert s.is_terminal() and s.result is not None
     assert bot.sampling_failures > 0
+
+
+def test_each_view_starts_its_table_one_demotion_short_of_the_last(monkeypatch):
+    """``IsmctsBot.uniform``: the first view of a deal counts its table from
+    no demotion; each later view starts one round short of what the view
+    before it needed (a hint of the bot's own, not shared with another bot
+    nor carried into the next deal). A 12-seat deal needs demotions."""
+    import bots.ismcts as ismcts
+    from core.sample import Sampler
+
+    made: list[tuple[int, int, int]] = []        # (seat, demote_from, rounds)
+
+    class Recorded(Sampler):
+        def __init__(self, view, max_tries=100_000, demote_from=0):
+            super().__init__(view, max_tries, demote_from)
+            made.append((view.seat, demote_from, self.rounds))
+
+    monkeypatch.setattr(ismcts, "Sampler", Recorded)
+    rules = Rules.preset("shengji-online", players=12)
+    searchers = {0: make_bot("ismcts:iterations=4"), 6: make_bot("ismcts:iterations=4")}
+    for deal in range(2):
+        seats = [searchers.get(seat) or make_bot("random") for seat in range(12)]
+        start = len(made)
+        play_deal(rules, 3 + deal, seats, random.Random(3 + deal))
+        for seat in searchers:
+            mine = [(hint, rounds) for s, hint, rounds in made[start:] if s == seat]
+            assert mine and mine[0][0] == 0, (deal, seat, mine)
+            for (_, before), (hint, _) in zip(mine, mine[1:]):
+                assert hint == max(0, before - 1), (deal, seat, mine)
+    assert max(rounds for _, _, rounds in made) > 1, made
