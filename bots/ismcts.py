@@ -208,9 +208,8 @@ class IsmctsBot:
         self._game_cache: dict[tuple[int, int], float] = {}
         self._late_cache: dict[tuple[int, int], float] = {}
         self._prior: tuple[Optional[PlayerView], Optional[Cards]] = (None, None)   # (view, the fallback's play)
-        #: the last view's uniform sampler, and the demotions its table needed (this deal's, this bot's)
+        #: the last view's uniform sampler (this deal's, this bot's): its rounds are the next view's hint
         self._sampler: tuple[Optional[PlayerView], Optional[Sampler]] = (None, None)
-        self._demotions = 0
 
     def restart(self, rules: Rules, seat: int, rng: random.Random) -> None:
         """New deal."""
@@ -220,7 +219,7 @@ class IsmctsBot:
         self.rules = rules
         self.seat = seat
         self.rng = rng
-        self._sampler, self._demotions = (None, None), 0
+        self._sampler = (None, None)
         if self.rollout == "auto":
             self._policy = ROLLOUTS.index(rollout_for(rules))
         if self.others == "auto":
@@ -343,8 +342,8 @@ class IsmctsBot:
         counted in vain. The hint is this bot's, for this deal."""
         last, sampler = self._sampler
         if last is not view or sampler is None:
-            sampler = Sampler(view, demote_from=max(0, self._demotions - 1))
-            self._sampler, self._demotions = (view, sampler), sampler.rounds
+            sampler = Sampler(view, demote_from=max(0, sampler.rounds - 1) if sampler is not None else 0)
+            self._sampler = (view, sampler)
         return sampler
 
     def _candidates(self, view: PlayerView, cap: int) -> list[Cards]:

@@ -570,12 +570,14 @@ class Sampler:
         return self._agrees(world, changed)
 
     def _agrees(self, world: World, changed: Optional[tuple[int, ...]] = None) -> bool:
-        """Whether replaying the public history on the world's hands gives the same plays (after a change
-        of the piles ``changed`` alone, in a world that agreed: a follow by another seat, which depends on
-        its hand alone, is not replayed)."""
-        checks = self._checks if changed is None or not self._checks else self._checks_of.get(changed)
-        if checks is None and changed is not None:
-            checks = self._checks_of[changed] = [c for c in self._checks if c[0] != "follow" or c[1][1] in changed]
+        """Whether replaying the public history on the world's hands gives the same plays (after a change of the
+        piles ``changed`` alone, in a world that agreed: another seat's follows, which depend on its hand only, not)."""
+        checks = self._checks
+        if changed is not None and checks:
+            known = self._checks_of.get(changed)
+            if known is None:
+                known = self._checks_of[changed] = [c for c in checks if c[0] != "follow" or c[1][1] in changed]
+            checks = known
         return not checks or history_ok(checks, world.hands, self.view.trump, self.rules, self._since, self.n)
 
 
