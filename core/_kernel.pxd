@@ -74,6 +74,39 @@ cdef int c_random_follow(const Ctx* c, const cnt_t* hand, const CLead* lead,
 cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls, int throw_win,
                     int bombs) noexcept nogil
 cdef int c_bomb_face(const cnt_t* play, int n) noexcept nogil
+cdef extern from *:
+    """
+    /* The faces of which a hand of NF counts holds a card, as bits (face f: bit f),
+       eight counts at a time: a byte's high bit is set where the byte is not zero
+       (adding 0x7f to its low seven bits carries into it), and one multiplication
+       gathers the eight high bits into the top byte. */
+    static inline unsigned long long kernel_held(const unsigned char* h, int n) {
+        unsigned long long m = 0, w;
+        int i;
+        for (i = 0; i < n; i += 8) {
+            w = 0;
+            memcpy(&w, h + i, n - i < 8 ? (size_t)(n - i) : 8);
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            w = __builtin_bswap64(w);
+    #endif
+            w = (w | ((w & 0x7f7f7f7f7f7f7f7fULL) + 0x7f7f7f7f7f7f7f7fULL)) & 0x8080808080808080ULL;
+            m |= (((w >> 7) * 0x0102040810204080ULL) >> 56) << i;
+        }
+        return m;
+    }
+    static inline int kernel_low_bit(unsigned long long m) { return __builtin_ctzll(m); }
+    """
+    uint64_t c_held "kernel_held" (const cnt_t* h, int n) noexcept nogil
+    int low_bit "kernel_low_bit" (uint64_t m) noexcept nogil
+
+
+cdef inline uint64_t held_faces(const cnt_t* h) noexcept nogil:
+    """The faces ``h`` holds a card of, as bits (face ``f``: bit ``f``): a loop
+    visits only those, lowest first (``f = low_bit(m)``, then ``m &= m - 1``),
+    in the order a loop over every face would (the same random draws are made)."""
+    return c_held(h, NF)
+
+
 cdef inline int c_beats(int st, int cl, int best_st, int best_cl) noexcept nogil:
     """Does a play of strength ``st`` and class ``cl`` (1: trumps) take the trick
     from the best play so far? The lead holds it until a later play is

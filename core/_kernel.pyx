@@ -1041,6 +1041,7 @@ cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls
     cdef int f, e = lead.esuit, es, all_e = 1, all_t = 1, n = 0, best = -1
     cdef int x
     cdef cnt_t cnt[NF]
+    cdef uint64_t m
     if e == RAINBOW:                # never with bombs (Rules refuses the two together)
         return -1
     if bombs:
@@ -1048,18 +1049,20 @@ cdef int c_strength(const Ctx* c, const cnt_t* play, const CLead* lead, int* cls
         if f >= 0:
             cls[0] = 2
             return c.lvl[f] + (16 if c.esuit[f] == 4 else 0)
-    for f in range(NF):
-        if play[f]:
-            x = c.esuit[f]
-            n += play[f]
-            if x != e:
-                all_e = 0
-                if x != 4:
-                    return -1
+    m = held_faces(play)
+    while m:
+        f = low_bit(m)
+        m &= m - 1
+        x = c.esuit[f]
+        n += play[f]
+        if x != e:
+            all_e = 0
             if x != 4:
-                all_t = 0
-            if c.lvl[f] > best:
-                best = c.lvl[f]
+                return -1
+        if x != 4:
+            all_t = 0
+        if c.lvl[f] > best:
+            best = c.lvl[f]
     if n != lead.n or n == 0:
         return -1
     if all_e:
@@ -1764,6 +1767,22 @@ cdef Lead as_lead(object lead, object trump, object rules):
     if isinstance(lead, Lead):
         return <Lead>lead
     return make_lead(lead, trump, rules)
+
+
+def _held_faces(counts) -> int:
+    """The bits :func:`held_faces` makes of 54 card counts (each 0 to 255), for
+    the tests: bit ``f`` set where ``counts[f]`` is not zero.
+
+    >>> _held_faces([0] * 53 + [3]) == 1 << 53
+    True
+    """
+    cdef cnt_t cnt[NF]
+    cdef int f
+    if len(counts) != NF:
+        raise ValueError(f"{NF} counts, not {len(counts)}")
+    for f in range(NF):
+        cnt[f] = counts[f]
+    return held_faces(cnt)
 
 
 def level(int face, trump) -> int:

@@ -20,7 +20,7 @@ from libc.string cimport memset, memcpy
 from libc.stdint cimport uint64_t
 
 from core._kernel cimport (NF, NSUIT, cnt_t, CLead, c_read_play_lead, c_random_follow, c_strength, c_card_margin,
-                           suit_total, xbelow, seed_from, from_counts)
+                           suit_total, xbelow, seed_from, from_counts, held_faces, low_bit)
 from core._play cimport PlayS, PlayCore, play_apply, random_play, failing_unit, beats_best, points_table, call_fills
 
 from core.cards import Cards
@@ -28,6 +28,7 @@ from core.errors import IllegalActionError, InvalidActionError
 
 cdef enum:
     GREEDY_CANDIDATES = 4     # random follows weighed when several cards were led
+
 
 cdef const int* POINTS = points_table()
 
@@ -95,7 +96,7 @@ cdef int race_play(PlayS* s, uint64_t* rng, int race, cnt_t* out) noexcept nogil
     play, alone, a copy filling an open call (a lead, or a follow of a single
     card) plays it, with chance ``race`` / 65536, the lowest such face first.
     Returns 1 when it does (the play in ``out``)."""
-    cdef int seat = (s.leader + s.turn) % s.n, f, e = -1, pick = -1
+    cdef int seat = (s.leader + s.turn) % s.n, f, i, e = -1, pick = -1
     cdef const cnt_t* hand = s.hand[seat]
     if on_side(s, seat):
         return 0
@@ -104,10 +105,10 @@ cdef int race_play(PlayS* s, uint64_t* rng, int race, cnt_t* out) noexcept nogil
             return 0
         if suit_total(&s.ctx, hand, s.lead.esuit) > 0:
             e = s.lead.esuit
-    for f in range(NF):
-        if hand[f] and (e < 0 or s.ctx.esuit[f] == e) and fills_call(s, seat, f):
+    for i in range(s.ncalls):           # the lowest called face held that fills its call
+        f = s.call_face[i]
+        if (pick < 0 or f < pick) and hand[f] and (e < 0 or s.ctx.esuit[f] == e) and call_fills(s, i, seat, 1):
             pick = f
-            break
     if pick < 0 or <int> xbelow(rng, 65536) >= race:
         return 0
     memset(out, 0, NF)
@@ -128,9 +129,10 @@ cdef void greedy_single(PlayS* s, const cnt_t* hand, uint64_t* rng, cnt_t* out, 
     cdef int follow = suit_total(&s.ctx, hand, e) > 0
     cdef int seat = (s.leader + s.turn) % s.n
     cdef int mate = sides and mate_holds(s, seat)
-    for f in range(NF):
-        if not hand[f]:
-            continue
+    cdef uint64_t m = held_faces(hand)
+    while m:
+        f = low_bit(m)
+        m &= m - 1
         x = s.ctx.esuit[f]
         if follow and x != e:
             continue
@@ -165,6 +167,7 @@ cdef void greedy_follow(PlayS* s, uint64_t* rng, cnt_t* out, int sides, int race
     cdef cnt_t cand[NF]
     cdef int c, f, st, cl, pts, cost, score, best = -1000000
     cdef int mate
+    cdef uint64_t m
     if s.lead.n == 1:
         greedy_single(s, s.hand[seat], rng, out, sides, race)
         return
@@ -175,10 +178,12 @@ cdef void greedy_follow(PlayS* s, uint64_t* rng, cnt_t* out, int sides, int race
         st = c_strength(&s.ctx, cand, &s.lead, &cl, s.fl.throw_win, s.fl.bombs)
         pts = 0
         cost = 0
-        for f in range(NF):
-            if cand[f]:
-                pts += POINTS[f] * cand[f]
-                cost += face_cost(s, f) * cand[f]
+        m = held_faces(cand)
+        while m:
+            f = low_bit(m)
+            m &= m - 1
+            pts += POINTS[f] * cand[f]
+            cost += face_cost(s, f) * cand[f]
         score = greedy_score(s, cand, st, cl, pts, cost, mate)
         if score > best:
             best = score
@@ -200,6 +205,7 @@ cdef void greedy_lead(PlayS* s, uint64_t* rng, cnt_t* out, int race) noexcept no
     cdef int ruff2[NSUIT]
     cdef int cnt[NSUIT]
     cdef int tpair
+    cdef uint64_t m
     for e in range(NSUIT):
         top1[e] = -1
         top2[e] = -1
@@ -211,10 +217,11 @@ cdef void greedy_lead(PlayS* s, uint64_t* rng, cnt_t* out, int race) noexcept no
         for e in range(NSUIT):
             cnt[e] = 0
         tpair = 0
-        for f in range(NF):
+        m = held_faces(s.hand[p])
+        while m:
+            f = low_bit(m)
+            m &= m - 1
             c = s.hand[p][f]
-            if c == 0:
-                continue
             e = s.ctx.esuit[f]
             cnt[e] += c
             x = s.ctx.lvl[f]
@@ -232,9 +239,10 @@ cdef void greedy_lead(PlayS* s, uint64_t* rng, cnt_t* out, int race) noexcept no
                     if tpair:
                         ruff2[e] = 1
     memset(out, 0, NF)
-    for f in range(NF):
-        if not hand[f]:
-            continue
+    m = held_faces(hand)
+    while m:
+        f = low_bit(m)
+        m &= m - 1
         e = s.ctx.esuit[f]
         x = s.ctx.lvl[f]
         pts = POINTS[f]
