@@ -80,17 +80,25 @@ cdef extern from *:
        eight counts at a time: a byte's high bit is set where the byte is not zero
        (adding 0x7f to its low seven bits carries into it), and one multiplication
        gathers the eight high bits into the top byte. */
+    static inline unsigned long long kernel_gather(unsigned long long w) {
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        w = __builtin_bswap64(w);
+    #endif
+        w = (w | ((w & 0x7f7f7f7f7f7f7f7fULL) + 0x7f7f7f7f7f7f7f7fULL)) & 0x8080808080808080ULL;
+        return ((w >> 7) * 0x0102040810204080ULL) >> 56;
+    }
+    /* whole words, then the rest: with n a constant, each copy is one load */
     static inline unsigned long long kernel_held(const unsigned char* h, int n) {
         unsigned long long m = 0, w;
         int i;
-        for (i = 0; i < n; i += 8) {
+        for (i = 0; i + 8 <= n; i += 8) {
+            memcpy(&w, h + i, 8);
+            m |= kernel_gather(w) << i;
+        }
+        if (i < n) {
             w = 0;
-            memcpy(&w, h + i, n - i < 8 ? (size_t)(n - i) : 8);
-    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-            w = __builtin_bswap64(w);
-    #endif
-            w = (w | ((w & 0x7f7f7f7f7f7f7f7fULL) + 0x7f7f7f7f7f7f7f7fULL)) & 0x8080808080808080ULL;
-            m |= (((w >> 7) * 0x0102040810204080ULL) >> 56) << i;
+            memcpy(&w, h + i, (size_t)(n - i));
+            m |= kernel_gather(w) << i;
         }
         return m;
     }

@@ -853,6 +853,7 @@ cdef int fill_random(const Ctx* c, const cnt_t* src, cnt_t* out, int need, int e
     cdef int8_t pool[256]
     cdef int np = 0, f, i, j, left
     cdef int8_t tmp
+    cdef uint64_t m
     if need <= 0:
         return 0 if need == 0 else -1
     if e >= 0:
@@ -863,7 +864,10 @@ cdef int fill_random(const Ctx* c, const cnt_t* src, cnt_t* out, int need, int e
                 pool[np] = f
                 np += 1
     else:
-        for f in range(NF):
+        m = held_faces(src)
+        while m:
+            f = low_bit(m)
+            m &= m - 1
             left = src[f] - out[f]
             for i in range(left):
                 if np < 256:

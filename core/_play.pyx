@@ -14,7 +14,7 @@ from core._kernel cimport (
     NF, CLead, CUnit, cnt_t, TrumpContext,
     c_read_lead, c_read_play_lead, c_rainbow_combo, c_rainbow_cards, RAINBOW, c_lead_rule, c_follow_ok, c_random_follow, c_random_lead, c_kept_unit, c_throw_penalty, c_strength,
     multiplier_code, c_kitty_multiplier, c_opponents_points,
-    seed_from, to_counts, from_counts, ctx_of, flags_of, deck_of,
+    seed_from, to_counts, from_counts, ctx_of, flags_of, deck_of, held_faces, low_bit,
 )
 
 from .cards import Cards, card_name, parse_cards, points as card_points
@@ -145,6 +145,7 @@ cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
     cdef int f, i, j, w, pts, best, by
     cdef cnt_t cards[NF]
     cdef CUnit* u
+    cdef uint64_t m
     memcpy(cards, cards_in, NF)
     if s.turn == 0:
         s.failed = 0
@@ -168,12 +169,14 @@ cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
                 if s.end_deal:
                     end_at_failed_throw(s)
                     return
-    for f in range(NF):
-        if cards[f]:
-            s.hand[seat][f] -= cards[f]
-            s.played[f] += cards[f]
-            s.held[seat] -= cards[f]
-            s.trick_pts += POINTS[f] * cards[f]
+    m = held_faces(cards)
+    while m:
+        f = low_bit(m)
+        m &= m - 1
+        s.hand[seat][f] -= cards[f]
+        s.played[f] += cards[f]
+        s.held[seat] -= cards[f]
+        s.trick_pts += POINTS[f] * cards[f]
     memcpy(s.trick[s.turn], cards, NF)
     track(s)
     reveal(s, seat, cards)
