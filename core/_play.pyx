@@ -258,6 +258,10 @@ _ERRORS = {
 }
 
 
+#: what a hand is called in an error, by seat
+_HAND_NAMES = tuple(f"hand {i}" for i in range(MAXP))
+
+
 cdef class PlayCore:
     """The play phase of one deal (C state behind a small Python API).
 
@@ -300,7 +304,7 @@ cdef class PlayCore:
             for i in rules.first_side(maker):
                 pc.s.side[i] = 1
         for i in range(n):
-            to_counts(hands[i], pc.s.hand[i], rules, f"hand {i}")
+            to_counts(hands[i], pc.s.hand[i], rules, _HAND_NAMES[i])
         pc.s.ncalls = len(calls)
         for i, (face, ordinal) in enumerate(calls):
             pc.s.call_face[i] = face
@@ -393,6 +397,34 @@ cdef class PlayCore:
         pc.rules = self.rules
         pc.trump = self.trump
         return pc
+
+    def with_hands(self, hands) -> PlayCore:
+        """A copy holding ``hands`` (in seat order) instead: what :meth:`resume`
+        builds from the same arguments with these hands (nothing else it reads
+        depends on them), made by one copy of this play phase, for a search
+        that rebuilds one view for every sampled world.
+
+        >>> from core import Rules
+        >>> from core.cards import SPADES, Trump, parse_cards
+        >>> r = Rules.preset("pagat", players=5)
+        >>> hands = [parse_cards(h) for h in ("AS", "KS", "QS", "JS", "10S")]
+        >>> pc = PlayCore.start(r, Trump(2, SPADES), 0, hands)
+        >>> [pc.with_hands(hands[1:] + hands[:1]).hand(i) for i in range(2)] == [hands[1], hands[2]]
+        True
+        """
+        cdef PlayCore pc = self.clone()
+        cdef int i, n = self.s.n
+        if len(hands) != n:
+            raise InvalidActionError(f"expected {n} hands, got {len(hands)}")
+        for i in range(n):
+            to_counts(hands[i], pc.s.hand[i], self.rules, _HAND_NAMES[i])
+            pc.s.held[i] = len(hands[i])
+        pc.s.done = 0 if pc.s.held[(pc.s.leader + pc.s.turn) % n] > 0 else 1
+        return pc
+
+    def _struct_bytes(self) -> bytes:
+        """The whole state as bytes, for the tests that compare two ways of building one."""
+        return (<char*> &self.s)[:sizeof(PlayS)]
 
     @property
     def done(self) -> bool:
