@@ -14,7 +14,7 @@ from core._kernel cimport (
     NF, CLead, CUnit, cnt_t, TrumpContext,
     c_read_lead, c_read_play_lead, c_rainbow_combo, c_rainbow_cards, RAINBOW, c_lead_rule, c_follow_ok, c_random_follow, c_random_lead, c_kept_unit, c_throw_penalty, c_strength,
     multiplier_code, c_kitty_multiplier, c_opponents_points,
-    seed_from, to_counts, from_counts, ctx_of, flags_of, deck_of, held_faces, low_bit,
+    seed_from, to_counts, from_counts, ctx_of, flags_of, deck_of,
 )
 
 from .cards import Cards, card_name, parse_cards, points as card_points
@@ -145,7 +145,6 @@ cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
     cdef int f, i, j, w, pts, best, by
     cdef cnt_t cards[NF]
     cdef CUnit* u
-    cdef uint64_t m
     memcpy(cards, cards_in, NF)
     if s.turn == 0:
         s.failed = 0
@@ -169,14 +168,12 @@ cdef void play_apply(PlayS* s, const cnt_t* cards_in) noexcept nogil:
                 if s.end_deal:
                     end_at_failed_throw(s)
                     return
-    m = held_faces(cards)
-    while m:
-        f = low_bit(m)
-        m &= m - 1
-        s.hand[seat][f] -= cards[f]
-        s.played[f] += cards[f]
-        s.held[seat] -= cards[f]
-        s.trick_pts += POINTS[f] * cards[f]
+    for f in range(NF):
+        if cards[f]:
+            s.hand[seat][f] -= cards[f]
+            s.played[f] += cards[f]
+            s.held[seat] -= cards[f]
+            s.trick_pts += POINTS[f] * cards[f]
     memcpy(s.trick[s.turn], cards, NF)
     track(s)
     reveal(s, seat, cards)
@@ -258,10 +255,6 @@ _ERRORS = {
 }
 
 
-#: what a hand is called in an error, by seat
-_HAND_NAMES = tuple(f"hand {i}" for i in range(MAXP))
-
-
 cdef class PlayCore:
     """The play phase of one deal (C state behind a small Python API).
 
@@ -304,7 +297,7 @@ cdef class PlayCore:
             for i in rules.first_side(maker):
                 pc.s.side[i] = 1
         for i in range(n):
-            to_counts(hands[i], pc.s.hand[i], rules, _HAND_NAMES[i])
+            to_counts(hands[i], pc.s.hand[i], rules, f"hand {i}")
         pc.s.ncalls = len(calls)
         for i, (face, ordinal) in enumerate(calls):
             pc.s.call_face[i] = face
@@ -397,34 +390,6 @@ cdef class PlayCore:
         pc.rules = self.rules
         pc.trump = self.trump
         return pc
-
-    def with_hands(self, hands) -> PlayCore:
-        """A copy holding ``hands`` (in seat order) instead: what :meth:`resume`
-        builds from the same arguments with these hands (nothing else it reads
-        depends on them), made by one copy of this play phase, for a search
-        that rebuilds one view for every sampled world.
-
-        >>> from core import Rules
-        >>> from core.cards import SPADES, Trump, parse_cards
-        >>> r = Rules.preset("pagat", players=5)
-        >>> hands = [parse_cards(h) for h in ("AS", "KS", "QS", "JS", "10S")]
-        >>> pc = PlayCore.start(r, Trump(2, SPADES), 0, hands)
-        >>> [pc.with_hands(hands[1:] + hands[:1]).hand(i) for i in range(2)] == [hands[1], hands[2]]
-        True
-        """
-        cdef PlayCore pc = self.clone()
-        cdef int i, n = self.s.n
-        if len(hands) != n:
-            raise InvalidActionError(f"expected {n} hands, got {len(hands)}")
-        for i in range(n):
-            to_counts(hands[i], pc.s.hand[i], self.rules, _HAND_NAMES[i])
-            pc.s.held[i] = len(hands[i])
-        pc.s.done = 0 if pc.s.held[(pc.s.leader + pc.s.turn) % n] > 0 else 1
-        return pc
-
-    def _struct_bytes(self) -> bytes:
-        """The whole state as bytes, for the tests that compare two ways of building one."""
-        return (<char*> &self.s)[:sizeof(PlayS)]
 
     @property
     def done(self) -> bool:

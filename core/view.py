@@ -34,20 +34,18 @@ def play_from_view(view: PlayerView, hands: list[Cards]) -> PlayCore:
     (the viewer's own and sampled ones for the others): the base of a
     determinized search."""
     global _last_resume
-    last, base = _last_resume              # one read of one tuple: safe beside other threads
-    if last is view:
-        return base.with_hands(hands)
+    last, args = _last_resume              # one read of one tuple: safe beside other threads
+    if last is not view:
+        args = _resume_args(view)
+        _last_resume = (view, args)
     r = view.rules
-    calls, filled, seen, points, penalties, tricks, leader, plays, played = _resume_args(view)
-    pc = PlayCore.resume(r, view.trump, view.maker, hands, calls, filled, seen, points, penalties, tricks,
-                         leader, plays, played)
-    _last_resume = (view, pc.clone())
-    return pc
+    calls, filled, seen, points, penalties, tricks, leader, plays, played = args
+    return PlayCore.resume(r, view.trump, view.maker, hands, calls, filled, seen, points, penalties, tricks,
+                           leader, plays, played)
 
 
-#: the view :func:`play_from_view` last rebuilt, and its play rebuilt (a search
-#: rebuilds the play of one view for every sampled world: the later ones are a
-#: copy of it holding other hands, :meth:`PlayCore.with_hands`)
+#: the view :func:`play_from_view` last rebuilt, and what it read from it (a
+#: search rebuilds the play of one view for every sampled world)
 _last_resume: tuple[Any, Any] = (None, None)
 
 
