@@ -23,7 +23,9 @@ from cpython.list cimport PyList_New, PyList_SET_ITEM, PyList_Sort, PyList_GetSl
 from cpython.ref cimport Py_INCREF
 
 from core._kernel import shuffled_lists
-from core._kernel cimport xbelow, xseed
+from core._kernel cimport xbelow, xseed, to_counts
+from core._play cimport PlayCore, PlayS
+from core.errors import InvalidActionError
 
 
 cdef Py_ssize_t _hyper(Py_ssize_t N, Py_ssize_t K, Py_ssize_t n, object r, dict cache) except -1:
@@ -332,3 +334,37 @@ def sorted_hands(list full, list hands0, tuple ids, Py_ssize_t pile, object cls)
     h = full[pile]
     PyList_Sort(h)
     return hands, tuple_as(cls, h)
+
+
+#: what a hand is called in an error, by seat
+_HAND_NAMES = tuple(f"hand {i}" for i in range(32))
+
+
+def play_with_hands(PlayCore base, hands) -> PlayCore:
+    """A copy of the play phase ``base`` holding ``hands`` (in seat order)
+    instead: what :meth:`PlayCore.resume` builds from the same arguments with
+    these hands (nothing else it reads depends on them), made by one copy, for
+    a search that rebuilds one view's play for every sampled world.
+
+    >>> from core import Rules
+    >>> from core.cards import SPADES, Trump, parse_cards
+    >>> from core.play import PlayCore
+    >>> hands = [parse_cards(h) for h in ("AS", "KS", "QS", "JS", "10S")]
+    >>> pc = PlayCore.start(Rules.preset("pagat", players=5), Trump(2, SPADES), 0, hands)
+    >>> [play_with_hands(pc, hands[1:] + hands[:1]).hand(i) for i in range(2)] == hands[1:3]
+    True
+    """
+    cdef PlayCore pc = base.clone()
+    cdef int i, n = base.s.n
+    if len(hands) != n:
+        raise InvalidActionError(f"expected {n} hands, got {len(hands)}")
+    for i in range(n):
+        to_counts(hands[i], pc.s.hand[i], base.rules, _HAND_NAMES[i])
+        pc.s.held[i] = len(hands[i])
+    pc.s.done = 0 if pc.s.held[(pc.s.leader + pc.s.turn) % n] > 0 else 1
+    return pc
+
+
+def play_bytes(PlayCore pc) -> bytes:
+    """The whole C state of a play phase as bytes (for the tests that compare two ways of building one)."""
+    return (<char*> &pc.s)[:sizeof(PlayS)]

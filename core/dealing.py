@@ -32,10 +32,10 @@ from typing import Optional, cast
 
 from .cards import NUM_FACES as NF
 from .errors import SamplingError
-from ._deal import FreeDeal, deal_free, deal_layers, sorted_hands
+from ._deal import FreeDeal, deal_free, deal_layers, play_bytes, play_with_hands, sorted_hands
 
 __all__ = ["Deal", "SequentialDeal", "TooBig", "build_deal", "order_groups", "compositions", "Bounds", "place_known", "room",
-           "deal_demoting", "sorted_hands"]
+           "deal_demoting", "sorted_hands", "play_with_hands", "play_bytes"]
 
 Bounds = dict[int, list[int]]                   # seat -> a count per face (lower or upper bounds)
 ClassKey = tuple[tuple[int, ...], tuple[int, ...]]   # a class of cards: its (fine, coarse) destinations

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Optional, cast
 from . import kernel
 from .actions import Action
 from .cards import Cards, Trump, card_name, parse_card, parse_cards
+from .dealing import play_with_hands
 from .errors import IllegalActionError, InvalidActionError
 from .phases import BURY_PHASE, CALL_PHASE, DONE, DRAW, PHASE_NAMES, PLAY_PHASE, STEAL_PHASE
 from .play import PlayCore, holds_set, no_set_width, play_actions, play_options
@@ -34,18 +35,20 @@ def play_from_view(view: PlayerView, hands: list[Cards]) -> PlayCore:
     (the viewer's own and sampled ones for the others): the base of a
     determinized search."""
     global _last_resume
-    last, args = _last_resume              # one read of one tuple: safe beside other threads
-    if last is not view:
-        args = _resume_args(view)
-        _last_resume = (view, args)
+    last, base = _last_resume              # one read of one tuple: safe beside other threads
+    if last is view:
+        return play_with_hands(base, hands)
     r = view.rules
-    calls, filled, seen, points, penalties, tricks, leader, plays, played = args
-    return PlayCore.resume(r, view.trump, view.maker, hands, calls, filled, seen, points, penalties, tricks,
-                           leader, plays, played)
+    calls, filled, seen, points, penalties, tricks, leader, plays, played = _resume_args(view)
+    pc = PlayCore.resume(r, view.trump, view.maker, hands, calls, filled, seen, points, penalties, tricks,
+                         leader, plays, played)
+    _last_resume = (view, pc.clone())
+    return pc
 
 
-#: the view :func:`play_from_view` last rebuilt, and what it read from it (a
-#: search rebuilds the play of one view for every sampled world)
+#: the view :func:`play_from_view` last rebuilt, and its play rebuilt (a search
+#: rebuilds the play of one view for every sampled world: the later ones are a
+#: copy of it holding other hands, :func:`core.dealing.play_with_hands`)
 _last_resume: tuple[Any, Any] = (None, None)
 
 
