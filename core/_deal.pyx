@@ -24,7 +24,7 @@ from cpython.ref cimport Py_INCREF
 
 from core._kernel import shuffled_lists
 from core._kernel cimport xbelow, xseed, to_counts
-from core._play cimport PlayCore, PlayS
+from core._play cimport MAXP, PlayCore, PlayS, settle_done
 from core.errors import InvalidActionError
 
 
@@ -337,7 +337,7 @@ def sorted_hands(list full, list hands0, tuple ids, Py_ssize_t pile, object cls)
 
 
 #: what a hand is called in an error, by seat
-_HAND_NAMES = tuple(f"hand {i}" for i in range(32))
+_HAND_NAMES = tuple(f"hand {i}" for i in range(MAXP))
 
 
 def play_with_hands(PlayCore base, hands) -> PlayCore:
@@ -361,7 +361,7 @@ def play_with_hands(PlayCore base, hands) -> PlayCore:
     for i in range(n):
         to_counts(hands[i], pc.s.hand[i], base.rules, _HAND_NAMES[i])
         pc.s.held[i] = len(hands[i])
-    pc.s.done = 0 if pc.s.held[(pc.s.leader + pc.s.turn) % n] > 0 else 1
+    settle_done(&pc.s)
     return pc
 
 

@@ -88,6 +88,11 @@ cdef inline int beats_best(const PlayS* s, const cnt_t* play, int st, int cl) no
         return c_takes_all(&s.ctx, play, &s.lead, st, cl, s.win_c, s.win_tops, tops, s.fl.throw_win)
     return c_beats(st, cl, s.win_s, s.win_c)
 
+cdef inline void settle_done(PlayS* s) noexcept nogil:
+    """A play rebuilt in progress (new hands, a trick under way) is over when
+    the player to move holds nothing: the one statement for every rebuild."""
+    s.done = 0 if s.held[(s.leader + s.turn) % s.n] > 0 else 1
+
 cdef inline int call_fills(const PlayS* s, int i, int seat, int copies) noexcept nogil:
     """Would ``copies`` copies of call ``i``'s face, played now by ``seat``,
     fill that call (the one statement of the rule: :func:`reveal` applies it,

@@ -380,7 +380,7 @@ cdef class PlayCore:
                 pc.s.turn = i
                 track(&pc.s)
             pc.s.turn = len(trick_plays)
-        pc.s.done = 0 if pc.s.held[(leader + pc.s.turn) % n] > 0 else 1
+        settle_done(&pc.s)
         return pc
 
     def clone(self) -> PlayCore:

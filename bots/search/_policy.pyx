@@ -29,7 +29,6 @@ from core.errors import IllegalActionError, InvalidActionError
 cdef enum:
     GREEDY_CANDIDATES = 4     # random follows weighed when several cards were led
 
-
 cdef const int* POINTS = points_table()
 
 POLICIES = (0, 1, 2)
